@@ -1,0 +1,209 @@
+//! Where the instance is and who we are on it.
+
+use std::fmt;
+use std::time::Duration;
+
+use url::Url;
+
+use crate::error::{Error, Result};
+
+/// The origin of a Docs instance (`https://docs.example.org`), normalized: scheme and host
+/// lower-cased, no path, query or fragment. `https` is required except on loopback, where
+/// test and development instances run over plain `http`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InstanceUrl(Url);
+
+impl InstanceUrl {
+    /// Parses an instance URL. A URL of a page of the instance (a document link) is accepted
+    /// and reduced to the instance origin.
+    pub fn parse(input: &str) -> Result<Self> {
+        let trimmed = input.trim();
+        let invalid = |reason: &str| Error::InvalidUrl {
+            url: trimmed.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let with_scheme = if trimmed.contains("://") {
+            trimmed.to_owned()
+        } else {
+            format!("https://{trimmed}")
+        };
+        let url = Url::parse(&with_scheme).map_err(|e| invalid(&e.to_string()))?;
+        let host = url.host_str().ok_or_else(|| invalid("it has no host"))?;
+        match url.scheme() {
+            "https" => {}
+            "http" if is_loopback(host) => {}
+            "http" => {
+                return Err(invalid(
+                    "plain http is only allowed for loopback addresses; use https",
+                ));
+            }
+            other => return Err(invalid(&format!("unsupported scheme {other:?}"))),
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(invalid("credentials in the URL are not allowed"));
+        }
+        let origin = url.origin().ascii_serialization();
+        let normalized = Url::parse(&origin).map_err(|e| invalid(&e.to_string()))?;
+        Ok(InstanceUrl(normalized))
+    }
+
+    /// `scheme://host[:port]`, the value browsers send as `Origin`.
+    pub fn origin(&self) -> String {
+        self.0.origin().ascii_serialization()
+    }
+
+    /// The URL of a REST API path, e.g. `api("documents/")` → `…/api/v1.0/documents/`.
+    pub fn api(&self, path: &str) -> Url {
+        self.0
+            .join(&format!("api/v1.0/{path}"))
+            .expect("API paths are relative URL references")
+    }
+
+    /// The collaboration WebSocket URL Docs derives when the instance does not configure one.
+    pub fn default_collaboration_ws(&self) -> Url {
+        let mut url = self.0.join("collaboration/ws/").expect("static path");
+        let scheme = if self.0.scheme() == "https" {
+            "wss"
+        } else {
+            "ws"
+        };
+        url.set_scheme(scheme).expect("ws schemes are valid");
+        url
+    }
+
+    /// The browser address of a document.
+    pub fn document_page(&self, id: &uuid::Uuid) -> Url {
+        self.0.join(&format!("docs/{id}/")).expect("static path")
+    }
+
+    pub fn as_url(&self) -> &Url {
+        &self.0
+    }
+}
+
+impl fmt::Display for InstanceUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.origin())
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A secret string (a session cookie) that never shows in `Debug` output or logs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// Everything the client needs to talk to one instance.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    pub instance: InstanceUrl,
+    /// The `docs_sessionid` cookie of a signed-in user; `None` works for public documents.
+    pub session_cookie: Option<Secret>,
+    /// The `csrftoken` cookie that goes with a signed-in session (needed for unsafe requests).
+    pub csrf_token: Option<Secret>,
+    /// Client-side budget of REST calls per minute (Docs throttles at 80 per user).
+    pub requests_per_minute: u32,
+    /// Timeout of one HTTP request.
+    pub request_timeout: Duration,
+    /// How many times a throttled (429) request is retried after waiting `Retry-After`.
+    pub max_throttle_retries: u32,
+    /// The longest `Retry-After` worth waiting for inside one call.
+    pub max_throttle_wait: Duration,
+}
+
+impl ClientConfig {
+    pub fn new(instance: InstanceUrl) -> Self {
+        ClientConfig {
+            instance,
+            session_cookie: None,
+            csrf_token: None,
+            requests_per_minute: 80,
+            request_timeout: Duration::from_secs(30),
+            max_throttle_retries: 3,
+            max_throttle_wait: Duration::from_secs(30),
+        }
+    }
+
+    pub fn with_session(mut self, cookie: Secret, csrf_token: Option<Secret>) -> Self {
+        self.session_cookie = Some(cookie);
+        self.csrf_token = csrf_token;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_to_the_origin() {
+        let url = InstanceUrl::parse(" https://Docs.Example.org/docs/abc/?x=1#y ").unwrap();
+        assert_eq!(url.origin(), "https://docs.example.org");
+        assert_eq!(
+            url.api("documents/").as_str(),
+            "https://docs.example.org/api/v1.0/documents/"
+        );
+        assert_eq!(
+            url.default_collaboration_ws().as_str(),
+            "wss://docs.example.org/collaboration/ws/"
+        );
+    }
+
+    #[test]
+    fn bare_host_means_https() {
+        let url = InstanceUrl::parse("docs.numerique.gouv.fr").unwrap();
+        assert_eq!(url.origin(), "https://docs.numerique.gouv.fr");
+    }
+
+    #[test]
+    fn http_only_on_loopback() {
+        assert_eq!(
+            InstanceUrl::parse("http://127.0.0.1:8071/")
+                .unwrap()
+                .origin(),
+            "http://127.0.0.1:8071"
+        );
+        assert_eq!(
+            InstanceUrl::parse("http://localhost:3000")
+                .unwrap()
+                .default_collaboration_ws()
+                .as_str(),
+            "ws://localhost:3000/collaboration/ws/"
+        );
+        assert!(InstanceUrl::parse("http://[::1]:80").is_ok());
+        let err = InstanceUrl::parse("http://docs.example.org").unwrap_err();
+        assert!(matches!(err, Error::InvalidUrl { ref reason, .. } if reason.contains("https")));
+        assert!(InstanceUrl::parse("ftp://docs.example.org").is_err());
+        assert!(InstanceUrl::parse("https://user:pw@docs.example.org").is_err());
+        assert!(InstanceUrl::parse("https://").is_err());
+    }
+
+    #[test]
+    fn secrets_are_redacted() {
+        let s = Secret::new("abc123");
+        assert_eq!(format!("{s:?}"), "Secret(<redacted>)");
+        assert_eq!(s.expose(), "abc123");
+    }
+}

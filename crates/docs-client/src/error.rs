@@ -1,0 +1,89 @@
+//! The one error type of the client. Every variant says what happened in words a user
+//! understands and, where there is one, what to do next. Errors are `Clone` because one
+//! failure (a lost connection, a refused save) is reported to every caller waiting on it.
+
+use std::time::Duration;
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum Error {
+    #[error("invalid instance URL {url:?}: {reason}")]
+    InvalidUrl { url: String, reason: String },
+
+    #[error("not found: {what}")]
+    NotFound { what: String },
+
+    #[error("not signed in: {detail} (sign in to the Docs instance, or use a public document)")]
+    Unauthorized { detail: String },
+
+    #[error("forbidden: {detail}")]
+    Forbidden { detail: String },
+
+    #[error("the Docs instance is throttling requests; retry in {} s", retry_after.as_secs())]
+    Throttled { retry_after: Duration },
+
+    #[error("the Docs instance could not be reached: {detail}")]
+    Network { detail: String },
+
+    #[error("unexpected response from the Docs instance (HTTP {status}): {detail}")]
+    BadResponse { status: u16, detail: String },
+
+    #[error("document {document} is read-only for this user: the edit was not applied")]
+    ReadOnly { document: String },
+
+    #[error("the collaboration server refused the connection ({code}: {reason}){}", hint_for_close(*code))]
+    ConnectionRefused { code: u16, reason: String },
+
+    #[error("the collaboration server denied access to document {document}: {reason}")]
+    PermissionDenied { document: String, reason: String },
+
+    #[error("the document did not finish syncing within {} s", waited.as_secs())]
+    SyncTimeout { waited: Duration },
+
+    #[error(
+        "the edit was not acknowledged by the collaboration server within {} s; it is kept in the live session and will be sent when the connection is back",
+        waited.as_secs()
+    )]
+    NotAcknowledged { waited: Duration },
+
+    #[error(
+        "the edit was acknowledged but not yet saved to the instance within {} s; saving is retried while the session is open",
+        waited.as_secs()
+    )]
+    NotSaved { waited: Duration },
+
+    #[error("the session of document {document} is closed")]
+    Closed { document: String },
+
+    #[error("malformed message from the collaboration server: {detail}")]
+    Protocol { detail: String },
+
+    #[error("the stored content of document {document} is not a valid Yjs update: {detail}")]
+    BadContent { document: String, detail: String },
+}
+
+fn hint_for_close(code: u16) -> &'static str {
+    match code {
+        4001 => " — the instance refused this client's Origin or cookies; check the instance URL",
+        4401 => " — sign in again",
+        4403 => " — this user may not open the document",
+        1009 => " — the message was too large for the server",
+        _ => "",
+    }
+}
+
+impl Error {
+    /// Whether retrying the same operation later can succeed.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            Error::Network { .. }
+                | Error::Throttled { .. }
+                | Error::SyncTimeout { .. }
+                | Error::NotAcknowledged { .. }
+                | Error::NotSaved { .. }
+        ) || matches!(self, Error::BadResponse { status, .. } if *status >= 500)
+    }
+}

@@ -1,0 +1,77 @@
+//! A client-side sliding-window limiter, the same shape as Django REST Framework's throttle,
+//! so that we stay under the instance's budget (80 calls/min per user) instead of
+//! discovering it through 429s.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+#[derive(Debug)]
+pub struct RateLimiter {
+    capacity: usize,
+    window: Duration,
+    history: Mutex<VecDeque<Instant>>,
+}
+
+impl RateLimiter {
+    pub fn new(per_window: u32, window: Duration) -> Self {
+        RateLimiter {
+            capacity: per_window.max(1) as usize,
+            window,
+            history: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Waits until one more call fits in the window, then records it.
+    pub async fn acquire(&self) {
+        let mut history = self.history.lock().await;
+        loop {
+            let now = Instant::now();
+            while history
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= self.window)
+            {
+                history.pop_front();
+            }
+            if history.len() < self.capacity {
+                history.push_back(now);
+                return;
+            }
+            let oldest = *history.front().expect("history is full");
+            // Holding the lock while sleeping keeps callers in FIFO order.
+            tokio::time::sleep_until(oldest + self.window).await;
+        }
+    }
+
+    /// Calls recorded in the current window.
+    pub async fn used(&self) -> usize {
+        let history = self.history.lock().await;
+        let now = Instant::now();
+        history
+            .iter()
+            .filter(|t| now.duration_since(**t) < self.window)
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn waits_for_the_oldest_call_to_leave_the_window() {
+        let limiter = RateLimiter::new(3, Duration::from_secs(60));
+        let start = Instant::now();
+        for _ in 0..3 {
+            limiter.acquire().await;
+        }
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        assert_eq!(limiter.used().await, 3);
+        limiter.acquire().await;
+        assert_eq!(start.elapsed(), Duration::from_secs(60));
+        // The first three left the window when the fourth was let through.
+        assert_eq!(limiter.used().await, 1);
+    }
+}
