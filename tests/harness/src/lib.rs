@@ -327,7 +327,9 @@ pub struct DocsServer {
 
 impl std::fmt::Debug for DocsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DocsServer").field("url", &self.url).finish()
+        f.debug_struct("DocsServer")
+            .field("url", &self.url)
+            .finish()
     }
 }
 
@@ -536,7 +538,9 @@ impl DocsServer {
         if !status.is_success() {
             bail!("GET {url}: HTTP {status}: {text}");
         }
-        Ok(Some(serde_json::from_str::<RawParsed>(&text)?.into_parsed()?))
+        Ok(Some(
+            serde_json::from_str::<RawParsed>(&text)?.into_parsed()?,
+        ))
     }
 
     /// Closes every connection of the room like Docs on a rights change (CLOSE "Reset Connection").
