@@ -1,1 +1,639 @@
-//! test-harness
+//! test-harness: starts the Docs-like test server (`tests/docs-server`, a Node program that
+//! runs the real `@hocuspocus/server` 3.4.4 behind a fake La Suite Docs backend) and drives its
+//! test-only control API (`/__test__/...`).
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! use test_harness::{DocsServer, DocumentSpec};
+//! let server = DocsServer::start().await?;
+//! let id = server
+//!     .create_document(DocumentSpec::new("Notes").markdown("# Title\n\nHello"))
+//!     .await?;
+//! let stored = server.stored(id).await?;
+//! assert_eq!(stored.markdown, "# Title\n\nHello\n");
+//! # Ok(()) }
+//! ```
+//!
+//! The server needs its Node dependencies: run `npm ci --prefix tests/docs-server` once.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, anyhow, bail};
+use base64::Engine;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use uuid::Uuid;
+
+/// How long to wait for the `LISTENING` line.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Options of the test server.
+#[derive(Debug, Clone, Default)]
+pub struct ServerOptions {
+    /// Behave like Docs < 5.0: no `content/` endpoint, `content` is a field of the document.
+    pub legacy_content: bool,
+    /// Document API throttle in requests/minute (default 80, like Docs). `Some(0)` disables it.
+    pub throttle_rate: Option<u32>,
+}
+
+/// A signed-in user of the test instance, with a ready-to-use session.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct TestUser {
+    pub id: String,
+    pub email: String,
+    pub full_name: String,
+    /// Value of the `docs_sessionid` cookie.
+    pub session_cookie: String,
+    /// Value of the `csrftoken` cookie, to send back as `X-CSRFToken` on unsafe methods.
+    pub csrf_token: String,
+}
+
+impl TestUser {
+    /// The `Cookie` header a browser of this user sends: session + CSRF cookies.
+    pub fn cookie_header(&self) -> String {
+        format!(
+            "docs_sessionid={}; csrftoken={}",
+            self.session_cookie, self.csrf_token
+        )
+    }
+}
+
+/// What to seed a document with. Default: untitled "Test document", public editor, empty.
+#[derive(Debug, Clone)]
+pub struct DocumentSpec {
+    pub id: Option<Uuid>,
+    pub title: String,
+    /// Markdown converted through BlockNote's own importer.
+    pub markdown: Option<String>,
+    /// BlockNote block JSON (takes precedence over `markdown`).
+    pub blocks: Option<Value>,
+    /// `restricted`, `authenticated` or `public`.
+    pub link_reach: String,
+    /// `reader`, `commenter` or `editor`.
+    pub link_role: String,
+    /// `(user_id, role)` with role in reader/commenter/editor/administrator/owner.
+    pub accesses: Vec<(String, String)>,
+    pub creator_id: Option<String>,
+}
+
+impl Default for DocumentSpec {
+    fn default() -> Self {
+        Self {
+            id: None,
+            title: "Test document".to_owned(),
+            markdown: None,
+            blocks: None,
+            link_reach: "public".to_owned(),
+            link_role: "editor".to_owned(),
+            accesses: Vec::new(),
+            creator_id: None,
+        }
+    }
+}
+
+impl DocumentSpec {
+    pub fn new(title: &str) -> Self {
+        Self {
+            title: title.to_owned(),
+            ..Self::default()
+        }
+    }
+    pub fn id(mut self, id: Uuid) -> Self {
+        self.id = Some(id);
+        self
+    }
+    pub fn title(mut self, title: &str) -> Self {
+        self.title = title.to_owned();
+        self
+    }
+    pub fn markdown(mut self, markdown: &str) -> Self {
+        self.markdown = Some(markdown.to_owned());
+        self
+    }
+    pub fn blocks(mut self, blocks: Value) -> Self {
+        self.blocks = Some(blocks);
+        self
+    }
+    pub fn link(mut self, reach: &str, role: &str) -> Self {
+        self.link_reach = reach.to_owned();
+        self.link_role = role.to_owned();
+        self
+    }
+    pub fn access(mut self, user_id: &str, role: &str) -> Self {
+        self.accesses.push((user_id.to_owned(), role.to_owned()));
+        self
+    }
+    pub fn creator(mut self, user_id: &str) -> Self {
+        self.creator_id = Some(user_id.to_owned());
+        self
+    }
+
+    fn to_json(&self) -> Value {
+        let mut v = json!({
+            "title": self.title,
+            "link_reach": self.link_reach,
+            "link_role": self.link_role,
+            "accesses": self
+                .accesses
+                .iter()
+                .map(|(user_id, role)| json!({"user_id": user_id, "role": role}))
+                .collect::<Vec<_>>(),
+        });
+        if let Some(id) = self.id {
+            v["id"] = json!(id.to_string());
+        }
+        if let Some(md) = &self.markdown {
+            v["markdown"] = json!(md);
+        }
+        if let Some(blocks) = &self.blocks {
+            v["blocks"] = blocks.clone();
+        }
+        if let Some(creator) = &self.creator_id {
+            v["creator_id"] = json!(creator);
+        }
+        v
+    }
+}
+
+/// A document read back through BlockNote's own parser.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedDocument {
+    /// BlockNote blocks (`yDocToBlocks(ydoc, "document-store")`).
+    pub blocks: Value,
+    /// `blocksToMarkdownLossy(blocks)`.
+    pub markdown: String,
+    /// The full Yjs update (v1 encoding).
+    pub update: Vec<u8>,
+}
+
+#[derive(Deserialize)]
+struct RawParsed {
+    blocks: Value,
+    markdown: String,
+    update_b64: String,
+}
+
+impl RawParsed {
+    fn into_parsed(self) -> anyhow::Result<ParsedDocument> {
+        let update = base64::engine::general_purpose::STANDARD
+            .decode(self.update_b64.as_bytes())
+            .context("update_b64 is not base64")?;
+        Ok(ParsedDocument {
+            blocks: self.blocks,
+            markdown: self.markdown,
+            update,
+        })
+    }
+}
+
+/// A scripted human typing in a document through a real Hocuspocus provider.
+#[derive(Debug, Clone)]
+pub struct TypistSpec {
+    pub document_id: Uuid,
+    /// Block to type into (at the end of its text); default: the first paragraph.
+    pub block_id: Option<String>,
+    pub text: String,
+    pub interval_ms: u64,
+    /// PATCH the full state back through REST when done, like a browser.
+    pub save: bool,
+    /// Session to use (default: a fresh anonymous session).
+    pub session_cookie: Option<String>,
+    /// CSRF token of that session (needed to save as a signed-in user).
+    pub csrf_token: Option<String>,
+    /// Awareness `user.name` (default "Typist").
+    pub name: Option<String>,
+    /// Disconnect once done (default true).
+    pub disconnect_when_done: bool,
+}
+
+impl TypistSpec {
+    pub fn new(document_id: Uuid, text: &str) -> Self {
+        Self {
+            document_id,
+            block_id: None,
+            text: text.to_owned(),
+            interval_ms: 50,
+            save: false,
+            session_cookie: None,
+            csrf_token: None,
+            name: None,
+            disconnect_when_done: true,
+        }
+    }
+    pub fn block(mut self, block_id: &str) -> Self {
+        self.block_id = Some(block_id.to_owned());
+        self
+    }
+    pub fn interval_ms(mut self, ms: u64) -> Self {
+        self.interval_ms = ms;
+        self
+    }
+    pub fn save(mut self, save: bool) -> Self {
+        self.save = save;
+        self
+    }
+    pub fn as_user(mut self, user: &TestUser) -> Self {
+        self.session_cookie = Some(user.session_cookie.clone());
+        self.csrf_token = Some(user.csrf_token.clone());
+        self
+    }
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = Some(name.to_owned());
+        self
+    }
+    pub fn stay_connected(mut self) -> Self {
+        self.disconnect_when_done = false;
+        self
+    }
+}
+
+/// Progress of a typist.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct TypistStatus {
+    pub done: bool,
+    /// Characters typed so far.
+    pub typed: u64,
+    /// Set when the typist failed (it is then `done`).
+    pub error: Option<String>,
+    /// True once its REST save succeeded.
+    pub saved: bool,
+    /// True once its provider was synced.
+    pub synced: bool,
+}
+
+/// Handle of a running typist.
+#[derive(Debug, Clone)]
+pub struct Typist {
+    pub id: String,
+    base: String,
+    http: reqwest::Client,
+}
+
+impl Typist {
+    pub async fn status(&self) -> anyhow::Result<TypistStatus> {
+        let v = control(
+            &self.http,
+            reqwest::Method::GET,
+            &format!("{}/__test__/typist/{}", self.base, self.id),
+            None,
+        )
+        .await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// Polls until the typist is done (success or error) or `timeout` passes.
+    pub async fn wait_done(&self, timeout: Duration) -> anyhow::Result<TypistStatus> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let st = self.status().await?;
+            if st.done {
+                return Ok(st);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                bail!("typist {} not done after {timeout:?}: {st:?}", self.id);
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+}
+
+/// Counters of the test server.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// REST API requests received (`/api/v1.0/...`).
+    pub requests: u64,
+    /// Successful content saves per document id.
+    pub content_patches: HashMap<String, u64>,
+    /// Open collaboration connections per loaded room.
+    pub ws_connections: HashMap<String, u64>,
+    /// 429 responses sent.
+    pub throttled: u64,
+}
+
+/// A running test server; the Node child is killed when this is dropped.
+pub struct DocsServer {
+    url: String,
+    http: reqwest::Client,
+    child: Child,
+    // Held open: the server exits when its stdin reaches EOF.
+    _stdin: Option<ChildStdin>,
+}
+
+impl std::fmt::Debug for DocsServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocsServer")
+            .field("url", &self.url)
+            .finish()
+    }
+}
+
+/// Root of the repository (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
+async fn control(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    url: &str,
+    body: Option<Value>,
+) -> anyhow::Result<Value> {
+    let mut req = http.request(method.clone(), url);
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let res = req
+        .send()
+        .await
+        .with_context(|| format!("{method} {url}"))?;
+    let status = res.status();
+    let text = res.text().await?;
+    if !status.is_success() {
+        bail!("{method} {url}: HTTP {status}: {text}");
+    }
+    serde_json::from_str(&text).with_context(|| format!("{method} {url}: bad JSON {text}"))
+}
+
+impl DocsServer {
+    /// Starts a server with default options.
+    pub async fn start() -> anyhow::Result<Self> {
+        Self::start_with(ServerOptions::default()).await
+    }
+
+    /// Starts a server: `node tests/docs-server/src/main.mjs --port 0 ...`, waits for its
+    /// `LISTENING` line (30 s).
+    pub async fn start_with(opts: ServerOptions) -> anyhow::Result<Self> {
+        let root = repo_root();
+        let dir = root.join("tests/docs-server");
+        if !dir.join("node_modules").is_dir() {
+            bail!(
+                "the test server's Node dependencies are missing ({}): run `npm ci --prefix tests/docs-server` in {}",
+                dir.join("node_modules").display(),
+                root.display()
+            );
+        }
+        let mut cmd = Command::new("node");
+        cmd.arg(dir.join("src/main.mjs"))
+            .args(["--port", "0"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if opts.legacy_content {
+            cmd.arg("--legacy-content");
+        }
+        if let Some(rate) = opts.throttle_rate {
+            cmd.args(["--throttle-rate", &rate.to_string()]);
+        }
+        let mut child = cmd
+            .spawn()
+            .context("could not start `node` (is Node.js ≥ 20 installed?)")?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().context("no stdout")?;
+        let stderr = child.stderr.take().context("no stderr")?;
+
+        // Forward node's stderr to the test's stderr, keeping the tail for error messages.
+        let tail: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+        {
+            let tail = tail.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    eprintln!("[docs-server] {line}");
+                    let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                    t.push(line);
+                    if t.len() > 200 {
+                        t.remove(0);
+                    }
+                }
+            });
+        }
+
+        let mut out = BufReader::new(stdout).lines();
+        let first = tokio::time::timeout(START_TIMEOUT, out.next_line()).await;
+        let stderr_tail = |tail: &Arc<Mutex<Vec<String>>>| {
+            tail.lock().unwrap_or_else(|e| e.into_inner()).join("\n")
+        };
+        let url = match first {
+            Ok(Ok(Some(line))) if line.starts_with("LISTENING ") => {
+                line["LISTENING ".len()..].trim().to_owned()
+            }
+            Ok(Ok(other)) => {
+                // Give the stderr forwarder a moment to collect the reason.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let status = child.try_wait().ok().flatten();
+                bail!(
+                    "docs-server did not start (first stdout line {other:?}, exit {status:?}); stderr:\n{}",
+                    stderr_tail(&tail)
+                );
+            }
+            Ok(Err(e)) => bail!(
+                "reading docs-server stdout: {e}; stderr:\n{}",
+                stderr_tail(&tail)
+            ),
+            Err(_) => {
+                let _ = child.start_kill();
+                bail!(
+                    "docs-server printed no LISTENING line within {START_TIMEOUT:?}; stderr:\n{}",
+                    stderr_tail(&tail)
+                );
+            }
+        };
+        // Keep draining stdout (nothing is expected there).
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = out.next_line().await {
+                eprintln!("[docs-server stdout] {line}");
+            }
+        });
+
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()?;
+        Ok(Self {
+            url,
+            http,
+            child,
+            _stdin: stdin,
+        })
+    }
+
+    /// The instance origin, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// `ws://127.0.0.1:PORT/collaboration/ws/` (append `?room=<id>`).
+    pub fn ws_url(&self) -> String {
+        format!(
+            "{}/collaboration/ws/",
+            self.url.replacen("http://", "ws://", 1)
+        )
+    }
+
+    /// Process id of the Node child.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    async fn post(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+        control(
+            &self.http,
+            reqwest::Method::POST,
+            &format!("{}/__test__/{path}", self.url),
+            Some(body),
+        )
+        .await
+    }
+
+    async fn get(&self, path: &str) -> anyhow::Result<Value> {
+        control(
+            &self.http,
+            reqwest::Method::GET,
+            &format!("{}/__test__/{path}", self.url),
+            None,
+        )
+        .await
+    }
+
+    /// Creates a user with a signed-in session.
+    pub async fn create_user(&self, email: &str, full_name: &str) -> anyhow::Result<TestUser> {
+        let v = self
+            .post("users", json!({"email": email, "full_name": full_name}))
+            .await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// Creates a document; content goes through BlockNote exactly as Docs stores it.
+    pub async fn create_document(&self, spec: DocumentSpec) -> anyhow::Result<Uuid> {
+        let v = self.post("documents", spec.to_json()).await?;
+        let id = v["id"].as_str().ok_or_else(|| anyhow!("no id in {v}"))?;
+        Ok(Uuid::parse_str(id)?)
+    }
+
+    /// The stored (REST) content, read back through BlockNote.
+    pub async fn stored(&self, id: Uuid) -> anyhow::Result<ParsedDocument> {
+        let v = self.get(&format!("documents/{id}/stored")).await?;
+        serde_json::from_value::<RawParsed>(v)?.into_parsed()
+    }
+
+    /// The room's in-memory document, read back through BlockNote; `None` when no room is loaded.
+    pub async fn live(&self, id: Uuid) -> anyhow::Result<Option<ParsedDocument>> {
+        let url = format!("{}/__test__/documents/{id}/live", self.url);
+        let res = self.http.get(&url).send().await?;
+        let status = res.status();
+        let text = res.text().await?;
+        if status == reqwest::StatusCode::NOT_FOUND && text.contains("room not loaded") {
+            return Ok(None);
+        }
+        if !status.is_success() {
+            bail!("GET {url}: HTTP {status}: {text}");
+        }
+        Ok(Some(
+            serde_json::from_str::<RawParsed>(&text)?.into_parsed()?,
+        ))
+    }
+
+    /// Closes every connection of the room like Docs on a rights change (CLOSE "Reset Connection").
+    pub async fn reset_connections(&self, id: Uuid) -> anyhow::Result<()> {
+        self.post(&format!("documents/{id}/reset-connections"), json!({}))
+            .await?;
+        Ok(())
+    }
+
+    /// Terminates every WebSocket abruptly (no close frame): a network drop.
+    pub async fn drop_connections(&self) -> anyhow::Result<()> {
+        self.post("drop-connections", json!({})).await?;
+        Ok(())
+    }
+
+    /// Changes the link reach/role, then resets the room's connections.
+    pub async fn set_link(&self, id: Uuid, reach: &str, role: &str) -> anyhow::Result<()> {
+        self.post(
+            &format!("documents/{id}/link"),
+            json!({"link_reach": reach, "link_role": role}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Gives (or with `None` removes) a user's role, then resets the room's connections.
+    pub async fn set_access(
+        &self,
+        id: Uuid,
+        user_id: &str,
+        role: Option<&str>,
+    ) -> anyhow::Result<()> {
+        self.post(
+            &format!("documents/{id}/accesses"),
+            json!({"user_id": user_id, "role": role}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// The next `count` REST API requests get 429 with `Retry-After: retry_after_secs`.
+    pub async fn throttle_next(&self, count: u32, retry_after_secs: u32) -> anyhow::Result<()> {
+        self.post(
+            "throttle",
+            json!({"count": count, "retry_after": retry_after_secs}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Starts a scripted human client typing into a document.
+    pub async fn start_typist(&self, spec: TypistSpec) -> anyhow::Result<Typist> {
+        let mut body = json!({
+            "document_id": spec.document_id.to_string(),
+            "text": spec.text,
+            "interval_ms": spec.interval_ms,
+            "save": spec.save,
+            "disconnect_when_done": spec.disconnect_when_done,
+        });
+        if let Some(b) = &spec.block_id {
+            body["block_id"] = json!(b);
+        }
+        if let Some(c) = &spec.session_cookie {
+            body["session_cookie"] = json!(c);
+        }
+        if let Some(c) = &spec.csrf_token {
+            body["csrf_token"] = json!(c);
+        }
+        if let Some(n) = &spec.name {
+            body["name"] = json!(n);
+        }
+        let v = self.post("typist", body).await?;
+        let id = v["typist_id"]
+            .as_str()
+            .ok_or_else(|| anyhow!("no typist_id in {v}"))?;
+        Ok(Typist {
+            id: id.to_owned(),
+            base: self.url.clone(),
+            http: self.http.clone(),
+        })
+    }
+
+    pub async fn stats(&self) -> anyhow::Result<Stats> {
+        let v = self.get("stats").await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// Awareness states known to the room: `[{"clientId": n, "state": {...}}]` (empty when no room).
+    pub async fn awareness(&self, id: Uuid) -> anyhow::Result<Vec<Value>> {
+        let v = self.get(&format!("documents/{id}/awareness")).await?;
+        match v {
+            Value::Array(a) => Ok(a),
+            other => bail!("unexpected awareness payload {other}"),
+        }
+    }
+}

@@ -1,0 +1,229 @@
+// Test-only control API under /__test__/ (JSON in, JSON out).
+import * as Y from 'yjs';
+
+import { blocksToUpdate, markdownToBlocks, parseStored, parseYDoc } from './content.mjs';
+import { readJson, send } from './http.mjs';
+import { isUuid, LINK_REACHES, LINK_ROLES, ROLES } from './store.mjs';
+
+class ControlError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+export function createControl({ store, state, stats, collab, typists }) {
+  const body = async (req) => {
+    const parsed = await readJson(req);
+    if (!parsed.ok) throw new ControlError(400, parsed.detail);
+    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+      throw new ControlError(400, 'expected a JSON object');
+    }
+    return parsed.value;
+  };
+
+  const docOr404 = (id) => {
+    const doc = isUuid(id) ? store.documents.get(id.toLowerCase()) : null;
+    if (!doc) throw new ControlError(404, 'No Document matches the given query.');
+    return doc;
+  };
+
+  const checkLink = (reach, role) => {
+    if (!LINK_REACHES.includes(reach)) throw new ControlError(400, `invalid link_reach ${JSON.stringify(reach)}`);
+    if (!LINK_ROLES.includes(role)) throw new ControlError(400, `invalid link_role ${JSON.stringify(role)}`);
+  };
+
+  const routes = [
+    [
+      'POST',
+      /^users$/,
+      async (req) => {
+        const b = await body(req);
+        const user = store.createUser({ email: b.email, full_name: b.full_name });
+        const session = store.createSession(user.id);
+        return {
+          id: user.id,
+          email: user.email,
+          full_name: user.full_name,
+          session_cookie: session.key,
+          csrf_token: session.csrf,
+        };
+      },
+    ],
+    [
+      'POST',
+      /^documents$/,
+      async (req) => {
+        const b = await body(req);
+        if (b.id !== undefined && b.id !== null && !isUuid(String(b.id))) throw new ControlError(400, 'invalid id');
+        const id = b.id ? String(b.id).toLowerCase() : undefined;
+        if (id && store.documents.has(id)) throw new ControlError(409, 'document already exists');
+        const reach = b.link_reach ?? 'public';
+        const role = b.link_role ?? 'editor';
+        checkLink(reach, role);
+        const accesses = Array.isArray(b.accesses) ? b.accesses : [];
+        for (const a of accesses) {
+          if (!store.users.has(a.user_id)) throw new ControlError(400, `unknown user ${a.user_id}`);
+          if (!ROLES.includes(a.role)) throw new ControlError(400, `invalid role ${JSON.stringify(a.role)}`);
+        }
+        if (b.creator_id && !store.users.has(b.creator_id)) throw new ControlError(400, 'unknown creator');
+        let blocks = null;
+        if (Array.isArray(b.blocks)) blocks = b.blocks;
+        else if (typeof b.markdown === 'string') blocks = await markdownToBlocks(b.markdown);
+        let content = '';
+        if (blocks) {
+          try {
+            content = Buffer.from(blocksToUpdate(blocks)).toString('base64');
+          } catch (e) {
+            throw new ControlError(400, `blocks rejected by BlockNote: ${e.message}`);
+          }
+        }
+        const doc = store.createDocument({
+          id,
+          title: b.title ?? null,
+          link_reach: reach,
+          link_role: role,
+          creator_id: b.creator_id ?? null,
+          content_b64: content,
+        });
+        for (const a of accesses) doc.accesses.set(a.user_id, a.role);
+        return { id: doc.id };
+      },
+    ],
+    [
+      'GET',
+      /^documents\/([^/]+)\/stored$/,
+      async (_req, m) => {
+        const doc = docOr404(m[1]);
+        return parseStored(doc.content);
+      },
+    ],
+    [
+      'GET',
+      /^documents\/([^/]+)\/live$/,
+      async (_req, m) => {
+        docOr404(m[1]);
+        const live = collab.liveDocument(m[1].toLowerCase());
+        if (!live) throw new ControlError(404, 'room not loaded');
+        const update = Y.encodeStateAsUpdate(live);
+        const copy = new Y.Doc();
+        Y.applyUpdate(copy, update);
+        const parsed = await parseYDoc(copy);
+        copy.destroy();
+        return { ...parsed, update_b64: Buffer.from(update).toString('base64') };
+      },
+    ],
+    [
+      'GET',
+      /^documents\/([^/]+)\/awareness$/,
+      async (_req, m) => {
+        docOr404(m[1]);
+        return collab.awareness(m[1].toLowerCase()) || [];
+      },
+    ],
+    [
+      'POST',
+      /^documents\/([^/]+)\/reset-connections$/,
+      async (_req, m) => {
+        collab.resetConnections(m[1].toLowerCase());
+        return { detail: 'Connections reset' };
+      },
+    ],
+    [
+      'POST',
+      /^documents\/([^/]+)\/link$/,
+      async (req, m) => {
+        const doc = docOr404(m[1]);
+        const b = await body(req);
+        const reach = b.link_reach ?? doc.link_reach;
+        const role = b.link_role ?? doc.link_role;
+        checkLink(reach, role);
+        doc.link_reach = reach;
+        doc.link_role = role;
+        store.touch(doc);
+        collab.resetConnections(doc.id);
+        return { link_reach: reach, link_role: role };
+      },
+    ],
+    [
+      'POST',
+      /^documents\/([^/]+)\/accesses$/,
+      async (req, m) => {
+        const doc = docOr404(m[1]);
+        const b = await body(req);
+        if (!store.users.has(b.user_id)) throw new ControlError(400, `unknown user ${b.user_id}`);
+        if (b.role === null || b.role === undefined) doc.accesses.delete(b.user_id);
+        else if (!ROLES.includes(b.role)) throw new ControlError(400, `invalid role ${JSON.stringify(b.role)}`);
+        else doc.accesses.set(b.user_id, b.role);
+        collab.resetConnections(doc.id);
+        return { user_id: b.user_id, role: b.role ?? null };
+      },
+    ],
+    [
+      'POST',
+      /^drop-connections$/,
+      async () => ({ dropped: collab.dropAll() }),
+    ],
+    [
+      'POST',
+      /^throttle$/,
+      async (req) => {
+        const b = await body(req);
+        state.forcedThrottle.count = Math.max(0, Number(b.count ?? 1) | 0);
+        state.forcedThrottle.retryAfter = Math.max(0, Number(b.retry_after ?? 60) | 0);
+        return { count: state.forcedThrottle.count, retry_after: state.forcedThrottle.retryAfter };
+      },
+    ],
+    [
+      'POST',
+      /^typist$/,
+      async (req) => {
+        const b = await body(req);
+        if (!isUuid(String(b.document_id))) throw new ControlError(400, 'invalid document_id');
+        return { typist_id: typists.start(b) };
+      },
+    ],
+    [
+      'GET',
+      /^typist\/([^/]+)$/,
+      async (_req, m) => {
+        const st = typists.status(m[1]);
+        if (!st) throw new ControlError(404, 'no such typist');
+        return st;
+      },
+    ],
+    [
+      'GET',
+      /^stats$/,
+      async () => ({
+        requests: stats.requests,
+        content_patches: { ...stats.content_patches },
+        ws_connections: collab.wsCounts(),
+        throttled: stats.throttled,
+        open_sockets: collab.openSockets(),
+      }),
+    ],
+  ];
+
+  return async function handleControl(req, res, url) {
+    const path = url.pathname.replace(/^\/__test__\//, '').replace(/\/$/, '');
+    try {
+      for (const [method, re, handler] of routes) {
+        const m = path.match(re);
+        if (!m) continue;
+        if (req.method !== method) throw new ControlError(405, `method ${req.method} not allowed`);
+        const out = await handler(req, m);
+        send(res, 200, out);
+        return;
+      }
+      throw new ControlError(404, 'unknown control endpoint');
+    } catch (err) {
+      if (err instanceof ControlError) send(res, err.status, { detail: err.detail });
+      else {
+        console.error('[docs-server] control error', err);
+        send(res, 500, { detail: String(err?.message || err) });
+      }
+    }
+  };
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// A La Suite Docs-like test server: fake Docs backend (REST /api/v1.0/) + the real
+// Hocuspocus collaboration server (/collaboration/ws/) + a test control API (/__test__/).
+//
+//   node src/main.mjs [--port 0] [--legacy-content] [--throttle-rate 80] [--stay]
+//
+// Prints exactly one line `LISTENING http://127.0.0.1:<port>` on stdout when ready. Exits when
+// stdin reaches EOF or the parent process goes away (unless --stay).
+import http from 'node:http';
+
+// Keep stdout for the LISTENING line only: anything a library logs goes to stderr.
+const writeStdout = process.stdout.write.bind(process.stdout);
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+function parseArgs(argv) {
+  const opts = { port: 0, legacyContent: false, throttleRate: 80, stay: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`missing value for ${a}`);
+      return v;
+    };
+    if (a === '--port') opts.port = Number.parseInt(value(), 10);
+    else if (a.startsWith('--port=')) opts.port = Number.parseInt(a.slice(7), 10);
+    else if (a === '--legacy-content') opts.legacyContent = true;
+    else if (a === '--throttle-rate') opts.throttleRate = Number.parseInt(value(), 10);
+    else if (a.startsWith('--throttle-rate=')) opts.throttleRate = Number.parseInt(a.slice(16), 10);
+    else if (a === '--stay') opts.stay = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new Error('bad --port');
+  if (!Number.isInteger(opts.throttleRate) || opts.throttleRate < 0) throw new Error('bad --throttle-rate');
+  return opts;
+}
+
+let opts;
+try {
+  opts = parseArgs(process.argv.slice(2));
+} catch (e) {
+  console.error(`docs-server: ${e.message}`);
+  process.exit(2);
+}
+
+// Loaded after the console redirection so that nothing they print reaches stdout.
+const { Store } = await import('./store.mjs');
+const { createApi } = await import('./api.mjs');
+const { createCollab } = await import('./collab.mjs');
+const { createControl } = await import('./control.mjs');
+const { Typists } = await import('./typist.mjs');
+const { notFoundPage, send } = await import('./http.mjs');
+
+const state = {
+  port: 0,
+  origin: '',
+  allowedOrigins: [],
+  forcedThrottle: { count: 0, retryAfter: 0 },
+};
+const stats = { requests: 0, content_patches: {}, throttled: 0, ws_accepted: 0 };
+const store = new Store();
+const collab = createCollab({ store, state, stats });
+const typists = new Typists({ state, opts });
+const api = createApi({ store, opts, state, stats, collab });
+const control = createControl({ store, state, stats, collab, typists });
+
+const server = http.createServer(async (req, res) => {
+  let url;
+  try {
+    url = new URL(req.url, state.origin || 'http://127.0.0.1');
+  } catch {
+    send(res, 400, { detail: 'bad request' });
+    return;
+  }
+  try {
+    if (url.pathname.startsWith('/api/v1.0/')) await api(req, res, url);
+    else if (url.pathname.startsWith('/__test__/')) await control(req, res, url);
+    else notFoundPage(res);
+  } catch (err) {
+    console.error('[docs-server] unhandled', err);
+    if (!res.headersSent) send(res, 500, { detail: 'Internal server error.' });
+  }
+});
+server.on('upgrade', (req, socket, head) => collab.handleUpgrade(req, socket, head));
+server.on('clientError', (_err, socket) => socket.destroy());
+
+let exiting = false;
+function shutdown(code = 0) {
+  if (exiting) return;
+  exiting = true;
+  try {
+    typists.destroyAll();
+    collab.close();
+    server.closeAllConnections?.();
+    server.close();
+  } catch {
+    /* ignore */
+  }
+  setTimeout(() => process.exit(code), 50).unref();
+}
+
+process.on('SIGTERM', () => shutdown(0));
+process.on('SIGINT', () => shutdown(0));
+process.on('unhandledRejection', (err) => console.error('[docs-server] unhandled rejection', err));
+
+server.listen(opts.port, '127.0.0.1', () => {
+  const { port } = server.address();
+  state.port = port;
+  state.origin = `http://127.0.0.1:${port}`;
+  state.allowedOrigins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+  writeStdout(`LISTENING ${state.origin}\n`);
+
+  if (!opts.stay) {
+    // Exit when the parent goes away: stdin EOF (the parent holds the pipe) ...
+    process.stdin.on('end', () => shutdown(0));
+    process.stdin.on('close', () => shutdown(0));
+    process.stdin.on('error', () => shutdown(0));
+    process.stdin.resume();
+    // ... or the parent process changes (re-parented to init / a subreaper).
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent || process.ppid === 1) shutdown(0);
+    }, 1000).unref();
+  }
+});

@@ -1,0 +1,203 @@
+// A scripted "human": a real @hocuspocus/provider client that behaves like a Docs browser tab.
+// It loads the stored content through REST, syncs over the collaboration WebSocket, types
+// text one character at a time into one block's inline text, and optionally saves back
+// through REST like the browser does.
+import { randomUUID } from 'node:crypto';
+
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+
+import { FRAGMENT } from './content.mjs';
+import { parseCookies } from './http.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Finds the content node (paragraph, heading, ...) of a block, by id or the first paragraph. */
+export function findContentNode(ydoc, blockId) {
+  const fragment = ydoc.getXmlFragment(FRAGMENT);
+  const walk = (parent) => {
+    for (const child of parent.toArray()) {
+      if (!(child instanceof Y.XmlElement)) continue;
+      if (child.nodeName === 'blockContainer') {
+        const content = child.get(0);
+        if (blockId) {
+          if (child.getAttribute('id') === blockId) return content;
+        } else if (content instanceof Y.XmlElement && content.nodeName === 'paragraph') {
+          return content;
+        }
+        const group = child.toArray().find((c) => c instanceof Y.XmlElement && c.nodeName === 'blockGroup');
+        if (group) {
+          const found = walk(group);
+          if (found) return found;
+        }
+      } else if (child.nodeName === 'blockGroup') {
+        const found = walk(child);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return walk(fragment);
+}
+
+export class Typists {
+  constructor({ state, opts }) {
+    this.state = state;
+    this.opts = opts;
+    this.typists = new Map();
+  }
+
+  status(id) {
+    const t = this.typists.get(id);
+    if (!t) return null;
+    return { done: t.done, typed: t.typed, error: t.error, saved: t.saved, synced: t.synced };
+  }
+
+  start(spec) {
+    const id = randomUUID();
+    const t = { id, done: false, typed: 0, error: null, saved: false, synced: false, provider: null };
+    this.typists.set(id, t);
+    this.run(t, spec).catch((err) => {
+      t.error = String(err?.message || err);
+      t.done = true;
+      console.error('[docs-server] typist failed:', t.error);
+      this.cleanup(t);
+    });
+    return id;
+  }
+
+  cleanup(t) {
+    try {
+      t.provider?.destroy();
+      t.socket?.destroy();
+    } catch {
+      /* ignore */
+    }
+  }
+
+  destroyAll() {
+    for (const t of this.typists.values()) this.cleanup(t);
+  }
+
+  async run(t, spec) {
+    const { origin } = this.state;
+    const docId = String(spec.document_id);
+    const text = String(spec.text ?? '');
+    const interval = Math.max(0, Number(spec.interval_ms ?? 50));
+    const cookieJar = {};
+    if (spec.session_cookie) cookieJar.docs_sessionid = String(spec.session_cookie);
+    if (spec.csrf_token) cookieJar.csrftoken = String(spec.csrf_token);
+    const cookieHeader = () =>
+      Object.entries(cookieJar)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('; ');
+    const http = async (method, path, body) => {
+      const headers = { Origin: origin, Referer: `${origin}/docs/${docId}/` };
+      if (Object.keys(cookieJar).length) headers.Cookie = cookieHeader();
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (cookieJar.csrftoken && method !== 'GET') headers['X-CSRFToken'] = cookieJar.csrftoken;
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const setCookie = res.headers.get('set-cookie');
+      if (setCookie) {
+        const c = parseCookies(setCookie.split(';')[0]);
+        Object.assign(cookieJar, c);
+      }
+      return res;
+    };
+
+    // 1. Load the document and its content through REST, like the browser.
+    const docRes = await http('GET', `/api/v1.0/documents/${docId}/`);
+    if (docRes.status !== 200) throw new Error(`GET document: HTTP ${docRes.status}`);
+    const docJson = await docRes.json();
+    const ydoc = new Y.Doc();
+    let b64 = '';
+    if (this.opts.legacyContent) {
+      b64 = docJson.content || '';
+    } else {
+      const contentRes = await http('GET', `/api/v1.0/documents/${docId}/content/`);
+      if (contentRes.status !== 200) throw new Error(`GET content: HTTP ${contentRes.status}`);
+      b64 = await contentRes.text();
+    }
+    if (b64) Y.applyUpdate(ydoc, Buffer.from(b64, 'base64'));
+
+    // 2. Connect like the browser: Origin + session cookie, room query parameter.
+    const headers = { Origin: origin, Cookie: cookieHeader() };
+    class BrowserLikeWebSocket extends WebSocket {
+      constructor(url, protocols) {
+        super(url, protocols, { headers });
+      }
+    }
+    const socket = new HocuspocusProviderWebsocket({
+      url: `ws://127.0.0.1:${this.state.port}/collaboration/ws/?room=${docId}`,
+      WebSocketPolyfill: BrowserLikeWebSocket,
+      delay: 1000,
+      maxDelay: 4000,
+      minDelay: 1000,
+    });
+    t.socket = socket;
+    let denied = null;
+    const synced = new Promise((resolve) => {
+      const provider = new HocuspocusProvider({
+        websocketProvider: socket,
+        name: docId,
+        document: ydoc,
+        token: '',
+        onSynced: () => resolve(),
+        onAuthenticationFailed: ({ reason }) => {
+          denied = reason;
+          resolve();
+        },
+      });
+      t.provider = provider;
+    });
+    t.provider.attach();
+    await Promise.race([synced, sleep(15000)]);
+    if (denied) throw new Error(`authentication failed: ${denied}`);
+    if (!t.provider.isSynced) throw new Error('not synced after 15 s');
+    t.synced = true;
+    const color = '#' + ((Math.random() * 0xffffff) | 0).toString(16).padStart(6, '0');
+    t.provider.setAwarenessField('user', { name: spec.name || 'Typist', color });
+
+    // 3. Type one character at a time into the block's inline text.
+    // Like y-prosemirror, a local origin that is NOT the provider (the provider does not
+    // send updates whose origin is itself).
+    const typingOrigin = { typist: t.id };
+    let localChange = false;
+    for (const ch of Array.from(text)) {
+      const node = findContentNode(ydoc, spec.block_id || null);
+      if (!node) throw new Error(`block ${spec.block_id || '(first paragraph)'} not found`);
+      ydoc.transact(() => {
+        const last = node.length > 0 ? node.get(node.length - 1) : null;
+        if (last instanceof Y.XmlText) {
+          // Appending at the end of the existing text run (formatting of the previous
+          // character carries on, as in the editor).
+          last.insert(last.length, ch);
+        } else {
+          const xt = new Y.XmlText();
+          node.insert(node.length, [xt]);
+          xt.insert(0, ch);
+        }
+      }, typingOrigin);
+      localChange = true;
+      t.typed += 1;
+      if (interval) await sleep(interval);
+    }
+
+    // 4. Save like the browser (only when it made a local change).
+    if (spec.save && localChange) {
+      const content = Buffer.from(Y.encodeStateAsUpdate(ydoc)).toString('base64');
+      const res = this.opts.legacyContent
+        ? await http('PATCH', `/api/v1.0/documents/${docId}/`, { content, websocket: true })
+        : await http('PATCH', `/api/v1.0/documents/${docId}/content/`, { content, websocket: true });
+      if (res.status !== 204 && res.status !== 200) throw new Error(`save: HTTP ${res.status}`);
+      t.saved = true;
+    }
+    t.done = true;
+    if (spec.disconnect_when_done !== false) this.cleanup(t);
+  }
+}
