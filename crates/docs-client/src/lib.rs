@@ -1,1 +1,3 @@
 //! docs-client
+
+pub mod blocknote;
