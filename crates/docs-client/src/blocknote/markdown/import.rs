@@ -288,11 +288,7 @@ impl Importer {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph => {
-                if self.leaf.is_some() {
-                    self.end_paragraph();
-                }
-            }
+            TagEnd::Paragraph if self.leaf.is_some() => self.end_paragraph(),
             TagEnd::Heading(_) => {
                 let level = match self.leaf {
                     Some(Leaf::Heading(l)) => l,
