@@ -28,6 +28,7 @@
 //!
 //! This crate knows nothing of MCP or of the desktop app.
 
+pub mod blocknote;
 mod config;
 mod error;
 mod presence;

@@ -1,0 +1,424 @@
+//! Minimal diff of inline content against the live Y.XmlText runs.
+//!
+//! The current content and the wanted content are flattened to atoms (one per char, hard
+//! break or inline element). A word-level diff finds the changed words, a char-level diff
+//! inside them finds the changed chars; only those are deleted/inserted, and chars that stay
+//! but change marks are re-formatted with `format`. Unchanged chars keep their Yjs identity,
+//! so concurrent edits by others (in the same block) are preserved.
+
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+use yrs::types::Attrs;
+use yrs::types::text::YChange;
+use yrs::{
+    Any, OffsetKind, Out, Text, TransactionMut, XmlElementRef, XmlFragment, XmlOut, XmlTextRef,
+};
+
+use super::inline::{char_len, offset_kind, read_attrs, run_attrs, run_from_attrs, write_inline};
+use super::schema::HARD_BREAK;
+use super::tree::{Inline, Props, Styles, TextRun};
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Char(char),
+    Break,
+    Elem(String),
+}
+
+#[derive(Debug, Clone)]
+enum Atom {
+    Char {
+        c: char,
+        styles: Styles,
+        link: Option<String>,
+    },
+    Break,
+    Elem {
+        kind: String,
+        attrs: Props,
+    },
+}
+
+impl Atom {
+    fn key(&self) -> Key {
+        match self {
+            Atom::Char { c, .. } => Key::Char(*c),
+            Atom::Break => Key::Break,
+            Atom::Elem { kind, attrs } => Key::Elem(format!(
+                "{kind}{}",
+                serde_json::to_string(attrs).unwrap_or_default()
+            )),
+        }
+    }
+}
+
+/// Where an old atom lives.
+#[derive(Debug, Clone)]
+enum Place {
+    /// In the text segment `seg`, at this offset (document unit).
+    Text { seg: usize, off: u32, len: u32 },
+    /// A whole child element at this child index.
+    Child { child: u32 },
+}
+
+struct Old {
+    atoms: Vec<Atom>,
+    places: Vec<Place>,
+    /// Text segments: handle and child index.
+    texts: Vec<(XmlTextRef, u32)>,
+}
+
+fn read_old(txn: &TransactionMut, node: &XmlElementRef, kind: OffsetKind) -> Old {
+    let mut old = Old {
+        atoms: vec![],
+        places: vec![],
+        texts: vec![],
+    };
+    for (ci, child) in node.children(txn).enumerate() {
+        let ci = ci as u32;
+        match child {
+            XmlOut::Text(t) => {
+                let seg = old.texts.len();
+                let mut off = 0;
+                for d in t.diff(txn, YChange::identity) {
+                    if let Out::Any(Any::String(s)) = &d.insert {
+                        let run = run_from_attrs(String::new(), d.attributes.as_deref());
+                        for c in s.chars() {
+                            let len = char_len(kind, c);
+                            old.atoms.push(Atom::Char {
+                                c,
+                                styles: run.styles.clone(),
+                                link: run.link.clone(),
+                            });
+                            old.places.push(Place::Text { seg, off, len });
+                            off += len;
+                        }
+                    }
+                }
+                old.texts.push((t, ci));
+            }
+            XmlOut::Element(e) => {
+                if e.tag().as_ref() == HARD_BREAK {
+                    old.atoms.push(Atom::Break);
+                } else {
+                    old.atoms.push(Atom::Elem {
+                        kind: e.tag().to_string(),
+                        attrs: read_attrs(txn, &e),
+                    });
+                }
+                old.places.push(Place::Child { child: ci });
+            }
+            XmlOut::Fragment(_) => {}
+        }
+    }
+    old
+}
+
+fn new_atoms(inline: &[Inline]) -> Vec<Atom> {
+    let mut out = vec![];
+    for i in inline {
+        match i {
+            Inline::Text(r) => out.extend(r.text.chars().map(|c| Atom::Char {
+                c,
+                styles: r.styles.clone(),
+                link: r.link.clone(),
+            })),
+            Inline::HardBreak => out.push(Atom::Break),
+            Inline::Element { kind, attrs } => out.push(Atom::Elem {
+                kind: kind.clone(),
+                attrs: attrs.clone(),
+            }),
+        }
+    }
+    out
+}
+
+fn atoms_to_inline(atoms: &[Atom]) -> Vec<Inline> {
+    let mut out = vec![];
+    for a in atoms {
+        match a {
+            Atom::Char { c, styles, link } => {
+                if let Some(Inline::Text(r)) = out.last_mut()
+                    && r.styles == *styles
+                    && r.link == *link
+                {
+                    r.text.push(*c);
+                    continue;
+                }
+                out.push(Inline::Text(TextRun {
+                    text: c.to_string(),
+                    styles: styles.clone(),
+                    link: link.clone(),
+                    comments: vec![],
+                }));
+            }
+            Atom::Break => out.push(Inline::HardBreak),
+            Atom::Elem { kind, attrs } => out.push(Inline::Element {
+                kind: kind.clone(),
+                attrs: attrs.clone(),
+            }),
+        }
+    }
+    out
+}
+
+/// A change in old/new atom coordinates.
+#[derive(Debug, Clone, Copy)]
+struct Change {
+    old: usize,
+    old_len: usize,
+    new: usize,
+    new_len: usize,
+    equal: bool,
+}
+
+fn is_word(k: &Key) -> bool {
+    matches!(k, Key::Char(c) if c.is_alphanumeric())
+}
+
+/// Splits keys into tokens: runs of word chars, or single other atoms. Returns token ranges.
+fn tokens(keys: &[Key]) -> Vec<(usize, usize)> {
+    let mut out = vec![];
+    let mut i = 0;
+    while i < keys.len() {
+        let mut j = i + 1;
+        if is_word(&keys[i]) {
+            while j < keys.len() && is_word(&keys[j]) {
+                j += 1;
+            }
+        }
+        out.push((i, j));
+        i = j;
+    }
+    out
+}
+
+fn ops_to_changes(ops: &[DiffOp], base_old: usize, base_new: usize, out: &mut Vec<Change>) {
+    for op in ops {
+        let (_, o, n) = op.as_tag_tuple();
+        out.push(Change {
+            old: base_old + o.start,
+            old_len: o.len(),
+            new: base_new + n.start,
+            new_len: n.len(),
+            equal: matches!(op, DiffOp::Equal { .. }),
+        });
+    }
+}
+
+/// Word-level diff, refined char by char inside changed words.
+fn diff_keys(old: &[Key], new: &[Key]) -> Vec<Change> {
+    let ot = tokens(old);
+    let nt = tokens(new);
+    let otk: Vec<&[Key]> = ot.iter().map(|&(a, b)| &old[a..b]).collect();
+    let ntk: Vec<&[Key]> = nt.iter().map(|&(a, b)| &new[a..b]).collect();
+    let word_ops = capture_diff_slices(Algorithm::Myers, &otk, &ntk);
+    let mut out = vec![];
+    for op in word_ops {
+        let (_, o, n) = op.as_tag_tuple();
+        let oa = ot.get(o.start).map(|t| t.0).unwrap_or(old.len());
+        let ob = if o.is_empty() { oa } else { ot[o.end - 1].1 };
+        let na = nt.get(n.start).map(|t| t.0).unwrap_or(new.len());
+        let nb = if n.is_empty() { na } else { nt[n.end - 1].1 };
+        if matches!(op, DiffOp::Equal { .. }) {
+            out.push(Change {
+                old: oa,
+                old_len: ob - oa,
+                new: na,
+                new_len: nb - na,
+                equal: true,
+            });
+        } else {
+            let inner = capture_diff_slices(Algorithm::Myers, &old[oa..ob], &new[na..nb]);
+            ops_to_changes(&inner, oa, na, &mut out);
+        }
+    }
+    out
+}
+
+fn mark_delta(old: &Attrs, new: &Attrs) -> Attrs {
+    let mut d = Attrs::new();
+    for (k, v) in new {
+        if old.get(k) != Some(v) {
+            d.insert(k.clone(), v.clone());
+        }
+    }
+    for k in old.keys() {
+        if !new.contains_key(k) {
+            d.insert(k.clone(), Any::Null);
+        }
+    }
+    d
+}
+
+/// Makes `node`'s inline content equal to `new` with the smallest set of Yjs operations.
+pub(crate) fn apply_inline_diff(txn: &mut TransactionMut, node: &XmlElementRef, new: &[Inline]) {
+    let kind = offset_kind(txn);
+    let old = read_old(txn, node, kind);
+    let new = new_atoms(new);
+    let ok: Vec<Key> = old.atoms.iter().map(Atom::key).collect();
+    let nk: Vec<Key> = new.iter().map(Atom::key).collect();
+    let changes = diff_keys(&ok, &nk);
+
+    for ch in changes.iter().rev() {
+        if ch.equal {
+            apply_formats(txn, &old, &new, ch);
+        } else {
+            insert_at(
+                txn,
+                node,
+                &old,
+                ch.old + ch.old_len,
+                &new[ch.new..ch.new + ch.new_len],
+            );
+            delete_range(txn, node, &old, ch.old, ch.old + ch.old_len);
+        }
+    }
+}
+
+fn apply_formats(txn: &mut TransactionMut, old: &Old, new: &[Atom], ch: &Change) {
+    // (seg, start, len, delta) merged while contiguous and equal
+    let mut pending: Option<(usize, u32, u32, Attrs)> = None;
+    let flush = |txn: &mut TransactionMut, p: Option<(usize, u32, u32, Attrs)>| {
+        if let Some((seg, start, len, delta)) = p {
+            old.texts[seg].0.format(txn, start, len, delta);
+        }
+    };
+    for k in 0..ch.old_len {
+        let (oa, na) = (&old.atoms[ch.old + k], &new[ch.new + k]);
+        let (
+            Atom::Char {
+                styles: os,
+                link: ol,
+                ..
+            },
+            Atom::Char {
+                styles: ns,
+                link: nl,
+                ..
+            },
+        ) = (oa, na)
+        else {
+            continue;
+        };
+        if os == ns && ol == nl {
+            let p = pending.take();
+            flush(txn, p);
+            continue;
+        }
+        let delta = mark_delta(&run_attrs(os, ol.as_deref()), &run_attrs(ns, nl.as_deref()));
+        let Place::Text { seg, off, len } = old.places[ch.old + k] else {
+            continue;
+        };
+        match &mut pending {
+            Some((ps, pstart, plen, pd))
+                if *ps == seg && *pstart + *plen == off && *pd == delta =>
+            {
+                *plen += len
+            }
+            _ => {
+                let p = pending.replace((seg, off, len, delta));
+                flush(txn, p);
+            }
+        }
+    }
+    flush(txn, pending);
+}
+
+fn delete_range(txn: &mut TransactionMut, node: &XmlElementRef, old: &Old, a: usize, b: usize) {
+    let mut i = b;
+    while i > a {
+        i -= 1;
+        match &old.places[i] {
+            Place::Child { child } => node.remove_range(txn, *child, 1),
+            Place::Text { seg, off, len } => {
+                // extend left over contiguous chars of the same segment
+                let (seg, end) = (*seg, *off + *len);
+                let mut start = *off;
+                while i > a {
+                    match &old.places[i - 1] {
+                        Place::Text { seg: s, off, .. } if *s == seg => {
+                            start = *off;
+                            i -= 1;
+                        }
+                        _ => break,
+                    }
+                }
+                old.texts[seg].0.remove_range(txn, start, end - start);
+            }
+        }
+    }
+}
+
+fn insert_at(txn: &mut TransactionMut, node: &XmlElementRef, old: &Old, p: usize, atoms: &[Atom]) {
+    if atoms.is_empty() {
+        return;
+    }
+    let all_chars = atoms.iter().all(|a| matches!(a, Atom::Char { .. }));
+    let before = p.checked_sub(1).map(|i| &old.places[i]);
+    let after = old.places.get(p);
+    if all_chars {
+        let anchor = match (before, after) {
+            (Some(Place::Text { seg, off, len }), _) => Some((*seg, off + len)),
+            (_, Some(Place::Text { seg, off, .. })) => Some((*seg, *off)),
+            _ => None,
+        };
+        if let Some((seg, mut off)) = anchor {
+            let text = &old.texts[seg].0;
+            let kind = offset_kind(txn);
+            for run in atoms_to_inline(atoms) {
+                if let Inline::Text(r) = run {
+                    text.insert_with_attributes(
+                        txn,
+                        off,
+                        &r.text,
+                        run_attrs(&r.styles, r.link.as_deref()),
+                    );
+                    off += super::inline::text_len(kind, &r.text);
+                }
+            }
+            return;
+        }
+    }
+    // Find a child boundary, splitting a text segment if the position is inside it.
+    let boundary = match (before, after) {
+        (None, _) => 0,
+        (Some(Place::Child { child }), _) => child + 1,
+        (Some(Place::Text { seg, off, len }), Some(Place::Text { seg: s2, .. })) if seg == s2 => {
+            let (text, ci) = (&old.texts[*seg].0, old.texts[*seg].1);
+            split_text(txn, node, text, ci, off + len);
+            ci + 1
+        }
+        (Some(Place::Text { seg, .. }), _) => old.texts[*seg].1 + 1,
+    };
+    write_inline(txn, node, boundary, &atoms_to_inline(atoms));
+}
+
+/// Moves the text after `at` into a new XmlText right after `text` (child index `ci`).
+fn split_text(txn: &mut TransactionMut, node: &XmlElementRef, text: &XmlTextRef, ci: u32, at: u32) {
+    let kind = offset_kind(txn);
+    let mut tail: Vec<(String, Option<Attrs>)> = vec![];
+    let mut pos = 0u32;
+    for d in text.diff(txn, YChange::identity) {
+        if let Out::Any(Any::String(s)) = &d.insert {
+            let mut part = String::new();
+            for c in s.chars() {
+                if pos >= at {
+                    part.push(c);
+                }
+                pos += char_len(kind, c);
+            }
+            if !part.is_empty() {
+                tail.push((part, d.attributes.map(|a| *a)));
+            }
+        }
+    }
+    if pos > at {
+        text.remove_range(txn, at, pos - at);
+    }
+    let t = node.insert(txn, ci + 1, yrs::XmlTextPrelim::new(""));
+    let mut off = 0;
+    for (s, a) in tail {
+        t.insert_with_attributes(txn, off, &s, a.unwrap_or_default());
+        off += super::inline::text_len(kind, &s);
+    }
+}

@@ -1,0 +1,521 @@
+//! GFM export with a fidelity report: every block-level or inline feature markdown cannot
+//! express is listed with the block id, the block type and what was dropped.
+//!
+//! Anchors (optional): a line `<!-- block:<id> -->` right before each block, at the block's
+//! indentation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::blocknote::read::default_value;
+use crate::blocknote::schema::block_spec;
+use crate::blocknote::tree::{Block, BlockContent, Inline, PropValue, TableContent, TextRun};
+
+/// Export options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportOptions {
+    /// Emit `<!-- block:<id> -->` before each block.
+    #[serde(default)]
+    pub anchors: bool,
+}
+
+/// One thing markdown could not express.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FidelityLoss {
+    pub block_id: String,
+    pub block_type: String,
+    /// What was dropped, e.g. `textColor=red`, `textAlignment=center`, `toggle`, `underline`.
+    pub dropped: String,
+}
+
+/// Markdown and what it lost.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkdownExport {
+    pub markdown: String,
+    pub fidelity: Vec<FidelityLoss>,
+}
+
+/// The markdown of one top-level block (with its children).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    pub id: String,
+    /// Separator to put before this chunk when it follows another one.
+    pub sep: &'static str,
+    pub text: String,
+}
+
+/// Anchor comment for a block id.
+pub fn anchor(id: &str) -> String {
+    format!("<!-- block:{id} -->")
+}
+
+/// Exports blocks to markdown.
+pub fn export_markdown(blocks: &[Block], opts: &ExportOptions) -> MarkdownExport {
+    let mut losses = vec![];
+    let chunks = export_chunks(blocks, opts, &mut losses);
+    MarkdownExport {
+        markdown: join_chunks(&chunks),
+        fidelity: losses,
+    }
+}
+
+pub(crate) fn join_chunks(chunks: &[Chunk]) -> String {
+    let mut s = String::new();
+    for (i, c) in chunks.iter().enumerate() {
+        if i > 0 {
+            s.push_str(c.sep);
+        }
+        s.push_str(&c.text);
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+pub(crate) fn export_chunks(
+    blocks: &[Block],
+    opts: &ExportOptions,
+    losses: &mut Vec<FidelityLoss>,
+) -> Vec<Chunk> {
+    let mut w = Writer {
+        opts: *opts,
+        losses,
+    };
+    let mut out = vec![];
+    let mut prev: Option<&str> = None;
+    let mut number = 0u64;
+    for b in blocks {
+        let mut lines = vec![];
+        number = next_number(prev, b, number, w.losses);
+        w.block(b, "", number, &mut lines);
+        let sep = if prev.is_some_and(|p| is_list(p) && p == b.kind) {
+            "\n"
+        } else {
+            "\n\n"
+        };
+        out.push(Chunk {
+            id: b.id.clone(),
+            sep,
+            text: lines.join("\n"),
+        });
+        prev = Some(&b.kind);
+    }
+    out
+}
+
+fn is_list(kind: &str) -> bool {
+    matches!(
+        kind,
+        "bulletListItem" | "numberedListItem" | "checkListItem" | "toggleListItem"
+    )
+}
+
+fn next_number(prev: Option<&str>, b: &Block, number: u64, losses: &mut Vec<FidelityLoss>) -> u64 {
+    if b.kind != "numberedListItem" {
+        return 0;
+    }
+    let start = b.props.get("start").and_then(PropValue::as_f64);
+    let continuing = prev == Some("numberedListItem");
+    match (continuing, start) {
+        (false, Some(s)) => s.max(0.0) as u64,
+        (false, None) => 1,
+        (true, Some(s)) => {
+            losses.push(loss(b, format!("numberedListItem start={s}")));
+            number + 1
+        }
+        (true, None) => number + 1,
+    }
+}
+
+fn loss(b: &Block, dropped: impl Into<String>) -> FidelityLoss {
+    FidelityLoss {
+        block_id: b.id.clone(),
+        block_type: b.kind.clone(),
+        dropped: dropped.into(),
+    }
+}
+
+struct Writer<'a> {
+    opts: ExportOptions,
+    losses: &'a mut Vec<FidelityLoss>,
+}
+
+fn fmt_value(v: &PropValue) -> String {
+    match v {
+        PropValue::String(s) => s.clone(),
+        PropValue::Number(n) => crate::blocknote::tree::number_json(*n).to_string(),
+        PropValue::Bool(b) => b.to_string(),
+        PropValue::Undefined => "undefined".into(),
+    }
+}
+
+impl Writer<'_> {
+    fn lose(&mut self, b: &Block, what: impl Into<String>) {
+        self.losses.push(loss(b, what));
+    }
+
+    /// Props markdown cannot express, when not at their default.
+    fn prop_losses(&mut self, b: &Block) {
+        let Some(spec) = block_spec(&b.kind) else {
+            return;
+        };
+        for p in spec.props {
+            let Some(v) = b.props.get(p.name) else {
+                continue;
+            };
+            if *v == default_value(p) {
+                continue;
+            }
+            match p.name {
+                "backgroundColor" | "textColor" | "textAlignment" | "previewWidth"
+                | "showPreview" => self.lose(b, format!("{}={}", p.name, fmt_value(v))),
+                "isToggleable" => self.lose(b, "toggle"),
+                "emoji" => self.lose(b, format!("callout emoji={}", fmt_value(v))),
+                _ => {}
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, indent: &str, number: u64, out: &mut Vec<String>) {
+        if self.opts.anchors {
+            out.push(format!("{indent}{}", anchor(&b.id)));
+        }
+        self.prop_losses(b);
+        let inline = |w: &mut Self| w.inline(b, b.inline().unwrap_or(&[]), false);
+        let (first, rest_indent): (String, String) = match b.kind.as_str() {
+            "paragraph" => (inline(self), indent.to_string()),
+            "heading" => {
+                let level = b
+                    .props
+                    .get("level")
+                    .and_then(PropValue::as_f64)
+                    .unwrap_or(1.0)
+                    .clamp(1.0, 6.0) as usize;
+                (
+                    format!("{} {}", "#".repeat(level), inline(self)),
+                    indent.to_string(),
+                )
+            }
+            "bulletListItem" => (format!("- {}", inline(self)), format!("{indent}  ")),
+            "toggleListItem" => {
+                self.lose(b, "toggle");
+                (format!("- {}", inline(self)), format!("{indent}  "))
+            }
+            "checkListItem" => {
+                let checked = b
+                    .props
+                    .get("checked")
+                    .and_then(PropValue::as_bool)
+                    .unwrap_or(false);
+                (
+                    format!("- [{}] {}", if checked { "x" } else { " " }, inline(self)),
+                    format!("{indent}  "),
+                )
+            }
+            "numberedListItem" => {
+                let marker = format!("{number}. ");
+                let pad = " ".repeat(marker.len());
+                (
+                    format!("{marker}{}", inline(self)),
+                    format!("{indent}{pad}"),
+                )
+            }
+            "quote" => (
+                format!("> {}", inline(self).replace('\n', "\n> ")),
+                indent.to_string(),
+            ),
+            "callout" => {
+                self.lose(b, "callout");
+                (
+                    format!("> {}", inline(self).replace('\n', "\n> ")),
+                    indent.to_string(),
+                )
+            }
+            "codeBlock" => {
+                let code = b.plain_text();
+                let mut fence = "```".to_string();
+                while code.contains(&fence) {
+                    fence.push('`');
+                }
+                let lang = b
+                    .props
+                    .get("language")
+                    .and_then(PropValue::as_str)
+                    .unwrap_or("text");
+                let lang = if lang == "text" { "" } else { lang };
+                (
+                    format!("{fence}{lang}\n{code}\n{fence}"),
+                    indent.to_string(),
+                )
+            }
+            "divider" => ("---".into(), indent.to_string()),
+            "pageBreak" => {
+                self.lose(b, "pageBreak");
+                ("<!-- pageBreak -->".into(), indent.to_string())
+            }
+            "image" => {
+                let url = prop_str(b, "url");
+                let alt = first_non_empty(&[prop_str(b, "caption"), prop_str(b, "name")]);
+                (
+                    format!("![{}]({})", escape(&alt), url_escape(&url)),
+                    indent.to_string(),
+                )
+            }
+            "video" | "audio" | "file" | "pdf" => {
+                self.lose(b, format!("{} shown as a link", b.kind));
+                let url = prop_str(b, "url");
+                let label =
+                    first_non_empty(&[prop_str(b, "caption"), prop_str(b, "name"), url.clone()]);
+                (
+                    format!("[{}]({})", escape(&label), url_escape(&url)),
+                    indent.to_string(),
+                )
+            }
+            "table" => match &b.content {
+                BlockContent::Table { table } => (self.table(b, table, indent), indent.to_string()),
+                _ => (String::new(), indent.to_string()),
+            },
+            "uploadLoader" => {
+                self.lose(b, "uploadLoader (upload in progress)");
+                (String::new(), indent.to_string())
+            }
+            other => {
+                self.lose(
+                    b,
+                    format!(
+                        "unknown block `{}`",
+                        if other.is_empty() { "(empty)" } else { other }
+                    ),
+                );
+                (escape(&b.plain_text()), indent.to_string())
+            }
+        };
+        // indent continuation lines of the block itself
+        let mut lines = first.split('\n');
+        if let Some(l) = lines.next() {
+            out.push(format!("{indent}{l}"));
+        }
+        let cont = if is_list(&b.kind) {
+            rest_indent.clone()
+        } else {
+            indent.to_string()
+        };
+        for l in lines {
+            out.push(if l.is_empty() {
+                String::new()
+            } else {
+                format!("{cont}{l}")
+            });
+        }
+        if !b.children.is_empty() {
+            if !is_list(&b.kind) {
+                self.lose(b, "nesting (children exported unindented)");
+            }
+            let mut prev: Option<&str> = None;
+            let mut number = 0;
+            for c in &b.children {
+                number = next_number(prev, c, number, self.losses);
+                let tight = is_list(&b.kind)
+                    && is_list(&c.kind)
+                    && (prev.is_none() || prev == Some(&c.kind));
+                if !tight {
+                    out.push(String::new());
+                }
+                self.block(c, &rest_indent, number, out);
+                prev = Some(&c.kind);
+            }
+        }
+    }
+
+    fn table(&mut self, b: &Block, t: &TableContent, indent: &str) -> String {
+        let width = t
+            .rows
+            .iter()
+            .map(|r| r.cells.len())
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let mut lines = vec![];
+        if t.rows
+            .first()
+            .is_some_and(|r| r.cells.iter().any(|c| !c.header))
+        {
+            self.lose(b, "table without header row (first row shown as header)");
+        }
+        if t.rows
+            .iter()
+            .skip(1)
+            .any(|r| r.cells.iter().any(|c| c.header))
+        {
+            self.lose(b, "header cells outside the first row");
+        }
+        for (ri, row) in t.rows.iter().enumerate() {
+            let mut cells = vec![];
+            for c in &row.cells {
+                for (k, name) in [("colspan", "colspan"), ("rowspan", "rowspan")] {
+                    if c.props.get(k).and_then(PropValue::as_f64).unwrap_or(1.0) != 1.0 {
+                        self.lose(b, name);
+                    }
+                }
+                if c.colwidth.is_some() {
+                    self.lose(b, "colwidth");
+                }
+                for (k, d) in [
+                    ("backgroundColor", "default"),
+                    ("textColor", "default"),
+                    ("textAlignment", "left"),
+                ] {
+                    if let Some(PropValue::String(v)) = c.props.get(k)
+                        && v != d
+                    {
+                        self.lose(b, format!("cell {k}={v}"));
+                    }
+                }
+                cells.push(self.inline(b, &c.content, true));
+            }
+            while cells.len() < width {
+                cells.push(String::new());
+            }
+            lines.push(format!("| {} |", cells.join(" | ")));
+            if ri == 0 {
+                lines.push(format!("|{}", " --- |".repeat(width)));
+            }
+        }
+        let _ = indent;
+        lines.join("\n")
+    }
+
+    fn inline(&mut self, b: &Block, inline: &[Inline], in_table: bool) -> String {
+        let mut s = String::new();
+        let mut i = 0;
+        while i < inline.len() {
+            match &inline[i] {
+                Inline::Text(r) if r.link.is_some() => {
+                    let href = r.link.clone().unwrap_or_default();
+                    let mut inner = String::new();
+                    while let Some(Inline::Text(r)) = inline.get(i) {
+                        if r.link.as_deref() != Some(href.as_str()) {
+                            break;
+                        }
+                        inner.push_str(&self.run(b, r, in_table));
+                        i += 1;
+                    }
+                    s.push_str(&format!("[{inner}]({})", url_escape(&href)));
+                    continue;
+                }
+                Inline::Text(r) => s.push_str(&self.run(b, r, in_table)),
+                Inline::HardBreak => s.push_str(if in_table { "<br>" } else { "\\\n" }),
+                Inline::Element { kind, attrs } => {
+                    let title = attrs
+                        .get("title")
+                        .and_then(PropValue::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    if kind == "interlinkingLinkInline" {
+                        let doc = attrs.get("docId").and_then(PropValue::as_str).unwrap_or("");
+                        self.lose(b, "interlinkingLinkInline (shown as a link)");
+                        s.push_str(&format!("[{}](/docs/{}/)", escape(&title), url_escape(doc)));
+                    } else {
+                        self.lose(b, format!("inline element `{kind}`"));
+                        s.push_str(&escape(&title));
+                    }
+                }
+            }
+            i += 1;
+        }
+        s
+    }
+
+    fn run(&mut self, b: &Block, r: &TextRun, in_table: bool) -> String {
+        let st = &r.styles;
+        if st.underline {
+            self.lose(b, "underline");
+        }
+        if let Some(c) = &st.text_color {
+            self.lose(b, format!("textColor={c}"));
+        }
+        if let Some(c) = &st.background_color {
+            self.lose(b, format!("backgroundColor={c}"));
+        }
+        let body = if st.code {
+            let mut ticks = "`".to_string();
+            while r.text.contains(&ticks) {
+                ticks.push('`');
+            }
+            let pad = if r.text.starts_with('`') || r.text.ends_with('`') {
+                " "
+            } else {
+                ""
+            };
+            format!("{ticks}{pad}{}{pad}{ticks}", r.text)
+        } else {
+            let mut e = escape(&r.text);
+            if in_table {
+                e = e.replace('|', "\\|");
+            }
+            e
+        };
+        let mut open = String::new();
+        if st.bold {
+            open.push_str("**");
+        }
+        if st.italic {
+            open.push('*');
+        }
+        if st.strike {
+            open.push_str("~~");
+        }
+        if open.is_empty() || body.trim().is_empty() {
+            return body;
+        }
+        let close: String = open.chars().rev().collect();
+        let lead = &body[..body.len() - body.trim_start().len()];
+        let trail = &body[body.trim_end().len()..];
+        format!("{lead}{open}{}{close}{trail}", body.trim())
+    }
+}
+
+fn prop_str(b: &Block, k: &str) -> String {
+    b.props
+        .get(k)
+        .and_then(PropValue::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
+fn first_non_empty(v: &[String]) -> String {
+    v.iter()
+        .find(|s| !s.is_empty())
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn url_escape(u: &str) -> String {
+    u.replace(' ', "%20")
+        .replace('(', "%28")
+        .replace(')', "%29")
+}
+
+/// Escapes markdown syntax in plain text.
+pub fn escape(t: &str) -> String {
+    let mut s = String::with_capacity(t.len());
+    for (i, c) in t.chars().enumerate() {
+        match c {
+            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '~' => {
+                s.push('\\');
+                s.push(c);
+            }
+            '#' | '-' | '+' | '=' | '|' if i == 0 => {
+                s.push('\\');
+                s.push(c);
+            }
+            _ => s.push(c),
+        }
+    }
+    // "1. " at the start would become a list
+    let digits = s.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && s[digits..].starts_with(". ") {
+        s.insert(digits, '\\');
+    }
+    s
+}

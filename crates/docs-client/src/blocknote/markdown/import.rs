@@ -1,0 +1,534 @@
+//! Markdown import (pulldown-cmark with tables, task lists and strikethrough) into [`NewBlock`]s.
+//! Never panics: anything it does not map becomes plain text or is skipped.
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use crate::blocknote::inline::normalize_inline;
+use crate::blocknote::tree::{
+    Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
+    inline_plain_text,
+};
+
+fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH
+}
+
+enum Frame {
+    Root(Vec<NewBlock>),
+    Quote(Vec<NewBlock>),
+    List {
+        ordered: bool,
+        start: u64,
+        items: Vec<NewBlock>,
+    },
+    Item {
+        content: Option<Vec<Inline>>,
+        checked: Option<bool>,
+        children: Vec<NewBlock>,
+    },
+}
+
+#[derive(PartialEq)]
+enum Leaf {
+    Paragraph,
+    Implicit,
+    Heading(u8),
+    Code(String),
+    Cell,
+}
+
+#[derive(Default)]
+struct InlineState {
+    runs: Vec<Inline>,
+    bold: u32,
+    italic: u32,
+    strike: u32,
+    links: Vec<String>,
+    image: Option<(String, String)>,
+    images: Vec<(String, String)>,
+    other: bool,
+}
+
+impl InlineState {
+    fn styles(&self) -> Styles {
+        Styles {
+            bold: self.bold > 0,
+            italic: self.italic > 0,
+            strike: self.strike > 0,
+            ..Default::default()
+        }
+    }
+    fn text(&mut self, t: &str, code: bool) {
+        if let Some((_, alt)) = &mut self.image {
+            alt.push_str(t);
+            return;
+        }
+        if !t.trim().is_empty() {
+            self.other = true;
+        }
+        let mut styles = self.styles();
+        styles.code = code;
+        self.runs.push(Inline::Text(TextRun {
+            text: t.to_string(),
+            styles,
+            link: self.links.last().cloned(),
+            comments: vec![],
+        }));
+    }
+}
+
+struct Importer {
+    stack: Vec<Frame>,
+    leaf: Option<Leaf>,
+    inl: InlineState,
+    code: String,
+    table: Option<(Vec<TableRow>, Vec<TableCell>, bool)>,
+}
+
+fn block(kind: &str, content: Option<NewContent>) -> NewBlock {
+    NewBlock {
+        kind: kind.into(),
+        props: Default::default(),
+        content,
+        children: vec![],
+    }
+}
+
+impl Importer {
+    fn emit(&mut self, b: NewBlock) {
+        match self.stack.last_mut() {
+            Some(Frame::Root(v)) | Some(Frame::Quote(v)) => v.push(b),
+            Some(Frame::Item {
+                content, children, ..
+            }) => {
+                if content.is_none() && children.is_empty() && b.kind == "paragraph" {
+                    *content = Some(match b.content {
+                        Some(NewContent::Inline(i)) => i,
+                        _ => vec![],
+                    });
+                } else {
+                    children.push(b);
+                }
+            }
+            Some(Frame::List { items, .. }) => items.push(b),
+            None => {}
+        }
+    }
+
+    fn start_leaf(&mut self, leaf: Leaf) {
+        self.close_implicit();
+        self.leaf = Some(leaf);
+        self.inl = InlineState::default();
+    }
+
+    fn ensure_leaf(&mut self) {
+        if self.leaf.is_none() {
+            self.start_leaf(Leaf::Implicit);
+        }
+    }
+
+    fn close_implicit(&mut self) {
+        if self.leaf == Some(Leaf::Implicit) {
+            self.end_paragraph();
+        }
+    }
+
+    fn take_inline(&mut self) -> Vec<Inline> {
+        let runs = std::mem::take(&mut self.inl.runs);
+        trim_inline(normalize_inline(runs))
+    }
+
+    fn end_paragraph(&mut self) {
+        self.leaf = None;
+        let only_images = !self.inl.images.is_empty() && !self.inl.other;
+        if only_images {
+            let images = std::mem::take(&mut self.inl.images);
+            self.inl.runs.clear();
+            for (url, alt) in images {
+                let mut b = block("image", None);
+                b.props.insert("url".into(), PropValue::String(url));
+                if !alt.is_empty() {
+                    b.props.insert("caption".into(), PropValue::String(alt));
+                }
+                self.emit(b);
+            }
+            return;
+        }
+        let inline = self.take_inline();
+        if inline.is_empty() && !matches!(self.stack.last(), Some(Frame::Item { .. })) {
+            return;
+        }
+        self.emit(block("paragraph", Some(NewContent::Inline(inline))));
+    }
+
+    fn event(&mut self, ev: Event) {
+        match ev {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => {
+                if let Some(Leaf::Code(_)) = self.leaf {
+                    self.code.push_str(&t);
+                } else {
+                    self.ensure_leaf();
+                    self.inl.text(&t, false);
+                }
+            }
+            Event::Code(t) => {
+                self.ensure_leaf();
+                self.inl.text(&t, true);
+            }
+            Event::InlineMath(t) | Event::DisplayMath(t) => {
+                self.ensure_leaf();
+                self.inl.text(&t, true);
+            }
+            Event::SoftBreak => {
+                if self.leaf.is_some() {
+                    self.inl.text(" ", false);
+                }
+            }
+            Event::HardBreak => {
+                if self.leaf.is_some() {
+                    self.inl.runs.push(Inline::HardBreak);
+                }
+            }
+            Event::Html(h) | Event::InlineHtml(h) => {
+                let t = h.trim();
+                if t.eq_ignore_ascii_case("<br>")
+                    || t.eq_ignore_ascii_case("<br/>")
+                    || t.eq_ignore_ascii_case("<br />")
+                {
+                    if self.leaf.is_some() {
+                        self.inl.runs.push(Inline::HardBreak);
+                    }
+                } else if !t.starts_with("<!--") && !t.is_empty() {
+                    self.ensure_leaf();
+                    self.inl.text(&h, false);
+                }
+            }
+            Event::Rule => {
+                self.close_implicit();
+                self.emit(block("divider", None));
+            }
+            Event::TaskListMarker(checked) => {
+                if let Some(Frame::Item { checked: c, .. }) = self.stack.last_mut() {
+                    *c = Some(checked);
+                }
+            }
+            Event::FootnoteReference(r) => {
+                self.ensure_leaf();
+                self.inl.text(&format!("[^{r}]"), false);
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag) {
+        match tag {
+            Tag::Paragraph => self.start_leaf(Leaf::Paragraph),
+            Tag::Heading { level, .. } => self.start_leaf(Leaf::Heading(level as u8)),
+            Tag::CodeBlock(kind) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(l) => {
+                        l.split_whitespace().next().unwrap_or("").to_string()
+                    }
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.start_leaf(Leaf::Code(lang));
+                self.code.clear();
+            }
+            Tag::BlockQuote(_) => {
+                self.close_implicit();
+                self.stack.push(Frame::Quote(vec![]));
+            }
+            Tag::List(start) => {
+                self.close_implicit();
+                self.stack.push(Frame::List {
+                    ordered: start.is_some(),
+                    start: start.unwrap_or(1),
+                    items: vec![],
+                });
+            }
+            Tag::Item => {
+                self.close_implicit();
+                self.stack.push(Frame::Item {
+                    content: None,
+                    checked: None,
+                    children: vec![],
+                });
+            }
+            Tag::Table(_) => {
+                self.close_implicit();
+                self.table = Some((vec![], vec![], false));
+            }
+            Tag::TableHead => {
+                if let Some(t) = &mut self.table {
+                    t.2 = true;
+                    t.1.clear();
+                }
+            }
+            Tag::TableRow => {
+                if let Some(t) = &mut self.table {
+                    t.1.clear();
+                }
+            }
+            Tag::TableCell => self.start_leaf(Leaf::Cell),
+            Tag::Emphasis => self.inl.italic += 1,
+            Tag::Strong => self.inl.bold += 1,
+            Tag::Strikethrough => self.inl.strike += 1,
+            Tag::Link { dest_url, .. } => {
+                self.ensure_leaf();
+                self.inl.links.push(dest_url.to_string());
+            }
+            Tag::Image { dest_url, .. } => {
+                self.ensure_leaf();
+                self.inl.image = Some((dest_url.to_string(), String::new()));
+            }
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph if self.leaf.is_some() => self.end_paragraph(),
+            TagEnd::Heading(_) => {
+                let level = match self.leaf {
+                    Some(Leaf::Heading(l)) => l,
+                    _ => 1,
+                };
+                self.leaf = None;
+                let inline = self.take_inline();
+                let mut b = block("heading", Some(NewContent::Inline(inline)));
+                b.props
+                    .insert("level".into(), PropValue::Number(level.min(6) as f64));
+                self.emit(b);
+            }
+            TagEnd::CodeBlock => {
+                let lang = match self.leaf.take() {
+                    Some(Leaf::Code(l)) => l,
+                    _ => String::new(),
+                };
+                let mut text = std::mem::take(&mut self.code);
+                if text.ends_with('\n') {
+                    text.pop();
+                }
+                let mut b = block("codeBlock", Some(NewContent::Markdown(text)));
+                if !lang.is_empty() {
+                    b.props.insert("language".into(), PropValue::String(lang));
+                }
+                self.emit(b);
+            }
+            TagEnd::BlockQuote(_) => {
+                self.close_implicit();
+                if let Some(Frame::Quote(blocks)) = self.stack.pop() {
+                    for mut b in blocks {
+                        if b.kind == "paragraph" {
+                            b.kind = "quote".into();
+                        }
+                        self.emit(b);
+                    }
+                }
+            }
+            TagEnd::Item => {
+                self.close_implicit();
+                if let Some(Frame::Item {
+                    content,
+                    checked,
+                    children,
+                }) = self.stack.pop()
+                {
+                    let (ordered, first) = match self.stack.last() {
+                        Some(Frame::List { ordered, items, .. }) => (*ordered, items.is_empty()),
+                        _ => (false, false),
+                    };
+                    let kind = match (checked, ordered) {
+                        (Some(_), _) => "checkListItem",
+                        (None, true) => "numberedListItem",
+                        (None, false) => "bulletListItem",
+                    };
+                    let mut b = block(kind, Some(NewContent::Inline(content.unwrap_or_default())));
+                    b.children = children;
+                    if let Some(c) = checked {
+                        b.props.insert("checked".into(), PropValue::Bool(c));
+                    }
+                    if let (true, true, Some(Frame::List { start, .. })) =
+                        (ordered, first, self.stack.last())
+                        && *start != 1
+                        && checked.is_none()
+                    {
+                        b.props
+                            .insert("start".into(), PropValue::Number(*start as f64));
+                    }
+                    self.emit(b);
+                }
+            }
+            TagEnd::List(_) => {
+                self.close_implicit();
+                if let Some(Frame::List { items, .. }) = self.stack.pop() {
+                    for b in items {
+                        self.emit(b);
+                    }
+                }
+            }
+            TagEnd::TableCell => {
+                self.leaf = None;
+                let content = self.take_inline();
+                if let Some((_, cells, head)) = &mut self.table {
+                    cells.push(TableCell {
+                        header: *head,
+                        props: Default::default(),
+                        colwidth: None,
+                        content,
+                    });
+                }
+            }
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some((rows, cells, head)) = &mut self.table {
+                    rows.push(TableRow {
+                        cells: std::mem::take(cells),
+                    });
+                    *head = false;
+                }
+            }
+            TagEnd::Table => {
+                if let Some((rows, _, _)) = self.table.take()
+                    && !rows.is_empty()
+                {
+                    let width = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0).max(1);
+                    let rows = rows
+                        .into_iter()
+                        .map(|mut r| {
+                            let header = r.cells.first().is_some_and(|c| c.header);
+                            while r.cells.len() < width {
+                                r.cells.push(TableCell {
+                                    header,
+                                    props: Default::default(),
+                                    colwidth: None,
+                                    content: vec![],
+                                });
+                            }
+                            r
+                        })
+                        .collect();
+                    self.emit(block(
+                        "table",
+                        Some(NewContent::Table(TableContent { rows })),
+                    ));
+                }
+            }
+            TagEnd::Emphasis => self.inl.italic = self.inl.italic.saturating_sub(1),
+            TagEnd::Strong => self.inl.bold = self.inl.bold.saturating_sub(1),
+            TagEnd::Strikethrough => self.inl.strike = self.inl.strike.saturating_sub(1),
+            TagEnd::Link => {
+                self.inl.links.pop();
+            }
+            TagEnd::Image => {
+                if let Some((url, alt)) = self.inl.image.take() {
+                    let shown = if alt.is_empty() {
+                        url.clone()
+                    } else {
+                        alt.clone()
+                    };
+                    self.inl.runs.push(Inline::Text(TextRun {
+                        text: shown,
+                        styles: self.inl.styles(),
+                        link: Some(url.clone()),
+                        comments: vec![],
+                    }));
+                    self.inl.images.push((url, alt));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn trim_inline(mut v: Vec<Inline>) -> Vec<Inline> {
+    while matches!(v.last(), Some(Inline::HardBreak)) {
+        v.pop();
+    }
+    if let Some(Inline::Text(r)) = v.first_mut() {
+        let t = r.text.trim_start().to_string();
+        r.text = t;
+    }
+    if let Some(Inline::Text(r)) = v.last_mut() {
+        let t = r.text.trim_end().to_string();
+        r.text = t;
+    }
+    normalize_inline(v)
+}
+
+/// Imports a markdown document into new blocks.
+pub fn import_markdown(markdown: &str) -> Vec<NewBlock> {
+    let mut imp = Importer {
+        stack: vec![Frame::Root(vec![])],
+        leaf: None,
+        inl: InlineState::default(),
+        code: String::new(),
+        table: None,
+    };
+    for ev in Parser::new_ext(markdown, options()) {
+        imp.event(ev);
+    }
+    imp.close_implicit();
+    // unwind anything left open (malformed input cannot happen with pulldown-cmark, but be safe)
+    while imp.stack.len() > 1 {
+        match imp.stack.pop() {
+            Some(Frame::Quote(v)) | Some(Frame::List { items: v, .. }) => {
+                for b in v {
+                    imp.emit(b)
+                }
+            }
+            Some(Frame::Item {
+                content, children, ..
+            }) => {
+                let mut b = block(
+                    "bulletListItem",
+                    Some(NewContent::Inline(content.unwrap_or_default())),
+                );
+                b.children = children;
+                imp.emit(b);
+            }
+            _ => {}
+        }
+    }
+    match imp.stack.pop() {
+        Some(Frame::Root(v)) => v,
+        _ => vec![],
+    }
+}
+
+/// Parses inline markdown (`**bold**`, `*italic*`, `~~strike~~`, `` `code` ``, `[link](url)`,
+/// hard breaks) into inline content. Several paragraphs are joined with hard breaks.
+pub fn parse_inline(markdown: &str) -> Vec<Inline> {
+    let mut out: Vec<Inline> = vec![];
+    for b in import_markdown(markdown) {
+        let mut parts = vec![];
+        collect_inline(&b, &mut parts);
+        for p in parts {
+            if !out.is_empty() {
+                out.push(Inline::HardBreak);
+            }
+            out.extend(p);
+        }
+    }
+    normalize_inline(out)
+}
+
+fn collect_inline(b: &NewBlock, out: &mut Vec<Vec<Inline>>) {
+    match &b.content {
+        Some(NewContent::Inline(i)) => out.push(i.clone()),
+        Some(NewContent::Markdown(s)) => out.push(vec![Inline::Text(TextRun::plain(s.clone()))]),
+        Some(NewContent::Table(t)) => {
+            for r in &t.rows {
+                for c in &r.cells {
+                    out.push(vec![Inline::Text(TextRun::plain(inline_plain_text(
+                        &c.content,
+                    )))]);
+                }
+            }
+        }
+        None => {}
+    }
+    for c in &b.children {
+        collect_inline(c, out);
+    }
+}

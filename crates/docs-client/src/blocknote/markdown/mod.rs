@@ -1,0 +1,4 @@
+//! Markdown (GFM) export with a fidelity report, and markdown import into new blocks.
+
+pub mod export;
+pub mod import;

@@ -1,0 +1,52 @@
+//! The BlockNote document model over Yjs — pure data, no I/O.
+//!
+//! La Suite Docs stores a document in the Y.XmlFragment `document-store`: one root
+//! `blockGroup` of `blockContainer`s (attribute `id`), each holding a content node
+//! (`paragraph`, `heading`, ...) and optionally a nested `blockGroup`.
+//!
+//! - [`schema`]: node names, each block type's props (type + default), what is writable.
+//! - [`tree`]: the typed tree ([`Document`], [`Block`], [`Inline`]) and the input [`NewBlock`].
+//! - [`read`]: Y → typed tree ([`read_document`]). Unknown blocks read as opaque.
+//! - [`write`]: validation, builders and operations on a `TransactionMut` (insert, delete,
+//!   move, change type/props, set text with a minimal diff). Each validates before mutating.
+//! - [`diff`]: the minimal inline diff used by [`set_block_text`].
+//! - [`markdown`]: GFM export with a fidelity report, and import.
+//! - [`outline`]: heading tree with counts; reading by section, range or size budget.
+//! - [`json`]: BlockNote's block JSON, for golden comparisons.
+
+pub mod diff;
+pub mod error;
+pub mod inline;
+pub mod json;
+pub mod markdown;
+pub mod outline;
+pub mod read;
+pub mod schema;
+pub mod tree;
+pub mod write;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{ModelError, ModelResult};
+pub use markdown::export::{ExportOptions, FidelityLoss, MarkdownExport, anchor, export_markdown};
+pub use markdown::import::{import_markdown, parse_inline};
+pub use outline::{
+    Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
+    read_section,
+};
+pub use read::{read_document, root_group};
+pub use schema::FRAGMENT_NAME;
+pub use tree::{
+    Block, BlockContent, Document, Inline, NewBlock, NewContent, PropValue, Props, Styles,
+    TableCell, TableContent, TableRow, TextRun,
+};
+pub use write::{
+    ChildrenMode, Position, delete_blocks, ensure_root, insert_blocks, move_block,
+    set_block_content, set_block_text, update_block, validate_block,
+};
+
+/// The `document-store` fragment of a doc.
+pub fn document_fragment(doc: &yrs::Doc) -> yrs::XmlFragmentRef {
+    doc.get_or_insert_xml_fragment(FRAGMENT_NAME)
+}

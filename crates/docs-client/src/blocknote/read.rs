@@ -1,0 +1,216 @@
+//! Reading the `document-store` fragment into the typed tree.
+
+use yrs::{Any, Out, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+
+use super::inline::{any_to_prop, deep_text, read_attrs, read_inline};
+use super::schema::{
+    BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, CELL_PROPS, ContentKind, PropDefault, PropSpec,
+    PropType, TABLE_HEADER, TABLE_PARAGRAPH, block_spec,
+};
+use super::tree::{
+    Block, BlockContent, Document, Inline, PropValue, Props, TableCell, TableContent, TableRow,
+    TextRun,
+};
+
+/// The root blockGroup: the first blockGroup child of the fragment (a second one is ignored).
+pub fn root_group<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Option<XmlElementRef> {
+    frag.children(txn).find_map(|c| match c {
+        XmlOut::Element(e) if e.tag().as_ref() == BLOCK_GROUP => Some(e),
+        _ => None,
+    })
+}
+
+/// Reads the whole document.
+pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
+    match root_group(txn, frag) {
+        Some(g) => Document {
+            blocks: read_group(txn, &g),
+        },
+        None => Document::default(),
+    }
+}
+
+/// Reads the blocks of a blockGroup.
+pub(crate) fn read_group<T: ReadTxn>(txn: &T, group: &XmlElementRef) -> Vec<Block> {
+    group
+        .children(txn)
+        .filter_map(|c| match c {
+            XmlOut::Element(e) if e.tag().as_ref() == BLOCK_CONTAINER => Some(read_block(txn, &e)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The string id of a blockContainer.
+pub(crate) fn container_id<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> String {
+    match el.get_attribute(txn, "id") {
+        Some(Out::Any(Any::String(s))) => s.to_string(),
+        Some(Out::Any(a)) => a.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Content node and child blockGroup of a blockContainer.
+pub(crate) fn container_parts<T: ReadTxn>(
+    txn: &T,
+    el: &XmlElementRef,
+) -> (Option<XmlElementRef>, Option<XmlElementRef>) {
+    let mut content = None;
+    let mut group = None;
+    for c in el.children(txn) {
+        if let XmlOut::Element(e) = c {
+            if e.tag().as_ref() == BLOCK_GROUP {
+                if group.is_none() {
+                    group = Some(e);
+                }
+            } else if content.is_none() && group.is_none() {
+                content = Some(e);
+            }
+        }
+    }
+    (content, group)
+}
+
+/// Reads one blockContainer.
+pub(crate) fn read_block<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Block {
+    let id = container_id(txn, el);
+    let (content, group) = container_parts(txn, el);
+    let children = group.map(|g| read_group(txn, &g)).unwrap_or_default();
+    let Some(node) = content else {
+        return Block {
+            id,
+            kind: String::new(),
+            props: Props::new(),
+            content: BlockContent::Opaque {
+                text: String::new(),
+            },
+            children,
+        };
+    };
+    let tag = node.tag().to_string();
+    match block_spec(&tag) {
+        Some(spec) if spec.writable => Block {
+            id,
+            kind: tag,
+            props: typed_props(txn, &node, spec.props),
+            content: read_content(txn, &node, spec),
+            children,
+        },
+        Some(_) => Block {
+            id,
+            kind: tag,
+            props: read_attrs(txn, &node),
+            content: BlockContent::None,
+            children,
+        },
+        None => Block {
+            id,
+            kind: tag,
+            props: read_attrs(txn, &node),
+            content: BlockContent::Opaque {
+                text: deep_text(txn, &node),
+            },
+            children,
+        },
+    }
+}
+
+/// The default value of a prop.
+pub(crate) fn default_value(p: &PropSpec) -> PropValue {
+    match p.default {
+        PropDefault::Str(s) => PropValue::String(s.to_string()),
+        PropDefault::Num(n) => PropValue::Number(n),
+        PropDefault::Bool(b) => PropValue::Bool(b),
+        PropDefault::Undefined => PropValue::Undefined,
+    }
+}
+
+/// Coerces a stored value to the prop's type (old documents may hold strings).
+fn coerce(p: &PropSpec, v: PropValue) -> PropValue {
+    match (p.ty, v) {
+        (_, PropValue::Undefined) => PropValue::Undefined,
+        (PropType::Number, PropValue::String(s)) => s
+            .trim()
+            .parse::<f64>()
+            .map(PropValue::Number)
+            .unwrap_or_else(|_| default_value(p)),
+        (PropType::Bool, PropValue::String(s)) => PropValue::Bool(s == "true"),
+        (PropType::String, PropValue::Number(n)) => PropValue::String(n.to_string()),
+        (PropType::String, PropValue::Bool(b)) => PropValue::String(b.to_string()),
+        (_, v) => v,
+    }
+}
+
+/// Reads the props of a spec: stored value (coerced to its type) or default.
+pub(crate) fn typed_props<T: ReadTxn>(txn: &T, node: &XmlElementRef, specs: &[PropSpec]) -> Props {
+    let mut props = Props::new();
+    for p in specs {
+        let v = node
+            .get_attribute(txn, p.name)
+            .and_then(|o| match o {
+                Out::Any(a) => any_to_prop(&a),
+                _ => None,
+            })
+            .map(|v| coerce(p, v))
+            .unwrap_or_else(|| default_value(p));
+        props.insert(p.name.to_string(), v);
+    }
+    props
+}
+
+fn read_content<T: ReadTxn>(txn: &T, node: &XmlElementRef, spec: &BlockSpec) -> BlockContent {
+    match spec.content {
+        ContentKind::None => BlockContent::None,
+        ContentKind::Inline => BlockContent::Inline {
+            inline: read_inline(txn, node),
+        },
+        ContentKind::Code => {
+            let text = deep_text(txn, node);
+            BlockContent::Inline {
+                inline: if text.is_empty() {
+                    vec![]
+                } else {
+                    vec![Inline::Text(TextRun::plain(text))]
+                },
+            }
+        }
+        ContentKind::Table => BlockContent::Table {
+            table: read_table(txn, node),
+        },
+    }
+}
+
+fn read_table<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> TableContent {
+    let mut rows = Vec::new();
+    for r in node.children(txn) {
+        let XmlOut::Element(r) = r else { continue };
+        let mut cells = Vec::new();
+        for c in r.children(txn) {
+            let XmlOut::Element(c) = c else { continue };
+            let colwidth = match c.get_attribute(txn, "colwidth") {
+                Some(Out::Any(Any::Array(a))) => Some(
+                    a.iter()
+                        .filter_map(|x| any_to_prop(x).and_then(|p| p.as_f64()))
+                        .collect(),
+                ),
+                _ => None,
+            };
+            let content = c
+                .children(txn)
+                .find_map(|p| match p {
+                    XmlOut::Element(p) if p.tag().as_ref() == TABLE_PARAGRAPH => Some(p),
+                    _ => None,
+                })
+                .map(|p| read_inline(txn, &p))
+                .unwrap_or_default();
+            cells.push(TableCell {
+                header: c.tag().as_ref() == TABLE_HEADER,
+                props: typed_props(txn, &c, CELL_PROPS),
+                colwidth,
+                content,
+            });
+        }
+        rows.push(TableRow { cells });
+    }
+    TableContent { rows }
+}
