@@ -87,6 +87,38 @@ impl fmt::Display for InstanceUrl {
     }
 }
 
+/// A document named by its UUID, or by its address on an instance
+/// (`https://docs.example.org/docs/<uuid>/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentRef {
+    /// The instance, when the document was named by URL.
+    pub instance: Option<InstanceUrl>,
+    pub id: uuid::Uuid,
+}
+
+impl DocumentRef {
+    pub fn parse(input: &str) -> Result<Self> {
+        let trimmed = input.trim();
+        if let Ok(id) = uuid::Uuid::parse_str(trimmed) {
+            return Ok(DocumentRef { instance: None, id });
+        }
+        let invalid = || Error::InvalidDocumentRef {
+            input: trimmed.to_owned(),
+        };
+        let url = Url::parse(trimmed).map_err(|_| invalid())?;
+        let id = url
+            .path_segments()
+            .into_iter()
+            .flatten()
+            .find_map(|segment| uuid::Uuid::parse_str(segment).ok())
+            .ok_or_else(invalid)?;
+        Ok(DocumentRef {
+            instance: Some(InstanceUrl::parse(trimmed)?),
+            id,
+        })
+    }
+}
+
 fn is_loopback(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     host == "localhost"
@@ -198,6 +230,26 @@ mod tests {
         assert!(InstanceUrl::parse("ftp://docs.example.org").is_err());
         assert!(InstanceUrl::parse("https://user:pw@docs.example.org").is_err());
         assert!(InstanceUrl::parse("https://").is_err());
+    }
+
+    #[test]
+    fn documents_by_id_or_url() {
+        let id: uuid::Uuid = "6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f".parse().unwrap();
+        assert_eq!(
+            DocumentRef::parse(" 6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f ").unwrap(),
+            DocumentRef { instance: None, id }
+        );
+        let by_url =
+            DocumentRef::parse("https://docs.example.org/docs/6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f/")
+                .unwrap();
+        assert_eq!(by_url.id, id);
+        assert_eq!(by_url.instance.unwrap().origin(), "https://docs.example.org");
+        for bad in ["hello", "https://docs.example.org/docs/", ""] {
+            assert_eq!(
+                DocumentRef::parse(bad).unwrap_err(),
+                Error::InvalidDocumentRef { input: bad.to_owned() }
+            );
+        }
     }
 
     #[test]

@@ -39,7 +39,7 @@ mod rest;
 mod session;
 mod tls;
 
-pub use config::{ClientConfig, InstanceUrl, Secret};
+pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
 pub use presence::Presence;
 pub use registry::SessionRegistry;

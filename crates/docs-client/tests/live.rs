@@ -1,0 +1,691 @@
+//! The live client against the Docs-like test server: real Hocuspocus 3.4.4, content
+//! judged by BlockNote's own parser.
+
+mod support;
+
+use std::time::Duration;
+
+use docs_client::protocol::{Frame, Message};
+use docs_client::{DocumentSession, Error, SessionOptions, SessionRegistry};
+use futures_util::{SinkExt, StreamExt};
+use support::*;
+use test_harness::{DocsServer, DocumentSpec, ServerOptions, TypistSpec};
+use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Opens a raw socket with the given headers and returns what the server does first.
+async fn raw_handshake(
+    server: &DocsServer,
+    room: &str,
+    origin: Option<&str>,
+    cookie: Option<&str>,
+) -> RawOutcome {
+    let url = format!("{}?room={room}", server.ws_url());
+    let mut request = url.into_client_request().unwrap();
+    if let Some(origin) = origin {
+        request
+            .headers_mut()
+            .insert("Origin", origin.parse().unwrap());
+    }
+    if let Some(cookie) = cookie {
+        request
+            .headers_mut()
+            .insert("Cookie", cookie.parse().unwrap());
+    }
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    socket
+        .send(tungstenite::Message::Binary(
+            Frame::new(room, Message::AuthToken(String::new()))
+                .encode()
+                .into(),
+        ))
+        .await
+        .ok();
+    let next = tokio::time::timeout(WAIT, async {
+        loop {
+            match socket.next().await {
+                Some(Ok(tungstenite::Message::Close(Some(frame)))) => {
+                    return RawOutcome::Closed(u16::from(frame.code), frame.reason.to_string());
+                }
+                Some(Ok(tungstenite::Message::Binary(bytes))) => {
+                    let frame = Frame::decode(&bytes).unwrap();
+                    match frame.message {
+                        Message::PermissionDenied(reason) => return RawOutcome::Denied(reason),
+                        Message::Authenticated { read_only } => {
+                            return RawOutcome::Authenticated { read_only };
+                        }
+                        _ => continue,
+                    }
+                }
+                Some(Ok(_)) => continue,
+                other => panic!("socket ended without an answer: {other:?}"),
+            }
+        }
+    })
+    .await;
+    next.expect("the server answered")
+}
+
+#[derive(Debug, PartialEq)]
+enum RawOutcome {
+    Closed(u16, String),
+    Denied(String),
+    Authenticated { read_only: bool },
+}
+
+#[tokio::test]
+async fn handshake_rejections_match_docs() {
+    let server = DocsServer::start().await.unwrap();
+    let public = server
+        .create_document(DocumentSpec::new("public"))
+        .await
+        .unwrap()
+        .to_string();
+    let restricted = server
+        .create_document(DocumentSpec::new("restricted").link("restricted", "reader"))
+        .await
+        .unwrap()
+        .to_string();
+    let origin = server.url();
+
+    assert_eq!(
+        raw_handshake(&server, &public, Some("https://evil.example"), Some("a=b")).await,
+        RawOutcome::Closed(4001, "Origin not allowed".into())
+    );
+    assert_eq!(
+        raw_handshake(&server, &public, None, Some("a=b")).await,
+        RawOutcome::Closed(4001, "Origin not allowed".into())
+    );
+    assert_eq!(
+        raw_handshake(&server, &public, Some(origin), None).await,
+        RawOutcome::Closed(4001, "No cookies".into())
+    );
+    // A UUID, but version 1: refused like any room Docs does not serve.
+    let v1 = "c232ab00-9414-11ec-b3c8-9f6bdeced846";
+    assert_eq!(
+        raw_handshake(&server, v1, Some(origin), Some("a=b")).await,
+        RawOutcome::Denied("permission-denied".into())
+    );
+    assert_eq!(
+        raw_handshake(&server, &restricted, Some(origin), Some("a=b")).await,
+        RawOutcome::Denied("permission-denied".into())
+    );
+    assert_eq!(
+        raw_handshake(&server, &public, Some(origin), Some("a=b")).await,
+        RawOutcome::Authenticated { read_only: false }
+    );
+
+    // Our client never gets that far on a document it may not read: REST says no first.
+    let err = DocumentSession::open(
+        anonymous_client(&server),
+        restricted.parse().unwrap(),
+        SessionOptions::default(),
+    )
+    .await
+    .err()
+    .expect("refused");
+    assert!(
+        matches!(err, Error::Unauthorized { .. } | Error::NotFound { .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn content_is_loaded_from_rest_into_an_empty_room() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("seeded").markdown("# Title\n\nFirst paragraph"))
+        .await
+        .unwrap();
+    assert_eq!(server.live(id).await.unwrap(), None, "rooms start empty");
+
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert_eq!(block_texts(session.doc()), ["Title", "First paragraph"]);
+    assert!(!session.is_read_only());
+    // The room received the REST content from us through the sync handshake.
+    let live = eventually("the room to hold the content", WAIT, || async {
+        server
+            .live(id)
+            .await
+            .unwrap()
+            .filter(|doc| blocknote_texts(&doc.blocks) == ["Title", "First paragraph"])
+    })
+    .await;
+    assert_eq!(live.blocks[0]["type"], "heading");
+    session.close().await.unwrap();
+    // Nothing was written: nothing was saved.
+    assert_eq!(
+        server.stats().await.unwrap().content_patches.get(&id.to_string()),
+        None
+    );
+}
+
+#[tokio::test]
+async fn anonymous_edit_survives_close_and_is_seen_by_a_fresh_client() {
+    support::init_tracing();
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("public editor").markdown("Existing text"))
+        .await
+        .unwrap();
+    let client = anonymous_client(&server);
+    let session = DocumentSession::open(client.clone(), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert!(client.has_session_cookie(), "the instance handed out a session");
+    let receipt = session
+        .write(|txn| append_paragraph(txn, "Written by the agent"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(receipt.seq, 1);
+    assert!(receipt.saved_after >= receipt.acknowledged_after);
+    session.close().await.unwrap();
+    drop(session);
+
+    // Saved through REST, exactly as BlockNote reads it.
+    let stored = server.stored(id).await.unwrap();
+    assert_eq!(
+        blocknote_texts(&stored.blocks),
+        ["Existing text", "Written by the agent"]
+    );
+    assert_eq!(stored.blocks[1]["id"], receipt.value);
+    assert_eq!(stored.blocks[1]["type"], "paragraph");
+    assert_eq!(
+        stored.blocks[1]["props"],
+        serde_json::json!({"backgroundColor": "default", "textColor": "default", "textAlignment": "left"})
+    );
+
+    // The room is gone (the last client left); a fresh client loads the saved content.
+    let fresh = DocumentSession::open(anonymous_client(&server), id, fast_options("Other"))
+        .await
+        .unwrap();
+    assert_eq!(
+        block_texts(fresh.doc()),
+        ["Existing text", "Written by the agent"]
+    );
+    fresh.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn read_only_is_detected_and_writes_are_refused_without_change() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(
+            DocumentSpec::new("public reader")
+                .markdown("Read me")
+                .link("public", "reader"),
+        )
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert!(session.is_read_only());
+    let err = session
+        .write(|txn| append_paragraph(txn, "must not land"))
+        .err()
+        .expect("refused");
+    assert_eq!(
+        err,
+        Error::ReadOnly {
+            document: id.to_string()
+        }
+    );
+    assert_eq!(block_texts(session.doc()), ["Read me"]);
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["Read me"]
+    );
+    assert_eq!(
+        server.stats().await.unwrap().content_patches.get(&id.to_string()),
+        None
+    );
+}
+
+#[tokio::test]
+async fn acknowledgements_arrive_in_order_and_saves_are_coalesced() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("burst"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+
+    // Record every value the acknowledged counter takes.
+    let mut progress = session.progress();
+    let observer = tokio::spawn(async move {
+        let mut seen = vec![];
+        while progress.changed().await.is_ok() {
+            let acknowledged = progress.borrow().acknowledged;
+            if seen.last() != Some(&acknowledged) {
+                seen.push(acknowledged);
+            }
+            if acknowledged == 50 {
+                break;
+            }
+        }
+        seen
+    });
+
+    let writes: Vec<_> = (1..=50)
+        .map(|i| {
+            session
+                .write(|txn| append_paragraph(txn, &format!("line {i}")))
+                .unwrap()
+        })
+        .collect();
+    for (i, mut write) in writes.into_iter().enumerate() {
+        assert_eq!(write.seq(), i as u64 + 1);
+        write.acknowledged().await.unwrap();
+        write.saved().await.unwrap();
+    }
+    let seen = observer.await.unwrap();
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    assert_eq!(seen.last(), Some(&50));
+
+    let expected: Vec<String> = (1..=50).map(|i| format!("line {i}")).collect();
+    let live = server.live(id).await.unwrap().expect("room loaded");
+    assert_eq!(blocknote_texts(&live.blocks), expected);
+    let patches = server.stats().await.unwrap().content_patches[&id.to_string()];
+    assert!(
+        (1..50).contains(&patches),
+        "50 writes in a burst took {patches} saves"
+    );
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        expected
+    );
+}
+
+#[tokio::test]
+async fn no_acknowledged_edit_is_lost_when_every_connection_drops_mid_burst() {
+    support::init_tracing();
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("drops"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+
+    let mut writes = vec![];
+    for i in 1..=100 {
+        writes.push(
+            session
+                .write(|txn| append_paragraph(txn, &format!("edit {i}")))
+                .unwrap(),
+        );
+        if i == 30 || i == 70 {
+            server.drop_connections().await.unwrap();
+        }
+        if i % 10 == 0 {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+    for write in writes {
+        write.wait().await.unwrap();
+    }
+    let snapshot = session.snapshot();
+    assert!(snapshot.connects >= 2, "{snapshot:?}");
+    assert_eq!(snapshot.pending_acks, 0);
+    assert_eq!(snapshot.pending_saves, 0);
+
+    let expected: Vec<String> = (1..=100).map(|i| format!("edit {i}")).collect();
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        expected
+    );
+}
+
+#[tokio::test]
+async fn edits_made_while_disconnected_are_sent_on_reconnect() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("offline"))
+        .await
+        .unwrap();
+    let options = SessionOptions {
+        reconnect_initial: Duration::from_millis(600),
+        reconnect_max: Duration::from_millis(600),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
+        .await
+        .unwrap();
+    server.drop_connections().await.unwrap();
+    let mut progress = session.progress();
+    progress.wait_for(|p| !p.connected).await.unwrap();
+    // Written while no socket is open: kept locally, sent in the next handshake's Step2.
+    let write = session
+        .write(|txn| append_paragraph(txn, "written offline"))
+        .unwrap();
+    write.wait().await.unwrap();
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["written offline"]
+    );
+}
+
+#[tokio::test]
+async fn a_waiting_caller_gets_a_clear_timeout_when_the_room_never_comes_back() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("timeout"))
+        .await
+        .unwrap();
+    let options = SessionOptions {
+        write_timeout: Duration::from_millis(300),
+        reconnect_initial: Duration::from_secs(30),
+        reconnect_max: Duration::from_secs(30),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
+        .await
+        .unwrap();
+    server.drop_connections().await.unwrap();
+    session
+        .progress()
+        .wait_for(|p| !p.connected)
+        .await
+        .unwrap();
+    let err = session
+        .write(|txn| append_paragraph(txn, "stuck"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::NotAcknowledged {
+            waited: Duration::from_millis(300)
+        }
+    );
+    assert!(err.is_transient());
+    assert_eq!(session.snapshot().pending_acks, 1);
+}
+
+#[tokio::test]
+async fn concurrent_typing_from_another_client_converges() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        // BlockNote trims trailing spaces when importing markdown: the space is typed.
+        .create_document(DocumentSpec::new("typing").markdown("Human:"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let typed = " hello from a person typing";
+    let typist = server
+        .start_typist(TypistSpec::new(id, typed).interval_ms(15).stay_connected())
+        .await
+        .unwrap();
+    let mut writes = vec![];
+    for i in 1..=20 {
+        writes.push(
+            session
+                .write(|txn| append_paragraph(txn, &format!("agent {i}")))
+                .unwrap(),
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for write in writes {
+        write.wait().await.unwrap();
+    }
+    let status = typist.wait_done(WAIT).await.unwrap();
+    assert_eq!(status.error, None);
+    assert_eq!(status.typed, typed.chars().count() as u64);
+
+    let mut expected = vec![format!("Human:{typed}")];
+    expected.extend((1..=20).map(|i| format!("agent {i}")));
+    let ours = eventually("our copy to hold every typed character", WAIT, || async {
+        let texts = block_texts(session.doc());
+        (texts == expected).then_some(texts)
+    })
+    .await;
+    let live = server.live(id).await.unwrap().expect("room loaded");
+    assert_eq!(blocknote_texts(&live.blocks), ours);
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn throttled_requests_wait_for_retry_after_then_succeed() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("throttle"))
+        .await
+        .unwrap();
+    let client = anonymous_client(&server);
+    server.throttle_next(2, 1).await.unwrap();
+    let doc = client.document(id).await.unwrap();
+    assert_eq!(doc.title.as_deref(), Some("throttle"));
+    assert_eq!(server.stats().await.unwrap().throttled, 2);
+
+    // A wait longer than the client accepts inside one call is reported, not slept through.
+    server.throttle_next(1, 120).await.unwrap();
+    let err = client.document(id).await.unwrap_err();
+    assert_eq!(
+        err,
+        Error::Throttled {
+            retry_after: Duration::from_secs(120)
+        }
+    );
+}
+
+#[tokio::test]
+async fn rights_changes_reset_the_connection_and_are_rechecked() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("rights"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert!(!session.is_read_only());
+    let before = session.snapshot().connects;
+
+    server.set_link(id, "public", "reader").await.unwrap();
+    eventually("the session to turn read-only", WAIT, || async {
+        session.is_read_only().then_some(())
+    })
+    .await;
+    assert!(matches!(
+        session.write(|txn| append_paragraph(txn, "x")),
+        Err(Error::ReadOnly { .. })
+    ));
+
+    server.set_link(id, "public", "editor").await.unwrap();
+    eventually("the session to be writable and connected again", WAIT, || async {
+        (!session.is_read_only() && session.snapshot().connected).then_some(())
+    })
+    .await;
+    assert!(session.snapshot().connects > before);
+    session
+        .write(|txn| append_paragraph(txn, "after the reset"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+
+    // Withdrawn access ends the session with a final error.
+    server.set_link(id, "restricted", "reader").await.unwrap();
+    let mut progress = session.progress();
+    let failure = progress
+        .wait_for(|p| p.failure.is_some())
+        .await
+        .unwrap()
+        .failure
+        .clone()
+        .unwrap();
+    assert!(
+        matches!(
+            failure.error,
+            Error::Unauthorized { .. } | Error::NotFound { .. } | Error::Forbidden { .. }
+        ),
+        "{failure:?}"
+    );
+    assert!(session.is_failed());
+}
+
+#[tokio::test]
+async fn presence_is_published_and_cleared_on_close() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("presence").markdown("Someone types here"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Claude"))
+        .await
+        .unwrap();
+    let names = |states: Vec<serde_json::Value>| -> Vec<String> {
+        states
+            .iter()
+            .filter_map(|s| s["state"]["user"]["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    eventually("the room to list the agent", WAIT, || async {
+        let states = server.awareness(id).await.unwrap();
+        (names(states) == ["Claude"]).then_some(())
+    })
+    .await;
+    let user = eventually("the agent's colour", WAIT, || async {
+        server.awareness(id).await.unwrap().into_iter().next()
+    })
+    .await;
+    assert!(user["state"]["user"]["color"].as_str().unwrap().starts_with('#'));
+
+    // A human joins: we see them.
+    let typist = server
+        .start_typist(TypistSpec::new(id, "hi").name("Ada").stay_connected())
+        .await
+        .unwrap();
+    assert_eq!(typist.wait_done(WAIT).await.unwrap().error, None);
+    eventually("the agent to see Ada", WAIT, || async {
+        (session.collaborators() == ["Ada"]).then_some(())
+    })
+    .await;
+
+    session.close().await.unwrap();
+    eventually("the agent to leave the room", WAIT, || async {
+        let states = server.awareness(id).await.unwrap_or_default();
+        (!names(states).contains(&"Claude".to_owned())).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn instances_before_5_0_keep_content_in_the_document() {
+    let server = DocsServer::start_with(ServerOptions {
+        legacy_content: true,
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("legacy").markdown("Old instance"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert_eq!(block_texts(session.doc()), ["Old instance"]);
+    session
+        .write(|txn| append_paragraph(txn, "saved the old way"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["Old instance", "saved the old way"]
+    );
+}
+
+#[tokio::test]
+async fn a_signed_in_editor_edits_a_restricted_document() {
+    let server = DocsServer::start().await.unwrap();
+    let user = server
+        .create_user("ada@example.org", "Ada Lovelace")
+        .await
+        .unwrap();
+    let id = server
+        .create_document(
+            DocumentSpec::new("private")
+                .markdown("Private notes")
+                .link("restricted", "reader")
+                .access(&user.id, "editor"),
+        )
+        .await
+        .unwrap();
+    let client = user_client(&server, &user);
+    let me = client.me().await.unwrap();
+    assert_eq!(me.email.as_deref(), Some("ada@example.org"));
+    let session = DocumentSession::open(client, id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert!(!session.is_read_only());
+    session
+        .write(|txn| append_paragraph(txn, "by Ada's agent"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["Private notes", "by Ada's agent"]
+    );
+}
+
+#[tokio::test]
+async fn the_registry_shares_sessions_and_closes_idle_ones() {
+    let server = DocsServer::start().await.unwrap();
+    let a = server.create_document(DocumentSpec::new("a")).await.unwrap();
+    let b = server.create_document(DocumentSpec::new("b")).await.unwrap();
+    let registry = SessionRegistry::new(
+        anonymous_client(&server),
+        fast_options("Agent"),
+        Duration::from_millis(300),
+    );
+    let (first, second) = tokio::join!(registry.open(a), registry.open(a));
+    assert!(std::sync::Arc::ptr_eq(&first.unwrap(), &second.unwrap()));
+    let session_b = registry.open(b).await.unwrap();
+    session_b
+        .write(|txn| append_paragraph(txn, "hello"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    let snapshot = registry.snapshot();
+    let mut expected_ids = vec![a, b];
+    expected_ids.sort();
+    assert_eq!(
+        snapshot.iter().map(|s| s.document_id).collect::<Vec<_>>(),
+        expected_ids
+    );
+    assert!(snapshot.iter().all(|s| s.connected && !s.read_only));
+    let b_line = snapshot.iter().find(|s| s.document_id == b).unwrap();
+    assert!(b_line.bytes_out > 0 && b_line.bytes_in > 0);
+    assert_eq!((b_line.pending_acks, b_line.pending_saves), (0, 0));
+    drop(session_b);
+
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let mut closed = registry.close_idle().await;
+    closed.sort();
+    assert_eq!(closed, expected_ids);
+    assert!(registry.snapshot().is_empty());
+}

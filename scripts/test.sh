@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every check and test of the project. Does all set-up first (system packages,
+# the test server's Node packages), so it works on a fresh Debian/Ubuntu machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh --test
+
+echo "== cargo fmt"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo test"
+cargo test --workspace --locked --no-fail-fast
