@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 use test_harness::{DocsServer, DocumentSpec, ServerOptions, TypistSpec};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 fn http() -> reqwest::Client {
@@ -136,7 +135,6 @@ async fn websocket_refuses_bad_origin_and_missing_cookie() {
         ws_close_frame(&server, &id, Some(&origin), None).await,
         (4001, "No cookies".to_owned())
     );
-    let _ = CloseCode::Normal;
 }
 
 #[tokio::test]
