@@ -239,15 +239,21 @@ mod tests {
             DocumentRef::parse(" 6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f ").unwrap(),
             DocumentRef { instance: None, id }
         );
-        let by_url =
-            DocumentRef::parse("https://docs.example.org/docs/6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f/")
-                .unwrap();
+        let by_url = DocumentRef::parse(
+            "https://docs.example.org/docs/6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f/",
+        )
+        .unwrap();
         assert_eq!(by_url.id, id);
-        assert_eq!(by_url.instance.unwrap().origin(), "https://docs.example.org");
+        assert_eq!(
+            by_url.instance.unwrap().origin(),
+            "https://docs.example.org"
+        );
         for bad in ["hello", "https://docs.example.org/docs/", ""] {
             assert_eq!(
                 DocumentRef::parse(bad).unwrap_err(),
-                Error::InvalidDocumentRef { input: bad.to_owned() }
+                Error::InvalidDocumentRef {
+                    input: bad.to_owned()
+                }
             );
         }
     }

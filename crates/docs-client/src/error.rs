@@ -12,7 +12,9 @@ pub enum Error {
     #[error("invalid instance URL {url:?}: {reason}")]
     InvalidUrl { url: String, reason: String },
 
-    #[error("{input:?} names no document: give a document id (UUID) or its address (https://HOST/docs/<id>/)")]
+    #[error(
+        "{input:?} names no document: give a document id (UUID) or its address (https://HOST/docs/<id>/)"
+    )]
     InvalidDocumentRef { input: String },
 
     #[error("not found: {what}")]

@@ -158,7 +158,12 @@ async fn content_is_loaded_from_rest_into_an_empty_room() {
     session.close().await.unwrap();
     // Nothing was written: nothing was saved.
     assert_eq!(
-        server.stats().await.unwrap().content_patches.get(&id.to_string()),
+        server
+            .stats()
+            .await
+            .unwrap()
+            .content_patches
+            .get(&id.to_string()),
         None
     );
 }
@@ -175,7 +180,10 @@ async fn anonymous_edit_survives_close_and_is_seen_by_a_fresh_client() {
     let session = DocumentSession::open(client.clone(), id, fast_options("Agent"))
         .await
         .unwrap();
-    assert!(client.has_session_cookie(), "the instance handed out a session");
+    assert!(
+        client.has_session_cookie(),
+        "the instance handed out a session"
+    );
     let receipt = session
         .write(|txn| append_paragraph(txn, "Written by the agent"))
         .unwrap()
@@ -243,7 +251,12 @@ async fn read_only_is_detected_and_writes_are_refused_without_change() {
         ["Read me"]
     );
     assert_eq!(
-        server.stats().await.unwrap().content_patches.get(&id.to_string()),
+        server
+            .stats()
+            .await
+            .unwrap()
+            .content_patches
+            .get(&id.to_string()),
         None
     );
 }
@@ -395,11 +408,7 @@ async fn a_waiting_caller_gets_a_clear_timeout_when_the_room_never_comes_back() 
         .await
         .unwrap();
     server.drop_connections().await.unwrap();
-    session
-        .progress()
-        .wait_for(|p| !p.connected)
-        .await
-        .unwrap();
+    session.progress().wait_for(|p| !p.connected).await.unwrap();
     let err = session
         .write(|txn| append_paragraph(txn, "stuck"))
         .unwrap()
@@ -508,9 +517,11 @@ async fn rights_changes_reset_the_connection_and_are_rechecked() {
     ));
 
     server.set_link(id, "public", "editor").await.unwrap();
-    eventually("the session to be writable and connected again", WAIT, || async {
-        (!session.is_read_only() && session.snapshot().connected).then_some(())
-    })
+    eventually(
+        "the session to be writable and connected again",
+        WAIT,
+        || async { (!session.is_read_only() && session.snapshot().connected).then_some(()) },
+    )
     .await;
     assert!(session.snapshot().connects > before);
     session
@@ -565,7 +576,12 @@ async fn presence_is_published_and_cleared_on_close() {
         server.awareness(id).await.unwrap().into_iter().next()
     })
     .await;
-    assert!(user["state"]["user"]["color"].as_str().unwrap().starts_with('#'));
+    assert!(
+        user["state"]["user"]["color"]
+            .as_str()
+            .unwrap()
+            .starts_with('#')
+    );
 
     // A human joins: we see them.
     let typist = server
@@ -654,8 +670,14 @@ async fn a_signed_in_editor_edits_a_restricted_document() {
 #[tokio::test]
 async fn the_registry_shares_sessions_and_closes_idle_ones() {
     let server = DocsServer::start().await.unwrap();
-    let a = server.create_document(DocumentSpec::new("a")).await.unwrap();
-    let b = server.create_document(DocumentSpec::new("b")).await.unwrap();
+    let a = server
+        .create_document(DocumentSpec::new("a"))
+        .await
+        .unwrap();
+    let b = server
+        .create_document(DocumentSpec::new("b"))
+        .await
+        .unwrap();
     let registry = SessionRegistry::new(
         anonymous_client(&server),
         fast_options("Agent"),
