@@ -1024,3 +1024,54 @@ async fn save_loop(shared: Arc<Shared>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tungstenite::protocol::CloseFrame;
+    use tungstenite::protocol::frame::coding::CloseCode;
+
+    fn close(code: u16, reason: &'static str) -> Ended {
+        closed_by_server(Some(CloseFrame {
+            code: CloseCode::from(code),
+            reason: reason.into(),
+        }))
+    }
+
+    #[test]
+    fn close_codes_docs_uses_for_refusals_are_final() {
+        let Ended::Final(error) = close(4001, "Origin not allowed") else {
+            panic!("4001 is final")
+        };
+        assert_eq!(
+            error.to_string(),
+            "the collaboration server refused the connection (4001: Origin not allowed) — the instance refused this client's Origin or cookies; check the instance URL"
+        );
+        assert!(matches!(close(4401, "Unauthorized"), Ended::Final(_)));
+        assert!(matches!(close(4403, "Forbidden"), Ended::Final(_)));
+        assert!(
+            matches!(close(4205, "Reset Connection"), Ended::Reset(r) if r == "Reset Connection")
+        );
+        assert!(matches!(close(4408, "Connection Timeout"), Ended::Lost(_)));
+        assert!(matches!(close(1001, "going away"), Ended::Lost(_)));
+        assert!(matches!(closed_by_server(None), Ended::Lost(_)));
+    }
+
+    #[test]
+    fn backoff_grows_to_the_cap_with_jitter() {
+        let options = SessionOptions::default();
+        for attempt in 1..40 {
+            let delay = backoff(&options, attempt);
+            let base = options
+                .reconnect_initial
+                .saturating_mul(1 << (attempt - 1).min(16))
+                .min(options.reconnect_max);
+            assert!(
+                delay >= base.mul_f64(0.75) && delay <= base.mul_f64(1.25),
+                "{attempt}: {delay:?}"
+            );
+        }
+        assert!(backoff(&options, 1) <= Duration::from_millis(1250));
+        assert!(backoff(&options, 30) >= Duration::from_millis(22_500));
+    }
+}
