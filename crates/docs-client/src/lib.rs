@@ -42,7 +42,7 @@ mod tls;
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
 pub use presence::Presence;
-pub use registry::SessionRegistry;
+pub use registry::{DEFAULT_IDLE_TTL, SessionRegistry};
 pub use rest::{
     Abilities, CSRF_COOKIE, ContentApi, DocsClient, Document, InstanceConfig, ListQuery, Page,
     SESSION_COOKIE, StoredContent, User,

@@ -10,6 +10,9 @@ use crate::error::Result;
 use crate::rest::DocsClient;
 use crate::session::{DocumentSession, SessionOptions, SessionSnapshot};
 
+/// How long an unused session stays open by default.
+pub const DEFAULT_IDLE_TTL: Duration = Duration::from_secs(5 * 60);
+
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<DocumentSession>>>>;
 
 /// Opens documents on demand and keeps their sessions while they are used.
@@ -22,7 +25,7 @@ pub struct SessionRegistry {
 
 impl SessionRegistry {
     /// `idle_ttl`: a session unused for this long is closed by [`SessionRegistry::close_idle`]
-    /// (5 minutes is a good default).
+    /// (usually [`DEFAULT_IDLE_TTL`]).
     pub fn new(client: DocsClient, options: SessionOptions, idle_ttl: Duration) -> Self {
         SessionRegistry {
             client,
