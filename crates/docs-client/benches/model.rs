@@ -67,7 +67,9 @@ fn main() {
         std::hint::black_box(export_markdown(&d.blocks, &ExportOptions::default()));
     });
     println!("read_markdown_10000_blocks_median_ms: {md_ms:.1}");
-    let full = doc.transact().encode_state_as_update_v1(&StateVector::default());
+    let full = doc
+        .transact()
+        .encode_state_as_update_v1(&StateVector::default());
     println!("document_10000_blocks_update_bytes: {}", full.len());
 
     // A one-word change in a 2 KB paragraph.
@@ -102,5 +104,8 @@ fn main() {
     let update = doc.transact().encode_state_as_update_v1(&before);
     yrs::Update::decode_v1(&update).expect("valid update");
     println!("paragraph_bytes: {}", text.len());
-    println!("one_word_change_in_2kb_paragraph_update_bytes: {}", update.len());
+    println!(
+        "one_word_change_in_2kb_paragraph_update_bytes: {}",
+        update.len()
+    );
 }

@@ -3,7 +3,19 @@
 //! by BlockNote exactly as meant, minimal diffs keep concurrent human typing.
 //!
 //! Discrepancies found between our model and BlockNote, and fixed in the model:
-//! (listed at each test)
+//! - Hard breaks in block JSON (`json::inline_json`): BlockNote appends a hard break as `"\n"`
+//!   to the inline content it is building, whatever its styles, and into the last text of a
+//!   link (`"a link\n"` inside the link); it starts a plain `"\n"` text only when nothing
+//!   precedes the break. We emitted a separate plain `"\n"` text (merged only with plain
+//!   neighbours), so a break after a link or styled text differed. Found by
+//!   `every_writable_block_type_is_parsed_by_blocknote_as_written`.
+//! - Set text trimmed the text's leading/trailing spaces (`markdown::import::parse_inline`
+//!   went through block markdown, which trims): rewriting a block while a human's last typed
+//!   character was a space deleted that space (" — typed" converged as " —typed"). Found by
+//!   `minimal_diff_keeps_a_humans_concurrent_typing`; leading/trailing spaces are now kept.
+//! - Everything else (ids, prop JSON types, numberedListItem `start` absent when undefined,
+//!   link/colour marks, tables with headerRows/columnWidths/colspan, media and pdf defaults,
+//!   callout emoji, interlinkingLinkInline props, codeBlock text) already matched exactly.
 
 mod support;
 
@@ -32,9 +44,16 @@ fn first_diff(path: &str, a: &Value, b: &Value) -> Option<String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for k in x.keys().chain(y.keys()) {
-                let (va, vb) = (x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null));
+                let (va, vb) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
                 if x.contains_key(k) != y.contains_key(k) {
-                    return Some(format!("{path}.{k}: ours {:?} / blocknote {:?}", x.get(k), y.get(k)));
+                    return Some(format!(
+                        "{path}.{k}: ours {:?} / blocknote {:?}",
+                        x.get(k),
+                        y.get(k)
+                    ));
                 }
                 if let Some(d) = first_diff(&format!("{path}.{k}"), va, vb) {
                     return Some(d);
@@ -193,7 +212,9 @@ fn every_writable_block() -> Vec<NewBlock> {
     vec![
         paragraph,
         NewBlock::new("heading").prop("level", 1).text("Heading 1"),
-        NewBlock::new("heading").prop("level", 2).text("Heading *2*"),
+        NewBlock::new("heading")
+            .prop("level", 2)
+            .text("Heading *2*"),
         NewBlock::new("heading")
             .prop("level", 3)
             .prop("isToggleable", true)
@@ -213,7 +234,9 @@ fn every_writable_block() -> Vec<NewBlock> {
         NewBlock::new("toggleListItem")
             .text("toggle")
             .child(NewBlock::new("paragraph").text("hidden")),
-        NewBlock::new("quote").prop("textColor", "blue").text("a quote"),
+        NewBlock::new("quote")
+            .prop("textColor", "blue")
+            .text("a quote"),
         NewBlock::new("codeBlock")
             .prop("language", "python")
             .text("def f(x):\n    return x * 2\n\nprint(f(**{'x': 1}))"),
@@ -251,6 +274,16 @@ fn every_writable_block() -> Vec<NewBlock> {
             .prop("name", "d.pdf")
             .prop("caption", "A pdf")
             .prop("previewWidth", 600),
+        // Hard breaks: leading, after styled text, and two in a row.
+        NewBlock::new("paragraph").inline(vec![
+            Inline::HardBreak,
+            styled("bold", |s| s.bold = true),
+            Inline::HardBreak,
+            Inline::Text(TextRun::plain("plain")),
+            Inline::HardBreak,
+            Inline::HardBreak,
+            styled("italic", |s| s.italic = true),
+        ]),
         NewBlock::new("paragraph").inline(vec![
             Inline::Text(TextRun::plain("see ")),
             Inline::Element {
@@ -281,9 +314,7 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
         .unwrap();
     let frag = blocknote::document_fragment(session.doc());
     let receipt = session
-        .write(|txn| {
-            blocknote::insert_blocks(txn, &frag, &Position::End, &every_writable_block())
-        })
+        .write(|txn| blocknote::insert_blocks(txn, &frag, &Position::End, &every_writable_block()))
         .unwrap()
         .wait()
         .await
@@ -310,7 +341,10 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     let p = &bn[1];
     assert_eq!(p["props"]["textAlignment"], "center");
     let content = p["content"].as_array().unwrap();
-    assert_eq!(content[0], json!({"type": "text", "text": "plain ", "styles": {}}));
+    assert_eq!(
+        content[0],
+        json!({"type": "text", "text": "plain ", "styles": {}})
+    );
     assert_eq!(content[1]["styles"], json!({"bold": true}));
     assert_eq!(content[3]["styles"], json!({"underline": true}));
     assert_eq!(content[5]["styles"], json!({"code": true}));
@@ -334,7 +368,10 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     assert_eq!(headings[0]["props"]["level"], json!(1));
     assert_eq!(headings[2]["props"]["level"], json!(3));
     assert_eq!(headings[2]["props"]["isToggleable"], json!(true));
-    assert_eq!(headings[2]["children"][0]["content"][0]["text"], "inside the toggle");
+    assert_eq!(
+        headings[2]["children"][0]["content"][0]["text"],
+        "inside the toggle"
+    );
     let numbered = by_type("numberedListItem");
     assert_eq!(numbered[0]["props"]["start"], json!(5));
     assert_eq!(numbered[1]["props"].get("start"), None);
@@ -367,6 +404,16 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     let pdf = &by_type("pdf")[0];
     assert_eq!(pdf["props"]["previewWidth"], json!(600));
     assert_eq!(pdf["props"]["url"], "https://example.com/d.pdf");
+    let breaks = &bn[bn.as_array().unwrap().len() - 2]["content"];
+    assert_eq!(
+        breaks,
+        &json!([
+            {"type": "text", "text": "\n", "styles": {}},
+            {"type": "text", "text": "bold\n", "styles": {"bold": true}},
+            {"type": "text", "text": "plain\n\n", "styles": {}},
+            {"type": "text", "text": "italic", "styles": {"italic": true}},
+        ])
+    );
     let last = bn.as_array().unwrap().last().unwrap();
     assert_eq!(last["content"][1]["type"], "interlinkingLinkInline");
     assert_eq!(last["content"][1]["props"]["title"], "Another doc");
@@ -463,6 +510,31 @@ async fn minimal_diff_keeps_a_humans_concurrent_typing() {
         Some(json!("lazy"))
     );
     assert_same(&our_json(&session), &live.blocks);
+
+    // Deterministically, the race this test once lost: the agent rewrote the text while it
+    // ended with the space the human had just typed, and markdown trimmed it (" —typed").
+    // `parse_inline` now keeps leading/trailing spaces, so they survive a rewrite.
+    let spaced = format!("  {} ", expected.replacen("lazy", "**lazy**", 1));
+    session
+        .write(|txn| blocknote::set_block_text(txn, &frag, &block_id, &spaced))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    let want = format!("  {expected} ");
+    assert_eq!(
+        block_text(&session, &block_id).as_deref(),
+        Some(want.as_str())
+    );
+    let live = eventually("the room to see the spaces", WAIT, || async {
+        server
+            .live(id)
+            .await
+            .unwrap()
+            .filter(|d| bn_text(&d.blocks[0]) == want)
+    })
+    .await;
+    assert_same(&our_json(&session), &live.blocks);
     session.close().await.unwrap();
 }
 
@@ -506,7 +578,13 @@ fn random_position(rng: &mut Rng, ids: &[String]) -> Position {
 }
 
 fn random_block(rng: &mut Rng, depth: usize) -> NewBlock {
-    let words = ["alpha", "**beta**", "*gamma*", "`delta`", "[eps](https://e.x)"];
+    let words = [
+        "alpha",
+        "**beta**",
+        "*gamma*",
+        "`delta`",
+        "[eps](https://e.x)",
+    ];
     let text = format!("{} {}", words[rng.below(5)], words[rng.below(5)]);
     let mut b = match rng.below(6) {
         0 => NewBlock::new("heading").prop("level", (1 + rng.below(3)) as i64),
@@ -534,10 +612,9 @@ async fn random_operations_parse_in_blocknote_with_the_expected_block_count() {
             .create_document(DocumentSpec::new("random").markdown("# Start\n\n- one\n- two"))
             .await
             .unwrap();
-        let session =
-            DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
-                .await
-                .unwrap();
+        let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+            .await
+            .unwrap();
         let frag = blocknote::document_fragment(session.doc());
         let mut log = vec![];
         for _ in 0..12 {
@@ -548,8 +625,9 @@ async fn random_operations_parse_in_blocknote_with_the_expected_block_count() {
                 .write(|txn| match op {
                     0 => {
                         let pos = random_position(&mut rng, &ids);
-                        let blocks: Vec<NewBlock> =
-                            (0..=rng.below(2)).map(|_| random_block(&mut rng, 0)).collect();
+                        let blocks: Vec<NewBlock> = (0..=rng.below(2))
+                            .map(|_| random_block(&mut rng, 0))
+                            .collect();
                         log.push(format!("insert {} at {pos:?}", blocks.len()));
                         blocknote::insert_blocks(txn, &frag, &pos, &blocks).map(|_| ())
                     }
@@ -572,9 +650,18 @@ async fn random_operations_parse_in_blocknote_with_the_expected_block_count() {
                     3 => {
                         let target = pick(&mut rng);
                         let (ty, props): (&str, Props) = match rng.below(3) {
-                            0 => ("heading", [("level".to_string(), PropValue::Number(2.0))].into()),
-                            1 => ("paragraph", [("textColor".to_string(), "red".into())].into()),
-                            _ => ("checkListItem", [("checked".to_string(), true.into())].into()),
+                            0 => (
+                                "heading",
+                                [("level".to_string(), PropValue::Number(2.0))].into(),
+                            ),
+                            1 => (
+                                "paragraph",
+                                [("textColor".to_string(), "red".into())].into(),
+                            ),
+                            _ => (
+                                "checkListItem",
+                                [("checked".to_string(), true.into())].into(),
+                            ),
                         };
                         log.push(format!("update {target} to {ty}"));
                         blocknote::update_block(txn, &frag, &target, Some(ty), &props)
