@@ -31,50 +31,66 @@ fn text_json(r: &TextRun) -> Value {
     json!({"type": "text", "text": r.text, "styles": styles_json(&r.styles)})
 }
 
-/// Inline content as BlockNote JSON: styled text, `{type:"link", href, content}`, hard breaks
-/// as `\n` inside the text, custom inline content as `{type, props}`.
+/// Inline content as BlockNote JSON, built exactly like BlockNote's
+/// `contentNodeToInlineContent`: styled text, `{type:"link", href, content}`, custom inline
+/// content as `{type, props}`. A hard break is appended as `"\n"` to the text being built,
+/// whatever its styles, or to the last text of the link being built (so `"a link\n"` inside
+/// the link); only with nothing before it does it start a plain text.
 pub fn inline_json(inline: &[Inline]) -> Value {
+    fn append(v: &mut Value, s: &str) {
+        let t = format!("{}{s}", v.as_str().unwrap_or(""));
+        *v = Value::String(t);
+    }
     let mut out: Vec<Value> = vec![];
-    let push_text = |out: &mut Vec<Value>, r: &TextRun| {
-        // BlockNote merges a hard break into the neighbouring text as "\n"
-        if let Some(last) = out.last_mut()
-            && last["type"] == "text"
-            && last["styles"] == styles_json(&r.styles)
-        {
-            let t = format!("{}{}", last["text"].as_str().unwrap_or(""), r.text);
-            last["text"] = Value::String(t);
-            return;
-        }
-        out.push(text_json(r));
-    };
-    let mut i = 0;
-    while i < inline.len() {
-        match &inline[i] {
-            Inline::Text(r) if r.link.is_some() => {
-                let href = r.link.clone().unwrap_or_default();
-                let mut content: Vec<Value> = vec![];
-                while let Some(Inline::Text(r)) = inline.get(i) {
-                    if r.link.as_deref() != Some(href.as_str()) {
-                        break;
+    let mut cur: Option<Value> = None;
+    for item in inline {
+        match item {
+            Inline::HardBreak => match cur.as_mut() {
+                Some(c) if c["type"] == "text" => append(&mut c["text"], "\n"),
+                Some(c) => {
+                    if let Some(last) = c["content"].as_array_mut().and_then(|a| a.last_mut()) {
+                        append(&mut last["text"], "\n");
                     }
-                    push_text(&mut content, r);
-                    i += 1;
                 }
-                out.push(json!({"type": "link", "href": href, "content": content}));
-                continue;
-            }
-            Inline::Text(r) => push_text(&mut out, r),
-            Inline::HardBreak => push_text(&mut out, &TextRun::plain("\n")),
+                None => cur = Some(json!({"type": "text", "text": "\n", "styles": {}})),
+            },
             Inline::Element { kind, attrs } => {
+                out.extend(cur.take());
                 let props: Map<String, Value> = attrs
                     .iter()
                     .map(|(k, v)| (k.clone(), v.to_json()))
                     .collect();
                 out.push(json!({"type": kind, "props": props}));
             }
+            Inline::Text(r) => {
+                let styles = styles_json(&r.styles);
+                match (cur.as_mut(), &r.link) {
+                    (Some(c), None) if c["type"] == "text" && c["styles"] == styles => {
+                        append(&mut c["text"], &r.text);
+                    }
+                    (Some(c), Some(href)) if c["type"] == "link" && c["href"] == *href => {
+                        let content = c["content"].as_array_mut().expect("link content");
+                        match content.last_mut() {
+                            Some(last) if last["styles"] == styles => {
+                                append(&mut last["text"], &r.text)
+                            }
+                            _ => content.push(text_json(r)),
+                        }
+                    }
+                    _ => {
+                        out.extend(cur.take());
+                        cur = Some(match &r.link {
+                            Some(href) => {
+                                json!({"type": "link", "href": href, "content": [text_json(r)]})
+                            }
+                            None => text_json(r),
+                        });
+                    }
+                }
+            }
         }
-        i += 1;
     }
+    out.extend(cur);
     Value::Array(out)
 }
 

@@ -498,17 +498,36 @@ pub fn import_markdown(markdown: &str) -> Vec<NewBlock> {
 
 /// Parses inline markdown (`**bold**`, `*italic*`, `~~strike~~`, `` `code` ``, `[link](url)`,
 /// hard breaks) into inline content. Several paragraphs are joined with hard breaks.
+///
+/// Leading and trailing spaces/tabs are kept as plain text (markdown would trim them): text
+/// read from a block and written back must not lose, e.g., the space a human just typed at
+/// its end.
 pub fn parse_inline(markdown: &str) -> Vec<Inline> {
+    let is_blank = |c: char| c == ' ' || c == '\t';
+    let body = markdown.trim_matches(is_blank);
+    if body.is_empty() {
+        return normalize_inline(vec![Inline::Text(TextRun::plain(markdown))]);
+    }
+    let lead = &markdown[..markdown.len() - markdown.trim_start_matches(is_blank).len()];
+    let trail = &markdown[markdown.trim_end_matches(is_blank).len()..];
     let mut out: Vec<Inline> = vec![];
-    for b in import_markdown(markdown) {
+    if !lead.is_empty() {
+        out.push(Inline::Text(TextRun::plain(lead)));
+    }
+    let mut first = true;
+    for b in import_markdown(body) {
         let mut parts = vec![];
         collect_inline(&b, &mut parts);
         for p in parts {
-            if !out.is_empty() {
+            if !first {
                 out.push(Inline::HardBreak);
             }
+            first = false;
             out.extend(p);
         }
+    }
+    if !trail.is_empty() {
+        out.push(Inline::Text(TextRun::plain(trail)));
     }
     normalize_inline(out)
 }
