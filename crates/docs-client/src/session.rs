@@ -236,6 +236,7 @@ pub struct DocumentSession {
 struct Shared {
     id: Uuid,
     name: String,
+    metadata: crate::rest::Document,
     client: DocsClient,
     content_api: ContentApi,
     ws_url: Url,
@@ -311,16 +312,18 @@ impl DocumentSession {
             .set_local_state(options.presence.awareness_state())
             .expect("presence serializes");
 
+        let read_only = !meta.abilities.update;
         let shared = Arc::new(Shared {
             id,
             name: id.to_string(),
+            metadata: meta,
             client,
             content_api,
             ws_url,
             doc,
             awareness: Mutex::new(awareness),
             state: Mutex::new(State {
-                read_only: !meta.abilities.update,
+                read_only,
                 outbox: None,
                 step2_sent: false,
                 in_flight: VecDeque::new(),
@@ -371,6 +374,11 @@ impl DocumentSession {
 
     pub fn id(&self) -> Uuid {
         self.shared.id
+    }
+
+    /// The document's metadata as loaded when the session opened.
+    pub fn metadata(&self) -> &crate::rest::Document {
+        &self.shared.metadata
     }
 
     /// The live Y.Doc, for reading. Write only through [`DocumentSession::write`] so the

@@ -1,0 +1,5 @@
+//! `docs-mcp`: the headless service.
+
+fn main() {
+    println!("docs-mcp {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,69 @@
+//! How the service is set up: instance, credentials, data directory, approvals, listening.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use docs_client::{InstanceUrl, Secret};
+
+use crate::record::Policy;
+
+/// The fixed default port of the local MCP endpoint.
+pub const DEFAULT_PORT: u16 = 7658;
+
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    /// The Docs instance; `None` until the user configures one.
+    pub instance: Option<InstanceUrl>,
+    /// `docs_sessionid` of a signed-in user (headless sign-in); `None` = anonymous.
+    pub session_cookie: Option<Secret>,
+    pub csrf_token: Option<Secret>,
+    /// Where the database (and, without a keyring, the token file) live.
+    pub data_dir: PathBuf,
+    /// Policy of documents without their own, unless the user stored another default.
+    pub default_policy: Policy,
+    /// Loopback address of the HTTP endpoint.
+    pub listen: SocketAddr,
+    /// How long a write tool waits for a human decision before answering `pending`.
+    pub approval_wait: Duration,
+    /// Sessions unused for this long are closed.
+    pub idle_ttl: Duration,
+    /// Name shown in Docs when the agent's own name is unknown.
+    pub fallback_agent_name: String,
+}
+
+impl ServiceConfig {
+    pub fn new(data_dir: PathBuf) -> Self {
+        ServiceConfig {
+            instance: None,
+            session_cookie: None,
+            csrf_token: None,
+            data_dir,
+            default_policy: Policy::Review,
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),
+            approval_wait: Duration::from_secs(20),
+            idle_ttl: docs_client::DEFAULT_IDLE_TTL,
+            fallback_agent_name: "AI agent".into(),
+        }
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir.join("docs-mcp.sqlite3")
+    }
+}
+
+/// The data directory this OS expects for the app (e.g. `~/.local/share/lasuite-docs-mcp`).
+pub fn default_data_dir() -> PathBuf {
+    let base = if cfg!(target_os = "windows") {
+        std::env::var_os("APPDATA").map(PathBuf::from)
+    } else if cfg!(target_os = "macos") {
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join("Library/Application Support"))
+    } else {
+        std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+    };
+    base.unwrap_or_else(std::env::temp_dir)
+        .join("lasuite-docs-mcp")
+}

@@ -1,0 +1,192 @@
+//! The service's typed errors and their stable codes. Inside, errors stay typed; the MCP
+//! boundary (`mcp::errors`) and the control API turn them into `{code, message, hint}`.
+
+use serde::Serialize;
+
+/// Stable error codes agents and scripts can rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    InvalidInput,
+    DocNotFound,
+    DocForbidden,
+    DocReadonly,
+    NotSignedIn,
+    BlockNotFound,
+    TextNotFound,
+    AmbiguousMatch,
+    UnsupportedBlockType,
+    StaleRevision,
+    SyncTimeout,
+    NotAcknowledged,
+    RateLimited,
+    EditRejected,
+    EditConflict,
+    InstanceUnreachable,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "INVALID_INPUT",
+            ErrorCode::DocNotFound => "DOC_NOT_FOUND",
+            ErrorCode::DocForbidden => "DOC_FORBIDDEN",
+            ErrorCode::DocReadonly => "DOC_READONLY",
+            ErrorCode::NotSignedIn => "NOT_SIGNED_IN",
+            ErrorCode::BlockNotFound => "BLOCK_NOT_FOUND",
+            ErrorCode::TextNotFound => "TEXT_NOT_FOUND",
+            ErrorCode::AmbiguousMatch => "AMBIGUOUS_MATCH",
+            ErrorCode::UnsupportedBlockType => "UNSUPPORTED_BLOCK_TYPE",
+            ErrorCode::StaleRevision => "STALE_REVISION",
+            ErrorCode::SyncTimeout => "SYNC_TIMEOUT",
+            ErrorCode::NotAcknowledged => "NOT_ACKNOWLEDGED",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::EditRejected => "EDIT_REJECTED",
+            ErrorCode::EditConflict => "EDIT_CONFLICT",
+            ErrorCode::InstanceUnreachable => "INSTANCE_UNREACHABLE",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+/// An error as it leaves the service: a code, what happened, and what to do next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ErrorInfo {
+    pub code: String,
+    pub message: String,
+    pub hint: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ServiceError {
+    #[error("{message}")]
+    InvalidInput { message: String, hint: String },
+    #[error(transparent)]
+    Docs(#[from] docs_client::Error),
+    #[error(transparent)]
+    Model(#[from] docs_client::blocknote::error::ModelError),
+    #[error("no text matching {needle:?} in {scope}")]
+    TextNotFound { needle: String, scope: String },
+    #[error("{count} places match {needle:?}; the edit needs exactly one")]
+    AmbiguousMatch {
+        needle: String,
+        count: usize,
+        block_ids: Vec<String>,
+    },
+    #[error("block {block_id} changed since revision {revision}")]
+    StaleRevision {
+        block_id: String,
+        revision: String,
+        current: String,
+    },
+    #[error("no instance is configured")]
+    NoInstance,
+    #[error("writes to this document are disabled by the user's policy (read-only)")]
+    PolicyReadOnly,
+    #[error("the user rejected the edit{}", comment.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
+    Rejected { comment: Option<String> },
+    #[error("the edit no longer applies: {reason}")]
+    Conflict { reason: String },
+    #[error("no edit {id}")]
+    EditNotFound { id: String },
+    #[error("edit {id} is {status}, not pending")]
+    NotPending { id: String, status: String },
+    #[error("{0}")]
+    Store(String),
+    #[error("{0}")]
+    Internal(String),
+}
+
+pub type ServiceResult<T> = Result<T, ServiceError>;
+
+impl ServiceError {
+    pub fn invalid(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        ServiceError::InvalidInput {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        use docs_client::Error as D;
+        use docs_client::blocknote::error::ModelError as M;
+        match self {
+            ServiceError::InvalidInput { .. } | ServiceError::EditNotFound { .. } => {
+                ErrorCode::InvalidInput
+            }
+            ServiceError::NotPending { .. } => ErrorCode::InvalidInput,
+            ServiceError::Docs(e) => match e {
+                D::InvalidUrl { .. } | D::InvalidDocumentRef { .. } => ErrorCode::InvalidInput,
+                D::NotFound { .. } => ErrorCode::DocNotFound,
+                D::Unauthorized { .. } => ErrorCode::NotSignedIn,
+                D::Forbidden { .. } | D::PermissionDenied { .. } => ErrorCode::DocForbidden,
+                D::ConnectionRefused { code, .. } if *code == 4401 => ErrorCode::NotSignedIn,
+                D::ConnectionRefused { .. } => ErrorCode::DocForbidden,
+                D::Throttled { .. } => ErrorCode::RateLimited,
+                D::Network { .. } | D::BadResponse { .. } => ErrorCode::InstanceUnreachable,
+                D::ReadOnly { .. } => ErrorCode::DocReadonly,
+                D::SyncTimeout { .. } => ErrorCode::SyncTimeout,
+                D::NotAcknowledged { .. } | D::NotSaved { .. } => ErrorCode::NotAcknowledged,
+                D::Closed { .. } | D::Protocol { .. } | D::BadContent { .. } => ErrorCode::Internal,
+            },
+            ServiceError::Model(e) => match e {
+                M::BlockNotFound { .. } | M::SectionNotFound { .. } => ErrorCode::BlockNotFound,
+                M::UnknownBlockType { .. } | M::NotWritable { .. } | M::OpaqueBlock { .. } => {
+                    ErrorCode::UnsupportedBlockType
+                }
+                M::MalformedDocument { .. } => ErrorCode::Internal,
+                _ => ErrorCode::InvalidInput,
+            },
+            ServiceError::TextNotFound { .. } => ErrorCode::TextNotFound,
+            ServiceError::AmbiguousMatch { .. } => ErrorCode::AmbiguousMatch,
+            ServiceError::StaleRevision { .. } => ErrorCode::StaleRevision,
+            ServiceError::NoInstance => ErrorCode::NotSignedIn,
+            ServiceError::PolicyReadOnly | ServiceError::Rejected { .. } => ErrorCode::EditRejected,
+            ServiceError::Conflict { .. } => ErrorCode::EditConflict,
+            ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// What the caller should do next.
+    pub fn hint(&self) -> String {
+        match self {
+            ServiceError::InvalidInput { hint, .. } => hint.clone(),
+            ServiceError::Docs(e) => match self.code() {
+                ErrorCode::DocNotFound => "Check the document id or URL; list_documents shows the documents you can open.".into(),
+                ErrorCode::NotSignedIn => "Sign in to the Docs instance in the Docs MCP app (or set DOCS_SESSION_COOKIE), or use a public document.".into(),
+                ErrorCode::DocForbidden => "This user may not open the document; ask its owner for access.".into(),
+                ErrorCode::RateLimited => match e {
+                    docs_client::Error::Throttled { retry_after } => format!("Wait {} s and retry.", retry_after.as_secs().max(1)),
+                    _ => "Wait a minute and retry.".into(),
+                },
+                ErrorCode::InstanceUnreachable => "Check the network and the instance URL, then retry.".into(),
+                ErrorCode::DocReadonly => "You may only read this document; suggest the change to the user instead.".into(),
+                ErrorCode::SyncTimeout | ErrorCode::NotAcknowledged => "The edit is kept and retried; call edit_status later, or read the document again before retrying.".into(),
+                _ => "Retry; if it persists, report the error.".into(),
+            },
+            ServiceError::Model(_) => match self.code() {
+                ErrorCode::BlockNotFound => "Read the document or its outline again to get current block ids.".into(),
+                ErrorCode::UnsupportedBlockType => "Use one of the block types listed in the tool description, or leave that block as it is.".into(),
+                _ => "Fix the input as the message says and retry.".into(),
+            },
+            ServiceError::TextNotFound { .. } => "Read the block again and quote its current text exactly.".into(),
+            ServiceError::AmbiguousMatch { .. } => "Give block_id, quote more surrounding text, or set all=true.".into(),
+            ServiceError::StaleRevision { .. } => "Someone changed that block since you read it: read it again, then redo the edit on the current text.".into(),
+            ServiceError::NoInstance => "Configure the Docs instance URL (DOCS_INSTANCE_URL, --instance, or the app).".into(),
+            ServiceError::PolicyReadOnly => "The user set this document to read-only for agents; ask them to change its policy.".into(),
+            ServiceError::Rejected { .. } => "Do not retry the same edit; take the user's comment into account.".into(),
+            ServiceError::Conflict { .. } => "Read the document again and make the edit on its current content.".into(),
+            ServiceError::EditNotFound { .. } | ServiceError::NotPending { .. } => "Use an edit_id returned by a write tool.".into(),
+            ServiceError::Store(_) | ServiceError::Internal(_) => "Retry; if it persists, report the error.".into(),
+        }
+    }
+
+    pub fn info(&self) -> ErrorInfo {
+        ErrorInfo {
+            code: self.code().as_str().to_owned(),
+            message: self.to_string(),
+            hint: self.hint(),
+        }
+    }
+}

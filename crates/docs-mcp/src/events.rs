@@ -1,0 +1,32 @@
+//! Change events for a UI: one stream, so the UI never polls.
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::record::{EditStatus, Policy};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServiceEvent {
+    /// An edit was created or changed status.
+    EditChanged {
+        edit_id: Uuid,
+        document_id: Uuid,
+        status: EditStatus,
+        agent: String,
+    },
+    /// A document changed (by anyone); `revision` is its new revision.
+    DocumentChanged {
+        document_id: Uuid,
+        revision: String,
+    },
+    /// Sessions were opened or closed.
+    SessionsChanged,
+    PolicyChanged {
+        document_id: Option<Uuid>,
+        policy: Option<Policy>,
+    },
+    PausedChanged {
+        paused: bool,
+    },
+}

@@ -1,0 +1,20 @@
+//! The MCP service of lasuite-docs-mcp.
+//!
+//! [`DocsService`] is the authority: it opens documents through `docs-client`, plans agent
+//! edits on forks, queues them for approval, applies them and keeps the journal in SQLite.
+//! [`mcp::DocsMcp`] exposes it as MCP tools. This crate knows nothing of Tauri: the desktop
+//! app and the headless `docs-mcp` binary both host the same service.
+
+pub mod config;
+pub mod edits;
+pub mod error;
+pub mod events;
+pub mod mcp;
+pub mod record;
+pub mod revisions;
+pub mod service;
+pub mod store;
+
+pub use config::ServiceConfig;
+pub use error::{ErrorCode, ErrorInfo, ServiceError, ServiceResult};
+pub use service::DocsService;

@@ -1,0 +1,84 @@
+//! The MCP face of the service — the only module that knows MCP. Tools are thin: they check
+//! and translate arguments, call [`DocsService`], and shape the answer.
+
+mod errors;
+mod read;
+mod write;
+
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool_handler};
+
+pub use errors::ToolError;
+
+use crate::record::AgentInfo;
+use crate::service::DocsService;
+
+/// What agents are told about working with this server.
+pub const INSTRUCTIONS: &str = "\
+Tools to read and edit documents of a La Suite Docs instance, live, beside the people \
+editing them. Documents are named by id (UUID) or by URL (https://HOST/docs/<id>/).
+How to work:
+1. Find the document (list_documents, search), then call get_outline (or get_document) \
+before reading: large documents are read by section (read_document with `section`) or in \
+pages (`from_block` + `max_chars`, following `next_block_id` while `truncated`).
+2. Every read returns a `revision`. Quote it back in writes: if someone changed the blocks \
+you target since, the write is refused with STALE_REVISION instead of overwriting them; \
+read again and redo the edit.
+3. Prefer small, surgical edits: replace_text or update_block for wording, insert_blocks \
+for new content. Use block ids from read_document (the `<!-- block:ID -->` anchors). \
+apply_edits groups several operations into one atomic edit and one approval.
+4. Always give a short `reason`: the user sees it when approving.
+5. A write may wait for the user's approval. If it returns status `pending`, call \
+edit_status with its edit_id (and wait_seconds) instead of repeating the write. A \
+rejection (EDIT_REJECTED) carries the user's comment: do not retry the same edit.
+6. Errors have a stable `code` and a `hint` saying what to do next.";
+
+/// One MCP connection's handler. The service behind it is shared by every connection.
+#[derive(Clone)]
+pub struct DocsMcp {
+    service: Arc<DocsService>,
+    /// Names the transport connection in the journal (e.g. `http`, `stdio`).
+    connection: String,
+    tool_router: ToolRouter<Self>,
+}
+
+impl DocsMcp {
+    pub fn new(service: Arc<DocsService>, connection: impl Into<String>) -> Self {
+        DocsMcp {
+            service,
+            connection: connection.into(),
+            tool_router: Self::read_tools() + Self::write_tools(),
+        }
+    }
+
+    /// Every tool this server offers, as listed to clients.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+
+    /// The agent making a request: its MCP client name, or the configured fallback.
+    fn agent(&self, context: &RequestContext<RoleServer>) -> AgentInfo {
+        let name = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| self.service.config().fallback_agent_name.clone());
+        AgentInfo {
+            name,
+            connection: self.connection.clone(),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for DocsMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_instructions(INSTRUCTIONS)
+    }
+}

@@ -1,0 +1,722 @@
+//! Read tools: list, search, metadata, reading (whole, by section, by page), outline,
+//! changes since a revision, sessions, and the status of an edit.
+
+use std::time::Duration;
+
+use docs_client::ListQuery;
+use docs_client::blocknote::{
+    self, Document, ExportOptions, OutlineNode, SectionSelector, Slice, StartAt,
+};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{Json, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use yrs::Transact;
+
+use super::DocsMcp;
+use super::errors::{ToolError, ToolResult};
+use super::write::EditResult;
+use crate::error::ServiceError;
+use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind};
+
+/// Default and largest size of one read, in characters of markdown.
+const DEFAULT_READ_CHARS: usize = 20_000;
+const MAX_READ_CHARS: usize = 100_000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DocumentArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListDocumentsArgs {
+    /// Only documents whose title contains this text.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Only the user's favorites (signed in only).
+    #[serde(default)]
+    pub favorites: bool,
+    /// Page number, from 1.
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// Documents per page (at most 100; default 20).
+    #[serde(default)]
+    pub page_size: Option<u32>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocumentSummary {
+    pub id: String,
+    pub title: Option<String>,
+    pub url: String,
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocumentList {
+    pub documents: Vec<DocumentSummary>,
+    /// `instance`: the signed-in user's documents; `local`: documents added or opened here.
+    pub source: String,
+    pub page: u32,
+    pub has_more: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    pub query: String,
+    /// At most this many results (default 10, at most 50).
+    #[serde(default)]
+    pub max_results: Option<usize>,
+    /// Size budget of all snippets together, in characters (default 8000).
+    #[serde(default)]
+    pub max_chars: Option<usize>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchHit {
+    pub document_id: String,
+    pub title: Option<String>,
+    /// The matching block, for content matches.
+    pub block_id: Option<String>,
+    pub snippet: String,
+    /// `title` or `content`.
+    pub matched: String,
+    pub score: f64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchResults {
+    pub results: Vec<SearchHit>,
+    pub truncated: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocumentInfo {
+    pub id: String,
+    pub title: Option<String>,
+    pub url: String,
+    pub read_only: bool,
+    pub link_reach: Option<String>,
+    pub link_role: Option<String>,
+    pub user_role: Option<String>,
+    /// How agent edits are handled here: `auto`, `review` or `read-only`.
+    pub policy: String,
+    pub revision: String,
+    pub blocks: usize,
+    pub words: usize,
+    pub headings: usize,
+    /// Other people and agents currently in the document.
+    pub collaborators: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadFormat {
+    /// GitHub-flavoured markdown with `<!-- block:ID -->` anchors.
+    #[default]
+    Markdown,
+    /// BlockNote's typed block JSON.
+    Blocks,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadDocumentArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    #[serde(default)]
+    pub format: ReadFormat,
+    /// Read one section: a heading's block id or its text.
+    #[serde(default)]
+    pub section: Option<String>,
+    /// Start at this top-level block (e.g. the `next_block_id` of the previous read).
+    #[serde(default)]
+    pub from_block: Option<String>,
+    /// Size budget in characters (default 20000, at most 100000).
+    #[serde(default)]
+    pub max_chars: Option<usize>,
+    /// Put `<!-- block:ID -->` anchors before each block (default true).
+    #[serde(default)]
+    pub anchors: Option<bool>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FidelityNote {
+    pub block_id: String,
+    pub block_type: String,
+    /// What markdown could not show (e.g. `textColor=red`).
+    pub dropped: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadResult {
+    pub document_id: String,
+    pub title: Option<String>,
+    /// Quote it back in writes to refuse them if the targets changed meanwhile.
+    pub revision: String,
+    pub format: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<serde_json::Value>,
+    /// Ids of the top-level blocks returned.
+    pub block_ids: Vec<String>,
+    /// The budget stopped the read before the end of what was asked.
+    pub truncated: bool,
+    /// Where to continue (`from_block`) when truncated.
+    pub next_block_id: Option<String>,
+    /// What the markdown could not express (colours, alignment, ...).
+    pub fidelity: Vec<FidelityNote>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutlineEntry {
+    pub block_id: String,
+    pub level: u8,
+    pub text: String,
+    /// Blocks in the section (heading included).
+    pub blocks: usize,
+    pub words: usize,
+    pub children: Vec<OutlineEntry>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutlineResult {
+    pub document_id: String,
+    pub title: Option<String>,
+    pub revision: String,
+    pub total_blocks: usize,
+    pub total_words: usize,
+    /// Blocks before the first heading.
+    pub preamble_blocks: usize,
+    pub headings: Vec<OutlineEntry>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ChangesArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    /// A revision from an earlier read.
+    pub since_revision: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ChangedBlock {
+    pub block_id: String,
+    pub kind: ChangeKind,
+    pub by: ChangeAuthor,
+    /// The block's markdown now (absent for deleted blocks).
+    pub markdown: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ChangesResult {
+    pub document_id: String,
+    pub revision: String,
+    pub changes: Vec<ChangedBlock>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionInfo {
+    pub document_id: String,
+    pub connected: bool,
+    pub read_only: bool,
+    pub pending_acks: u64,
+    pub pending_saves: u64,
+    pub collaborators: Vec<String>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionList {
+    pub sessions: Vec<SessionInfo>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditStatusArgs {
+    pub edit_id: String,
+    /// Wait up to this many seconds for a decision (default 0, at most 50).
+    #[serde(default)]
+    pub wait_seconds: Option<u64>,
+}
+
+fn read_tree(session: &docs_client::DocumentSession) -> Document {
+    let doc = session.doc();
+    let fragment = blocknote::document_fragment(doc);
+    blocknote::read_document(&doc.transact(), &fragment)
+}
+
+fn outline_entry(node: &OutlineNode) -> OutlineEntry {
+    OutlineEntry {
+        block_id: node.id.clone(),
+        level: node.level,
+        text: node.text.clone(),
+        blocks: node.blocks,
+        words: node.words,
+        children: node.children.iter().map(outline_entry).collect(),
+    }
+}
+
+fn count_headings(nodes: &[OutlineNode]) -> usize {
+    nodes.iter().map(|n| 1 + count_headings(&n.children)).sum()
+}
+
+/// A section, kept within the budget: when it is longer, the first blocks that fit.
+fn section_within(
+    document: &Document,
+    selector: &SectionSelector,
+    budget: usize,
+    opts: &ExportOptions,
+) -> Result<Slice, ServiceError> {
+    let section = blocknote::read_section(document, selector, opts)?;
+    if section.markdown.chars().count() <= budget || section.block_ids.is_empty() {
+        return Ok(section);
+    }
+    let mut page = blocknote::read_budget(
+        document,
+        &StartAt::Block(section.block_ids[0].clone()),
+        budget,
+        opts,
+    )?;
+    page.truncated = true;
+    page.next_block_id = page
+        .next_block_id
+        .filter(|next| section.block_ids.contains(next));
+    Ok(page)
+}
+
+fn snippet_around(text: &str, byte: usize, width: usize) -> String {
+    let start = text[..byte]
+        .char_indices()
+        .rev()
+        .nth(width / 2)
+        .map_or(0, |(i, _)| i);
+    let snippet: String = text[start..].chars().take(width).collect();
+    let prefix = if start > 0 { "…" } else { "" };
+    let suffix = if text[start..].chars().count() > width {
+        "…"
+    } else {
+        ""
+    };
+    format!("{prefix}{snippet}{suffix}")
+}
+
+#[tool_router(router = read_tools, vis = "pub(super)")]
+impl DocsMcp {
+    /// Lists documents: when signed in, the instance's documents of the user (optionally
+    /// favorites or a title filter); otherwise the documents added or opened here.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn list_documents(
+        &self,
+        Parameters(args): Parameters<ListDocumentsArgs>,
+    ) -> ToolResult<DocumentList> {
+        let client = self.service.client()?;
+        let page = args.page.unwrap_or(1).max(1);
+        let page_size = args.page_size.unwrap_or(20).clamp(1, 100);
+        let url = |id: &uuid::Uuid| client.instance().document_page(id).to_string();
+        if self.service.has_user_session() {
+            let result = if args.favorites {
+                client.favorite_documents(Some(page)).await
+            } else {
+                client
+                    .list_documents(&ListQuery {
+                        page: Some(page),
+                        page_size: Some(page_size),
+                        title: args.query.clone(),
+                        ..ListQuery::default()
+                    })
+                    .await
+            }
+            .map_err(ToolError::from)?;
+            return Ok(Json(DocumentList {
+                documents: result
+                    .results
+                    .iter()
+                    .map(|d| DocumentSummary {
+                        id: d.id.to_string(),
+                        title: d.title.clone(),
+                        url: url(&d.id),
+                        updated_at: d.updated_at.clone(),
+                    })
+                    .collect(),
+                source: "instance".into(),
+                page,
+                has_more: result.next.is_some(),
+            }));
+        }
+        let query = args.query.as_deref().map(str::to_lowercase);
+        let known: Vec<_> = self
+            .service
+            .known_documents()?
+            .into_iter()
+            .filter(|d| match &query {
+                Some(q) => d
+                    .title
+                    .as_deref()
+                    .is_some_and(|t| t.to_lowercase().contains(q)),
+                None => true,
+            })
+            .collect();
+        let start = ((page - 1) * page_size) as usize;
+        let documents = known
+            .iter()
+            .skip(start)
+            .take(page_size as usize)
+            .map(|d| DocumentSummary {
+                id: d.id.to_string(),
+                title: d.title.clone(),
+                url: url(&d.id),
+                updated_at: None,
+            })
+            .collect();
+        Ok(Json(DocumentList {
+            documents,
+            source: "local".into(),
+            page,
+            has_more: known.len() > start + page_size as usize,
+        }))
+    }
+
+    /// Searches document titles (through the instance, when signed in) and the content of
+    /// the documents open here; returns ranked snippets with document and block ids.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult<SearchResults> {
+        let query = args.query.trim().to_owned();
+        if query.is_empty() {
+            return Err(
+                ServiceError::invalid("the query is empty", "Give words to search for.").into(),
+            );
+        }
+        let max_results = args.max_results.unwrap_or(10).clamp(1, 50);
+        let budget = args.max_chars.unwrap_or(8000).clamp(200, 50_000);
+        let needle = query.to_lowercase();
+        let mut hits: Vec<SearchHit> = vec![];
+        if self.service.has_user_session() {
+            let client = self.service.client()?;
+            if let Ok(page) = client.search_documents(&query, None).await {
+                for doc in page.results {
+                    hits.push(SearchHit {
+                        document_id: doc.id.to_string(),
+                        snippet: doc.title.clone().unwrap_or_default(),
+                        title: doc.title,
+                        block_id: None,
+                        matched: "title".into(),
+                        score: 2.0,
+                    });
+                }
+            }
+        }
+        for snapshot in self.service.sessions() {
+            let Ok(open) = self
+                .service
+                .open(&snapshot.document_id.to_string(), None)
+                .await
+            else {
+                continue;
+            };
+            let title = open.session.metadata().title.clone();
+            for block in read_tree(&open.session).all_blocks() {
+                let text = block.plain_text();
+                let lower = text.to_lowercase();
+                let count = lower.matches(&needle).count();
+                if count == 0 {
+                    continue;
+                }
+                let byte = lower.find(&needle).unwrap_or(0);
+                let byte = if text.is_char_boundary(byte) { byte } else { 0 };
+                hits.push(SearchHit {
+                    document_id: open.id.to_string(),
+                    title: title.clone(),
+                    block_id: Some(block.id.clone()),
+                    snippet: snippet_around(&text, byte, 160),
+                    matched: "content".into(),
+                    score: count as f64 / (1.0 + (text.len() as f64 / 500.0)),
+                });
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let mut truncated = hits.len() > max_results;
+        hits.truncate(max_results);
+        let mut used = 0;
+        let mut kept = vec![];
+        for hit in hits {
+            used += hit.snippet.chars().count();
+            if used > budget && !kept.is_empty() {
+                truncated = true;
+                break;
+            }
+            kept.push(hit);
+        }
+        Ok(Json(SearchResults {
+            results: kept,
+            truncated,
+        }))
+    }
+
+    /// A document's metadata, abilities, approval policy, size and current revision.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn get_document(
+        &self,
+        Parameters(args): Parameters<DocumentArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> ToolResult<DocumentInfo> {
+        let open = self
+            .service
+            .open(&args.document, Some(&self.agent(&context)))
+            .await?;
+        let revision = open.tracker.revision();
+        let outline = blocknote::outline(&read_tree(&open.session));
+        let meta = open.session.metadata();
+        Ok(Json(DocumentInfo {
+            id: open.id.to_string(),
+            title: meta.title.clone(),
+            url: self
+                .service
+                .client()?
+                .instance()
+                .document_page(&open.id)
+                .to_string(),
+            read_only: open.session.is_read_only(),
+            link_reach: meta.link_reach.clone(),
+            link_role: meta.link_role.clone(),
+            user_role: meta.user_role.clone(),
+            policy: self.service.policy_for(open.id)?.as_str().into(),
+            revision,
+            blocks: outline.total_blocks,
+            words: outline.total_words,
+            headings: count_headings(&outline.headings),
+            collaborators: open.session.collaborators(),
+        }))
+    }
+
+    /// Reads a document as markdown with block-id anchors (or as typed blocks): whole, one
+    /// section, or a page from a block, within a size budget. Returns the revision to quote
+    /// in writes, and what markdown could not express.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn read_document(
+        &self,
+        Parameters(args): Parameters<ReadDocumentArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> ToolResult<ReadResult> {
+        let budget = args
+            .max_chars
+            .unwrap_or(DEFAULT_READ_CHARS)
+            .clamp(500, MAX_READ_CHARS);
+        if args.section.is_some() && args.from_block.is_some() {
+            return Err(ServiceError::invalid(
+                "give either section or from_block, not both",
+                "Read a section, or continue from a block.",
+            )
+            .into());
+        }
+        let open = self
+            .service
+            .open(&args.document, Some(&self.agent(&context)))
+            .await?;
+        // The revision is taken before the content, so it is never newer than what is read.
+        let revision = open.tracker.revision();
+        let document = read_tree(&open.session);
+        let opts = ExportOptions {
+            anchors: args.anchors.unwrap_or(true),
+        };
+        let slice = match (&args.section, &args.from_block) {
+            (Some(section), _) => {
+                let selector = if document.find(section).is_some() {
+                    SectionSelector::Id(section.clone())
+                } else {
+                    SectionSelector::Heading(section.clone())
+                };
+                section_within(&document, &selector, budget, &opts)?
+            }
+            (None, Some(from)) => {
+                blocknote::read_budget(&document, &StartAt::Block(from.clone()), budget, &opts)
+                    .map_err(ServiceError::from)?
+            }
+            (None, None) => blocknote::read_budget(&document, &StartAt::Beginning, budget, &opts)
+                .map_err(ServiceError::from)?,
+        };
+        let (markdown, blocks, format) = match args.format {
+            ReadFormat::Markdown => (Some(slice.markdown.clone()), None, "markdown"),
+            ReadFormat::Blocks => {
+                let chosen: Vec<_> = document
+                    .blocks
+                    .iter()
+                    .filter(|b| slice.block_ids.contains(&b.id))
+                    .cloned()
+                    .collect();
+                (None, Some(blocknote::json::blocks_json(&chosen)), "blocks")
+            }
+        };
+        Ok(Json(ReadResult {
+            document_id: open.id.to_string(),
+            title: open.session.metadata().title.clone(),
+            revision,
+            format: format.into(),
+            markdown,
+            blocks,
+            block_ids: slice.block_ids,
+            truncated: slice.truncated,
+            next_block_id: slice.next_block_id,
+            fidelity: slice
+                .fidelity
+                .into_iter()
+                .map(|f| FidelityNote {
+                    block_id: f.block_id,
+                    block_type: f.block_type,
+                    dropped: f.dropped,
+                })
+                .collect(),
+        }))
+    }
+
+    /// The heading tree of a document with block ids and, per section, counts of blocks and
+    /// words: call it first on large documents, then read sections.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn get_outline(
+        &self,
+        Parameters(args): Parameters<DocumentArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> ToolResult<OutlineResult> {
+        let open = self
+            .service
+            .open(&args.document, Some(&self.agent(&context)))
+            .await?;
+        let revision = open.tracker.revision();
+        let outline = blocknote::outline(&read_tree(&open.session));
+        Ok(Json(OutlineResult {
+            document_id: open.id.to_string(),
+            title: open.session.metadata().title.clone(),
+            revision,
+            total_blocks: outline.total_blocks,
+            total_words: outline.total_words,
+            preamble_blocks: outline.preamble_blocks,
+            headings: outline.headings.iter().map(outline_entry).collect(),
+        }))
+    }
+
+    /// What changed in a document since a revision you read: blocks added, modified or
+    /// deleted, by others or by agents, with their current markdown.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn get_changes(
+        &self,
+        Parameters(args): Parameters<ChangesArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> ToolResult<ChangesResult> {
+        let open = self
+            .service
+            .open(&args.document, Some(&self.agent(&context)))
+            .await?;
+        let revision = open.tracker.revision();
+        let changes: Vec<BlockChange> = open
+            .tracker
+            .changes_since(&args.since_revision)
+            .ok_or_else(|| ServiceError::StaleRevision {
+                block_id: String::new(),
+                revision: args.since_revision.clone(),
+                current: revision.clone(),
+            })?;
+        let document = read_tree(&open.session);
+        let changes = changes
+            .into_iter()
+            .map(|c| {
+                let markdown = document.find(&c.block_id).map(|b| {
+                    blocknote::export_markdown(std::slice::from_ref(b), &ExportOptions::default())
+                        .markdown
+                        .trim_end()
+                        .to_owned()
+                });
+                ChangedBlock {
+                    block_id: c.block_id,
+                    kind: c.kind,
+                    by: c.by,
+                    markdown,
+                }
+            })
+            .collect();
+        Ok(Json(ChangesResult {
+            document_id: open.id.to_string(),
+            revision,
+            changes,
+        }))
+    }
+
+    /// The documents open live here, with their connection state and who else is in them.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_sessions(&self) -> ToolResult<SessionList> {
+        Ok(Json(SessionList {
+            sessions: self
+                .service
+                .sessions()
+                .into_iter()
+                .map(|s| SessionInfo {
+                    document_id: s.document_id.to_string(),
+                    connected: s.connected,
+                    read_only: s.read_only,
+                    pending_acks: s.pending_acks,
+                    pending_saves: s.pending_saves,
+                    collaborators: s.collaborators,
+                    error: s.error,
+                })
+                .collect(),
+        }))
+    }
+
+    /// The status of an edit (pending, applied, rejected with the user's comment, conflict,
+    /// failed); waits up to `wait_seconds` for a decision.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn edit_status(
+        &self,
+        Parameters(args): Parameters<EditStatusArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let id = args.edit_id.trim().parse().map_err(|_| {
+            ServiceError::invalid(
+                format!("{:?} is not an edit id", args.edit_id),
+                "Use the edit_id a write tool returned.",
+            )
+        })?;
+        let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(50));
+        let record = self.wait_with_progress(id, wait, &context).await?;
+        Ok(Json(EditResult::from_record(&record)))
+    }
+}

@@ -1,0 +1,486 @@
+//! Write tools. Each one describes its change as operations; the service plans them on a
+//! fork, queues the edit and applies it when the policy or a human allows. A tool call waits
+//! for the decision up to the configured time (sending progress notifications), then
+//! answers `pending` with an `edit_id` for `edit_status`.
+
+use std::time::Duration;
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::ProgressNotificationParam;
+use rmcp::service::RequestContext;
+use rmcp::{Json, RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::DocsMcp;
+use super::errors::{ToolError, ToolResult};
+use crate::edits::{
+    DeleteBlocks, EditOp, InsertBlocks, MoveBlock, Position, ReplaceText, UpdateBlock,
+};
+use crate::error::{ErrorInfo, ServiceError, ServiceResult};
+use crate::record::{EditRecord, EditStatus};
+use crate::service::EditRequest;
+
+/// The outcome of a write, or of `edit_status`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EditResult {
+    pub edit_id: String,
+    pub document_id: String,
+    /// `applied`, `pending` (waiting for the user), `rejected`, `conflict` or `failed`.
+    pub status: EditStatus,
+    /// What happened, in a sentence.
+    pub message: String,
+    /// Ids of the blocks the edit created.
+    pub new_block_ids: Vec<String>,
+    pub words_added: usize,
+    pub words_removed: usize,
+    /// The user's comment on their decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// The document's revision after an applied edit, to quote in the next write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+impl EditResult {
+    pub fn from_record(record: &EditRecord) -> Self {
+        let message = match record.status {
+            EditStatus::Applied => {
+                "Applied, acknowledged by the collaboration server and saved.".into()
+            }
+            EditStatus::Pending => format!(
+                "Waiting for the user's approval. Call edit_status with edit_id {} and wait_seconds to wait for the decision; do not repeat the edit.",
+                record.id
+            ),
+            EditStatus::Rejected => match &record.comment {
+                Some(c) => format!("The user rejected the edit: {c}"),
+                None => "The user rejected the edit.".into(),
+            },
+            EditStatus::Conflict | EditStatus::Failed => record
+                .error
+                .as_ref()
+                .map(|e| e.message.clone())
+                .unwrap_or_else(|| "The edit was not applied.".into()),
+        };
+        EditResult {
+            edit_id: record.id.to_string(),
+            document_id: record.document_id.to_string(),
+            status: record.status,
+            message,
+            new_block_ids: record.new_blocks.clone(),
+            words_added: record.preview.words_added,
+            words_removed: record.preview.words_removed,
+            comment: record.comment.clone(),
+            error: record.error.clone(),
+            revision: None,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct InsertBlocksArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    pub position: Position,
+    /// Markdown to insert (headings, lists, task lists, tables, code fences, quotes...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    /// Typed blocks instead of markdown, e.g. `{"type": "callout", "props": {"emoji": "💡"},
+    /// "content": "Inline **markdown**"}`. Types: paragraph, heading (props.level 1-6),
+    /// bulletListItem, numberedListItem, checkListItem (props.checked), toggleListItem,
+    /// quote, codeBlock (props.language), divider, pageBreak, image, video, audio, file, pdf
+    /// (props.url), table, callout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<serde_json::Value>>,
+    /// Why you make this edit (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The revision you read; refused with STALE_REVISION if the anchor block changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct UpdateBlockArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    pub block_id: String,
+    /// The block's whole new text as inline markdown; applied as a minimal diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A new block type, keeping the text (e.g. paragraph → heading).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub block_type: Option<String>,
+    /// Props to set, e.g. `{"level": 2}`, `{"checked": true}`, `{"textAlignment": "center"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub props: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Why you make this edit (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The revision you read; refused with STALE_REVISION if the block changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct ReplaceTextArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    /// The text to find, exactly as it reads (no markdown).
+    pub old_text: String,
+    /// Its replacement (plain text, taking the formatting of the replaced text).
+    pub new_text: String,
+    /// Only look in this block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_id: Option<String>,
+    /// Replace every match (default: exactly one match is required).
+    #[serde(default)]
+    pub all: bool,
+    /// Why you make this edit (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The revision you read; refused with STALE_REVISION if the block changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct DeleteBlocksArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    pub block_ids: Vec<String>,
+    /// Keep the blocks nested under a deleted block (they move up a level).
+    #[serde(default)]
+    pub keep_children: bool,
+    /// Why you make this edit (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The revision you read; refused with STALE_REVISION if a block changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct MoveBlockArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    pub block_id: String,
+    pub position: Position,
+    /// Why you make this edit (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The revision you read; refused with STALE_REVISION if a block changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct ApplyEditsArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    /// Operations applied in order, all or none, as one edit and one approval. Each has an
+    /// `op` (insert_blocks, update_block, replace_text, delete_blocks, move_block) and the
+    /// fields of the tool of that name (without document, reason, revision).
+    pub edits: Vec<EditOp>,
+    /// Why you make this edit (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The revision you read; refused with STALE_REVISION if a target changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+impl DocsMcp {
+    /// Waits for an edit's decision, in slices, with a progress notification per slice.
+    pub(super) async fn wait_with_progress(
+        &self,
+        id: Uuid,
+        wait: Duration,
+        context: &RequestContext<RoleServer>,
+    ) -> ServiceResult<EditRecord> {
+        let token = context.meta.get_progress_token();
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut step = 0u32;
+        loop {
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let record = tokio::select! {
+                record = self.service.wait_for_decision(id, remaining.min(Duration::from_secs(2))) => record?,
+                _ = context.ct.cancelled() => return self.service.edit(id),
+            };
+            if record.status.is_final() || remaining.is_zero() {
+                return Ok(record);
+            }
+            step += 1;
+            if let Some(token) = &token {
+                let _ = context
+                    .peer
+                    .notify_progress(
+                        ProgressNotificationParam::new(token.clone(), f64::from(step))
+                            .with_message("waiting for the user's approval"),
+                    )
+                    .await;
+            }
+        }
+    }
+
+    async fn write(
+        &self,
+        call: WriteCall,
+        context: &RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let request = EditRequest {
+            document: call.document,
+            ops: call.ops,
+            tool: call.tool.to_owned(),
+            arguments: call.arguments,
+            reason: call.reason,
+            revision: call.revision,
+            agent: self.agent(context),
+        };
+        let mut record = self.service.submit(request).await?;
+        if record.status == EditStatus::Pending {
+            record = self
+                .wait_with_progress(record.id, self.service.config().approval_wait, context)
+                .await?;
+        }
+        self.finish(record).await
+    }
+
+    /// An applied or pending edit is a result; a refused one is a tool error with its code.
+    async fn finish(&self, record: EditRecord) -> ToolResult<EditResult> {
+        match record.status {
+            EditStatus::Applied => {
+                let mut result = EditResult::from_record(&record);
+                if let Ok(open) = self
+                    .service
+                    .open(&record.document_id.to_string(), None)
+                    .await
+                {
+                    result.revision = Some(open.tracker.revision());
+                }
+                Ok(Json(result))
+            }
+            EditStatus::Pending => Ok(Json(EditResult::from_record(&record))),
+            EditStatus::Rejected | EditStatus::Conflict | EditStatus::Failed => {
+                let mut info = record.error.clone().unwrap_or_else(|| {
+                    ServiceError::Internal("the edit was not applied".into()).info()
+                });
+                info.message = format!("{} (edit {})", info.message, record.id);
+                Err(ToolError(info))
+            }
+        }
+    }
+}
+
+/// A write tool's call, as handed to [`DocsMcp::write`].
+struct WriteCall {
+    document: String,
+    ops: Vec<EditOp>,
+    tool: &'static str,
+    arguments: serde_json::Value,
+    reason: Option<String>,
+    revision: Option<String>,
+}
+
+fn arguments_of<T: Serialize>(args: &T) -> serde_json::Value {
+    serde_json::to_value(args).unwrap_or(serde_json::Value::Null)
+}
+
+#[tool_router(router = write_tools, vis = "pub(super)")]
+impl DocsMcp {
+    /// Inserts new blocks, from markdown or typed blocks, at the start or end of the
+    /// document, before or after a block, or nested under a block.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn insert_blocks(
+        &self,
+        Parameters(args): Parameters<InsertBlocksArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let arguments = arguments_of(&args);
+        let op = EditOp::InsertBlocks(InsertBlocks {
+            position: args.position,
+            markdown: args.markdown,
+            blocks: args.blocks,
+        });
+        self.write(
+            WriteCall {
+                document: args.document,
+                ops: vec![op],
+                tool: "insert_blocks",
+                arguments,
+                reason: args.reason,
+                revision: args.revision,
+            },
+            &context,
+        )
+        .await
+    }
+
+    /// Changes one block: its text (inline markdown, applied as a minimal diff that keeps
+    /// formatting and concurrent typing), its type, and/or its props.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn update_block(
+        &self,
+        Parameters(args): Parameters<UpdateBlockArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let arguments = arguments_of(&args);
+        let op = EditOp::UpdateBlock(UpdateBlock {
+            block_id: args.block_id,
+            text: args.text,
+            block_type: args.block_type,
+            props: args.props,
+        });
+        self.write(
+            WriteCall {
+                document: args.document,
+                ops: vec![op],
+                tool: "update_block",
+                arguments,
+                reason: args.reason,
+                revision: args.revision,
+            },
+            &context,
+        )
+        .await
+    }
+
+    /// Finds `old_text` and replaces it with `new_text`, in one block or the whole document.
+    /// Fails with TEXT_NOT_FOUND, or AMBIGUOUS_MATCH when it matches more than once (unless
+    /// `all`).
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn replace_text(
+        &self,
+        Parameters(args): Parameters<ReplaceTextArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let arguments = arguments_of(&args);
+        let op = EditOp::ReplaceText(ReplaceText {
+            old_text: args.old_text,
+            new_text: args.new_text,
+            block_id: args.block_id,
+            all: args.all,
+        });
+        self.write(
+            WriteCall {
+                document: args.document,
+                ops: vec![op],
+                tool: "replace_text",
+                arguments,
+                reason: args.reason,
+                revision: args.revision,
+            },
+            &context,
+        )
+        .await
+    }
+
+    /// Deletes blocks (with their nested blocks, unless keep_children).
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn delete_blocks(
+        &self,
+        Parameters(args): Parameters<DeleteBlocksArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let arguments = arguments_of(&args);
+        let op = EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: args.block_ids,
+            keep_children: args.keep_children,
+        });
+        self.write(
+            WriteCall {
+                document: args.document,
+                ops: vec![op],
+                tool: "delete_blocks",
+                arguments,
+                reason: args.reason,
+                revision: args.revision,
+            },
+            &context,
+        )
+        .await
+    }
+
+    /// Moves a block (with its nested blocks) before or after another block, nested under
+    /// one, or to the start or end of the document.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn move_block(
+        &self,
+        Parameters(args): Parameters<MoveBlockArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let arguments = arguments_of(&args);
+        let op = EditOp::MoveBlock(MoveBlock {
+            block_id: args.block_id,
+            position: args.position,
+        });
+        self.write(
+            WriteCall {
+                document: args.document,
+                ops: vec![op],
+                tool: "move_block",
+                arguments,
+                reason: args.reason,
+                revision: args.revision,
+            },
+            &context,
+        )
+        .await
+    }
+
+    /// Applies several operations atomically, as one edit and one approval: all of them, or
+    /// none if any fails.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn apply_edits(
+        &self,
+        Parameters(args): Parameters<ApplyEditsArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<EditResult> {
+        let arguments = arguments_of(&args);
+        self.write(
+            WriteCall {
+                document: args.document,
+                ops: args.edits,
+                tool: "apply_edits",
+                arguments,
+                reason: args.reason,
+                revision: args.revision,
+            },
+            &context,
+        )
+        .await
+    }
+}

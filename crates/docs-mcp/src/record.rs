@@ -1,0 +1,199 @@
+//! What an agent's edit is, as the approval queue, the journal, the UI and the CLI see it.
+//! Plain data with serde: these records are stored in SQLite and sent to the UI as they are.
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::error::ErrorInfo;
+
+/// How agent writes to a document are handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// Applied at once.
+    Auto,
+    /// Waits for a human decision.
+    Review,
+    /// Refused.
+    ReadOnly,
+}
+
+impl Policy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Auto => "auto",
+            Policy::Review => "review",
+            Policy::ReadOnly => "read-only",
+        }
+    }
+}
+
+impl std::str::FromStr for Policy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Policy::Auto),
+            "review" => Ok(Policy::Review),
+            "read-only" | "readonly" | "read_only" => Ok(Policy::ReadOnly),
+            other => Err(format!(
+                "unknown approval policy {other:?}: use auto, review or read-only"
+            )),
+        }
+    }
+}
+
+/// Where an edit stands: `Pending` → `Applied` | `Conflict` | `Failed` after approval, or
+/// `Pending` → `Rejected`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EditStatus {
+    Pending,
+    Applied,
+    Rejected,
+    Conflict,
+    Failed,
+}
+
+impl EditStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EditStatus::Pending => "pending",
+            EditStatus::Applied => "applied",
+            EditStatus::Rejected => "rejected",
+            EditStatus::Conflict => "conflict",
+            EditStatus::Failed => "failed",
+        }
+    }
+
+    pub fn is_final(self) -> bool {
+        !matches!(self, EditStatus::Pending)
+    }
+}
+
+impl std::str::FromStr for EditStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "pending" => EditStatus::Pending,
+            "applied" => EditStatus::Applied,
+            "rejected" => EditStatus::Rejected,
+            "conflict" => EditStatus::Conflict,
+            "failed" => EditStatus::Failed,
+            other => return Err(format!("unknown edit status {other:?}")),
+        })
+    }
+}
+
+/// Who asked for an edit: the MCP client's name and the connection it came through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AgentInfo {
+    pub name: String,
+    pub connection: String,
+}
+
+/// One block as shown in a preview: its id, type and markdown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PreviewBlock {
+    pub block_id: String,
+    pub block_type: String,
+    pub markdown: String,
+}
+
+/// A run of words in a word-level diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DiffSpan {
+    /// `equal`, `added` or `removed`.
+    pub kind: String,
+    pub text: String,
+}
+
+/// What an edit changes, for a human to judge: the touched blocks before and after, and a
+/// word-level diff of their markdown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Preview {
+    pub before: Vec<PreviewBlock>,
+    pub after: Vec<PreviewBlock>,
+    pub diff: Vec<DiffSpan>,
+    pub words_added: usize,
+    pub words_removed: usize,
+}
+
+/// An agent's edit: pending, decided, applied or undone. The journal is the list of edits
+/// that were applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditRecord {
+    pub id: Uuid,
+    pub document_id: Uuid,
+    pub document_title: Option<String>,
+    pub agent: AgentInfo,
+    /// The tool that made it (`insert_blocks`, `apply_edits`, ...).
+    pub tool: String,
+    /// The tool's arguments, as the agent sent them.
+    pub arguments: serde_json::Value,
+    pub reason: Option<String>,
+    /// The revision the agent quoted, if any.
+    pub revision: Option<String>,
+    pub preview: Preview,
+    /// The change as a Yjs update (v1), computed on a fork of the document.
+    #[serde(with = "base64_bytes")]
+    pub update: Vec<u8>,
+    /// The state vector of the document the update was computed against (v1).
+    #[serde(with = "base64_bytes")]
+    pub base_state_vector: Vec<u8>,
+    /// Blocks the edit targets: if one is gone when the edit is approved, it conflicts.
+    pub touched_blocks: Vec<String>,
+    /// Ids of the blocks the edit creates.
+    pub new_blocks: Vec<String>,
+    pub status: EditStatus,
+    /// The human's comment on a decision.
+    pub comment: Option<String>,
+    /// Who decided (`auto`, `app`, `cli`, ...).
+    pub decided_by: Option<String>,
+    pub error: Option<ErrorInfo>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    pub decided_at: Option<i64>,
+    pub applied_at: Option<i64>,
+}
+
+/// Filters of [`crate::store::Store::edits`]; empty = everything, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditFilter {
+    pub status: Option<Vec<EditStatus>>,
+    pub document_id: Option<Uuid>,
+    pub agent: Option<String>,
+    pub limit: Option<u32>,
+}
+
+/// A document the user added or an agent opened here (the document list when not signed in).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownDocument {
+    pub id: Uuid,
+    pub title: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub last_opened_at: i64,
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or_default()
+}
+
+mod base64_bytes {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,288 @@
+//! Revisions: a counter per live document that moves on every change, and for each block the
+//! revision of its last change and who made it. An agent quotes the revision it read; a write
+//! whose target block changed since is refused (STALE_REVISION) instead of overwriting what
+//! a person just did, and `get_changes` lists what others changed since.
+//!
+//! A revision is `<epoch>-<counter>`: the epoch names one live session, so a revision from a
+//! session that has since been closed is recognisably stale.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
+use serde::Serialize;
+use yrs::types::xml::{XmlElementRef, XmlOut};
+use yrs::types::{Change, Event};
+use yrs::{DeepObservable, Doc, Out, ReadTxn, Transact, TransactionMut, Xml, XmlFragment};
+
+/// Who made a change, as far as this service can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeAuthor {
+    /// An agent, through this service.
+    Agent,
+    /// Someone else in the document (a person in a browser, or another client).
+    Others,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One block's latest change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct BlockChange {
+    pub block_id: String,
+    pub kind: ChangeKind,
+    pub by: ChangeAuthor,
+    /// The counter part of the revision at which it happened.
+    #[serde(skip)]
+    pub at: u64,
+}
+
+#[derive(Default)]
+struct State {
+    counter: u64,
+    changes: HashMap<String, BlockChange>,
+    known: HashSet<String>,
+}
+
+/// Tracks the changes of one live session's document.
+pub struct RevisionTracker {
+    epoch: String,
+    state: Arc<Mutex<State>>,
+    doc: Doc,
+}
+
+const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
+
+impl RevisionTracker {
+    pub fn attach(session: &DocumentSession) -> Self {
+        let doc = session.doc().clone();
+        let epoch = format!("{:08x}", rand::random::<u32>());
+        let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let state = Arc::new(Mutex::new(State {
+            known: all_block_ids(&doc.transact(), &fragment),
+            ..State::default()
+        }));
+        let observed = state.clone();
+        let root = fragment.clone();
+        fragment.observe_deep(OBSERVER_KEY, move |txn, events| {
+            let by = match txn.origin() {
+                Some(origin) if origin.as_ref() == LOCAL_ORIGIN.as_bytes() => ChangeAuthor::Agent,
+                _ => ChangeAuthor::Others,
+            };
+            let mut state = observed.lock().expect("revision state");
+            state.counter += 1;
+            let at = state.counter;
+            let mut rescan = false;
+            let mut touched: Vec<(String, ChangeKind)> = vec![];
+            for event in events.iter() {
+                match event {
+                    Event::XmlText(e) => {
+                        if let Some(id) = owning_block(txn, e.target().parent()) {
+                            touched.push((id, ChangeKind::Modified));
+                        }
+                    }
+                    Event::XmlFragment(e) => {
+                        let target = e.target().clone();
+                        for change in e.delta(txn) {
+                            match change {
+                                Change::Added(values) => {
+                                    for value in values {
+                                        if let Out::YXmlElement(el) = value {
+                                            for id in block_ids_in(txn, el) {
+                                                touched.push((id, ChangeKind::Added));
+                                            }
+                                        }
+                                    }
+                                }
+                                Change::Removed(_) => rescan = true,
+                                Change::Retain(_) => {}
+                            }
+                        }
+                        let owner = match &target {
+                            XmlOut::Element(el) if is_container(el) => block_id(txn, el),
+                            other => owning_block(txn, Some(other.clone())),
+                        };
+                        if let Some(id) = owner {
+                            touched.push((id, ChangeKind::Modified));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (id, kind) in touched {
+                let kind = match state.changes.get(&id) {
+                    // A block added and edited in the same revision stays "added".
+                    Some(previous) if previous.at == at && previous.kind == ChangeKind::Added => {
+                        ChangeKind::Added
+                    }
+                    _ => kind,
+                };
+                if kind == ChangeKind::Added {
+                    state.known.insert(id.clone());
+                }
+                state.changes.insert(
+                    id.clone(),
+                    BlockChange {
+                        block_id: id,
+                        kind,
+                        by,
+                        at,
+                    },
+                );
+            }
+            if rescan {
+                let now = all_block_ids(txn, &root);
+                let gone: Vec<String> = state.known.difference(&now).cloned().collect();
+                for id in gone {
+                    state.changes.insert(
+                        id.clone(),
+                        BlockChange {
+                            block_id: id,
+                            kind: ChangeKind::Deleted,
+                            by,
+                            at,
+                        },
+                    );
+                }
+                state.known = now;
+            }
+        });
+        RevisionTracker { epoch, state, doc }
+    }
+
+    /// The current revision.
+    pub fn revision(&self) -> String {
+        let counter = self.state.lock().expect("revision state").counter;
+        format!("{}-{counter}", self.epoch)
+    }
+
+    /// The counter of a revision of this session; `None` when it is not one of ours.
+    fn counter_of(&self, revision: &str) -> Option<u64> {
+        let (epoch, counter) = revision.trim().split_once('-')?;
+        if epoch != self.epoch {
+            return None;
+        }
+        counter.parse().ok()
+    }
+
+    /// Whether the revision was handed out by this session (else it predates it).
+    pub fn knows(&self, revision: &str) -> bool {
+        self.counter_of(revision)
+            .is_some_and(|c| c <= self.state.lock().expect("revision state").counter)
+    }
+
+    /// The first of `blocks` that changed after `revision`, with its change. A revision this
+    /// session did not hand out counts as changed for every block.
+    pub fn changed_since(
+        &self,
+        revision: &str,
+        blocks: &[String],
+    ) -> Option<(String, BlockChange)> {
+        let state = self.state.lock().expect("revision state");
+        let since = match self.counter_of(revision) {
+            Some(c) if c <= state.counter => c,
+            _ => {
+                let id = blocks.first()?.clone();
+                return Some((
+                    id.clone(),
+                    BlockChange {
+                        block_id: id,
+                        kind: ChangeKind::Modified,
+                        by: ChangeAuthor::Others,
+                        at: state.counter,
+                    },
+                ));
+            }
+        };
+        blocks.iter().find_map(|id| {
+            state
+                .changes
+                .get(id)
+                .filter(|c| c.at > since)
+                .map(|c| (id.clone(), c.clone()))
+        })
+    }
+
+    /// Every block changed after `revision`, oldest change first; `None` when the revision is
+    /// not one of this session's.
+    pub fn changes_since(&self, revision: &str) -> Option<Vec<BlockChange>> {
+        let state = self.state.lock().expect("revision state");
+        let since = self.counter_of(revision).filter(|c| *c <= state.counter)?;
+        let mut changes: Vec<BlockChange> = state
+            .changes
+            .values()
+            .filter(|c| c.at > since)
+            .cloned()
+            .collect();
+        changes.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.block_id.cmp(&b.block_id)));
+        Some(changes)
+    }
+}
+
+impl Drop for RevisionTracker {
+    fn drop(&mut self) {
+        self.doc
+            .get_or_insert_xml_fragment(DOCUMENT_FRAGMENT)
+            .unobserve_deep(OBSERVER_KEY);
+    }
+}
+
+fn is_container(el: &XmlElementRef) -> bool {
+    el.tag().as_ref() == "blockContainer"
+}
+
+fn block_id<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Option<String> {
+    match el.get_attribute(txn, "id")? {
+        Out::Any(yrs::Any::String(s)) => Some(s.to_string()),
+        other => Some(other.to_string(txn)),
+    }
+}
+
+/// The id of the closest blockContainer at or above `node`.
+fn owning_block<T: ReadTxn>(txn: &T, mut node: Option<XmlOut>) -> Option<String> {
+    while let Some(current) = node {
+        match current {
+            XmlOut::Element(el) if is_container(&el) => return block_id(txn, &el),
+            XmlOut::Element(el) => node = el.parent(),
+            XmlOut::Text(text) => node = text.parent(),
+            XmlOut::Fragment(_) => return None,
+        }
+    }
+    None
+}
+
+fn block_ids_in(txn: &TransactionMut, el: &XmlElementRef) -> Vec<String> {
+    let mut ids = vec![];
+    collect_ids(txn, el, &mut ids);
+    ids
+}
+
+fn collect_ids<T: ReadTxn>(txn: &T, el: &XmlElementRef, ids: &mut Vec<String>) {
+    if is_container(el)
+        && let Some(id) = block_id(txn, el)
+    {
+        ids.push(id);
+    }
+    for child in el.children(txn) {
+        if let XmlOut::Element(child) = child {
+            collect_ids(txn, &child, ids);
+        }
+    }
+}
+
+fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet<String> {
+    let mut ids = vec![];
+    for child in fragment.children(txn) {
+        if let XmlOut::Element(el) = child {
+            collect_ids(txn, &el, &mut ids);
+        }
+    }
+    ids.into_iter().collect()
+}

@@ -1,0 +1,540 @@
+//! The service: the one authority over documents, edits and decisions. MCP tools, the
+//! control API (CLI) and the desktop app all call it; none of them decides by itself.
+//!
+//! An edit goes: plan on a fork (nothing touched) → stored as pending → decided (by the
+//! policy, or a human) → the update merged into the live document → acknowledged by the
+//! room and saved through REST → journaled as applied. A rejection or a conflict applies
+//! nothing.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use docs_client::blocknote;
+use docs_client::{
+    ClientConfig, DocsClient, DocumentRef, DocumentSession, InstanceUrl, Presence, Secret,
+    SessionRegistry, SessionSnapshot,
+};
+use serde::Serialize;
+use tokio::sync::{broadcast, watch};
+use uuid::Uuid;
+use yrs::updates::decoder::Decode;
+use yrs::{ReadTxn, StateVector, Transact};
+
+use crate::config::ServiceConfig;
+use crate::edits::{self, EditOp};
+use crate::error::{ServiceError, ServiceResult};
+use crate::events::ServiceEvent;
+use crate::record::{AgentInfo, EditFilter, EditRecord, EditStatus, KnownDocument, Policy, now_ms};
+use crate::revisions::RevisionTracker;
+use crate::store::{Store, StoredPolicies};
+
+/// A document opened for a caller: its live session and its change tracker.
+#[derive(Clone)]
+pub struct OpenDocument {
+    pub id: Uuid,
+    pub session: Arc<DocumentSession>,
+    pub tracker: Arc<RevisionTracker>,
+}
+
+/// A write, as a tool hands it to the service.
+#[derive(Debug, Clone)]
+pub struct EditRequest {
+    /// A document id or URL.
+    pub document: String,
+    pub ops: Vec<EditOp>,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub reason: Option<String>,
+    pub revision: Option<String>,
+    pub agent: AgentInfo,
+}
+
+/// What `/health` reports.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Health {
+    pub version: String,
+    pub instance: Option<String>,
+    pub instance_reachable: bool,
+    pub signed_in: bool,
+    pub sessions: usize,
+    pub pending_edits: u64,
+    pub paused: bool,
+    pub uptime_seconds: u64,
+}
+
+struct Instance {
+    client: DocsClient,
+    registry: Arc<SessionRegistry>,
+    reaper: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.reaper.abort();
+    }
+}
+
+/// A session and the tracker attached to it (a replaced session gets a new tracker).
+type TrackedSession = (std::sync::Weak<DocumentSession>, Arc<RevisionTracker>);
+
+pub struct DocsService {
+    config: ServiceConfig,
+    store: Store,
+    instance: RwLock<Option<Arc<Instance>>>,
+    trackers: Mutex<HashMap<Uuid, TrackedSession>>,
+    events: broadcast::Sender<ServiceEvent>,
+    /// Bumped whenever an edit changes status, so waiters wake.
+    decisions: watch::Sender<u64>,
+    /// Serializes decisions, so an edit is decided once.
+    deciding: tokio::sync::Mutex<()>,
+    paused: AtomicBool,
+    started: Instant,
+}
+
+const PAUSED_SETTING: &str = "paused";
+
+impl DocsService {
+    /// Opens the database and, when one is configured, connects the instance.
+    pub fn start(config: ServiceConfig) -> ServiceResult<Arc<Self>> {
+        let store = Store::open(&config.database_path())?;
+        let paused = store.setting(PAUSED_SETTING)?.as_deref() == Some("true");
+        let service = Arc::new(DocsService {
+            store,
+            instance: RwLock::new(None),
+            trackers: Mutex::new(HashMap::new()),
+            events: broadcast::channel(256).0,
+            decisions: watch::Sender::new(0),
+            deciding: tokio::sync::Mutex::new(()),
+            paused: AtomicBool::new(paused),
+            started: Instant::now(),
+            config,
+        });
+        if let Some(url) = service.config.instance.clone() {
+            service.connect_instance(
+                url,
+                service.config.session_cookie.clone(),
+                service.config.csrf_token.clone(),
+            )?;
+        }
+        Ok(service)
+    }
+
+    pub fn config(&self) -> &ServiceConfig {
+        &self.config
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<ServiceEvent> {
+        self.events.subscribe()
+    }
+
+    fn emit(&self, event: ServiceEvent) {
+        let _ = self.events.send(event);
+    }
+
+    /// Points the service at an instance (closing the sessions of the previous one).
+    pub fn connect_instance(
+        &self,
+        url: InstanceUrl,
+        session_cookie: Option<Secret>,
+        csrf_token: Option<Secret>,
+    ) -> ServiceResult<()> {
+        let mut config = ClientConfig::new(url);
+        config.session_cookie = session_cookie;
+        config.csrf_token = csrf_token;
+        let client = DocsClient::new(config)?;
+        let options = docs_client::SessionOptions {
+            presence: Presence::new(&self.config.fallback_agent_name),
+            write_timeout: self.config.approval_wait.max(Duration::from_secs(20)),
+            ..docs_client::SessionOptions::default()
+        };
+        let registry = Arc::new(SessionRegistry::new(
+            client.clone(),
+            options,
+            self.config.idle_ttl,
+        ));
+        let reaper = registry.spawn_reaper(Duration::from_secs(30));
+        let previous = self
+            .instance
+            .write()
+            .expect("instance lock")
+            .replace(Arc::new(Instance {
+                client,
+                registry,
+                reaper,
+            }));
+        self.trackers.lock().expect("trackers lock").clear();
+        if let Some(previous) = previous {
+            tokio::spawn(async move { previous.registry.close_all().await });
+        }
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok(())
+    }
+
+    fn instance(&self) -> ServiceResult<Arc<Instance>> {
+        self.instance
+            .read()
+            .expect("instance lock")
+            .clone()
+            .ok_or(ServiceError::NoInstance)
+    }
+
+    pub fn client(&self) -> ServiceResult<DocsClient> {
+        Ok(self.instance()?.client.clone())
+    }
+
+    /// Whether a session cookie of a user was given (not just an anonymous one).
+    pub fn has_user_session(&self) -> bool {
+        self.instance()
+            .is_ok_and(|i| i.client.config().session_cookie.is_some())
+    }
+
+    /// Resolves a document id or URL to an id of the configured instance.
+    pub fn resolve(&self, document: &str) -> ServiceResult<Uuid> {
+        let reference = DocumentRef::parse(document)?;
+        if let Some(instance) = &reference.instance {
+            let configured = self.instance()?.client.instance().clone();
+            if instance != &configured {
+                return Err(ServiceError::invalid(
+                    format!(
+                        "{document} is on {instance}, but this service is connected to {configured}"
+                    ),
+                    "Use a document of the configured instance, or change the instance in the app.",
+                ));
+            }
+        }
+        Ok(reference.id)
+    }
+
+    /// Opens (or reuses) the live session of a document; the agent, when given, becomes the
+    /// name the document's collaborators see.
+    pub async fn open(
+        &self,
+        document: &str,
+        agent: Option<&AgentInfo>,
+    ) -> ServiceResult<OpenDocument> {
+        let id = self.resolve(document)?;
+        let instance = self.instance()?;
+        let session = instance.registry.open(id).await?;
+        if let Some(agent) = agent {
+            session.set_presence(&Presence::new(&agent.name));
+        }
+        let tracker = {
+            let mut trackers = self.trackers.lock().expect("trackers lock");
+            match trackers.get(&id) {
+                Some((weak, tracker))
+                    if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
+                {
+                    tracker.clone()
+                }
+                _ => {
+                    let tracker = Arc::new(RevisionTracker::attach(&session));
+                    trackers.insert(id, (Arc::downgrade(&session), tracker.clone()));
+                    tracker
+                }
+            }
+        };
+        self.store.remember_document(&KnownDocument {
+            id,
+            title: session.metadata().title.clone(),
+            last_opened_at: now_ms(),
+        })?;
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok(OpenDocument {
+            id,
+            session,
+            tracker,
+        })
+    }
+
+    pub fn sessions(&self) -> Vec<SessionSnapshot> {
+        self.instance()
+            .map(|i| i.registry.snapshot())
+            .unwrap_or_default()
+    }
+
+    pub async fn close_session(&self, id: Uuid) -> ServiceResult<()> {
+        self.instance()?.registry.close(id).await?;
+        self.trackers.lock().expect("trackers lock").remove(&id);
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok(())
+    }
+
+    pub fn known_documents(&self) -> ServiceResult<Vec<KnownDocument>> {
+        self.store.known_documents()
+    }
+
+    /// The policy of a document: its own, else the stored default, else the configured one.
+    pub fn policy_for(&self, document: Uuid) -> ServiceResult<Policy> {
+        let stored = self.store.policies()?;
+        Ok(stored
+            .documents
+            .into_iter()
+            .find_map(|(id, p)| (id == document).then_some(p))
+            .or(stored.default)
+            .unwrap_or(self.config.default_policy))
+    }
+
+    pub fn set_policy(&self, document: Option<Uuid>, policy: Option<Policy>) -> ServiceResult<()> {
+        self.store.set_policy(document, policy)?;
+        self.emit(ServiceEvent::PolicyChanged {
+            document_id: document,
+            policy,
+        });
+        Ok(())
+    }
+
+    /// The effective default policy and the per-document ones.
+    pub fn policies(&self) -> ServiceResult<StoredPolicies> {
+        let mut stored = self.store.policies()?;
+        stored.default = Some(stored.default.unwrap_or(self.config.default_policy));
+        Ok(stored)
+    }
+
+    /// Pausing holds every agent write for review, whatever the policy.
+    pub fn set_paused(&self, paused: bool) -> ServiceResult<()> {
+        self.paused.store(paused, Ordering::SeqCst);
+        self.store
+            .set_setting(PAUSED_SETTING, if paused { "true" } else { "false" })?;
+        self.emit(ServiceEvent::PausedChanged { paused });
+        Ok(())
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Plans an edit and queues it; applies it at once when the policy allows. Returns the
+    /// edit as it stands (pending, or final).
+    pub async fn submit(&self, request: EditRequest) -> ServiceResult<EditRecord> {
+        edits::check_limits(&request.ops)?;
+        let doc = self.open(&request.document, Some(&request.agent)).await?;
+        if doc.session.is_read_only() {
+            return Err(docs_client::Error::ReadOnly {
+                document: doc.id.to_string(),
+            }
+            .into());
+        }
+        let policy = self.policy_for(doc.id)?;
+        if policy == Policy::ReadOnly {
+            return Err(ServiceError::PolicyReadOnly);
+        }
+        if let Some(revision) = &request.revision {
+            let targets = edits::target_blocks(&request.ops);
+            if let Some((block_id, _)) = doc.tracker.changed_since(revision, &targets) {
+                return Err(ServiceError::StaleRevision {
+                    block_id,
+                    revision: revision.clone(),
+                    current: doc.tracker.revision(),
+                });
+            }
+        }
+        let plan = edits::plan(doc.session.doc(), &request.ops)?;
+        let record = EditRecord {
+            id: Uuid::new_v4(),
+            document_id: doc.id,
+            document_title: doc.session.metadata().title.clone(),
+            agent: request.agent,
+            tool: request.tool,
+            arguments: request.arguments,
+            reason: request.reason,
+            revision: request.revision,
+            preview: plan.preview,
+            update: plan.update,
+            base_state_vector: plan.base_state_vector,
+            touched_blocks: plan.touched_blocks,
+            new_blocks: plan.new_blocks,
+            status: EditStatus::Pending,
+            comment: None,
+            decided_by: None,
+            error: None,
+            created_at: now_ms(),
+            decided_at: None,
+            applied_at: None,
+        };
+        self.store.put_edit(&record)?;
+        self.changed(&record);
+        if policy == Policy::Auto && !self.is_paused() {
+            return self.approve(record.id, "auto").await;
+        }
+        Ok(record)
+    }
+
+    fn changed(&self, record: &EditRecord) {
+        self.decisions.send_modify(|n| *n += 1);
+        self.emit(ServiceEvent::EditChanged {
+            edit_id: record.id,
+            document_id: record.document_id,
+            status: record.status,
+            agent: record.agent.name.clone(),
+        });
+    }
+
+    pub fn edit(&self, id: Uuid) -> ServiceResult<EditRecord> {
+        self.store
+            .edit(id)?
+            .ok_or(ServiceError::EditNotFound { id: id.to_string() })
+    }
+
+    pub fn edits(&self, filter: &EditFilter) -> ServiceResult<Vec<EditRecord>> {
+        self.store.edits(filter)
+    }
+
+    /// Waits until the edit is decided (and applied or not), at most `timeout`; returns it as
+    /// it stands then.
+    pub async fn wait_for_decision(
+        &self,
+        id: Uuid,
+        timeout: Duration,
+    ) -> ServiceResult<EditRecord> {
+        let mut decisions = self.decisions.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let record = self.edit(id)?;
+            if record.status.is_final() {
+                return Ok(record);
+            }
+            tokio::select! {
+                changed = decisions.changed() => {
+                    if changed.is_err() {
+                        return Ok(record);
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline) => return self.edit(id),
+            }
+        }
+    }
+
+    /// Approves a pending edit: merges it into the live document, waits until it is
+    /// acknowledged and saved, and journals it. A target that vanished is a conflict.
+    pub async fn approve(&self, id: Uuid, decided_by: &str) -> ServiceResult<EditRecord> {
+        let _deciding = self.deciding.lock().await;
+        let mut record = self.pending(id)?;
+        record.decided_by = Some(decided_by.to_owned());
+        record.decided_at = Some(now_ms());
+        let outcome = self.apply(&record).await;
+        match outcome {
+            Ok(()) => {
+                record.status = EditStatus::Applied;
+                record.applied_at = Some(now_ms());
+            }
+            Err(error @ ServiceError::Conflict { .. }) => {
+                record.status = EditStatus::Conflict;
+                record.error = Some(error.info());
+            }
+            Err(error) => {
+                record.status = EditStatus::Failed;
+                record.error = Some(error.info());
+            }
+        }
+        self.store.put_edit(&record)?;
+        self.changed(&record);
+        Ok(record)
+    }
+
+    async fn apply(&self, record: &EditRecord) -> ServiceResult<()> {
+        let doc = self.open(&record.document_id.to_string(), None).await?;
+        check_still_applies(&doc, record)?;
+        let pending = doc.session.apply_update(&record.update)?;
+        pending.wait().await?;
+        self.emit(ServiceEvent::DocumentChanged {
+            document_id: doc.id,
+            revision: doc.tracker.revision(),
+        });
+        Ok(())
+    }
+
+    /// Rejects a pending edit; nothing is applied and the comment goes back to the agent.
+    pub async fn reject(
+        &self,
+        id: Uuid,
+        comment: Option<String>,
+        decided_by: &str,
+    ) -> ServiceResult<EditRecord> {
+        let _deciding = self.deciding.lock().await;
+        let mut record = self.pending(id)?;
+        record.status = EditStatus::Rejected;
+        record.comment = comment.filter(|c| !c.trim().is_empty());
+        record.decided_by = Some(decided_by.to_owned());
+        record.decided_at = Some(now_ms());
+        record.error = Some(
+            ServiceError::Rejected {
+                comment: record.comment.clone(),
+            }
+            .info(),
+        );
+        self.store.put_edit(&record)?;
+        self.changed(&record);
+        Ok(record)
+    }
+
+    fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {
+        let record = self.edit(id)?;
+        if record.status != EditStatus::Pending {
+            return Err(ServiceError::NotPending {
+                id: id.to_string(),
+                status: record.status.as_str().to_owned(),
+            });
+        }
+        Ok(record)
+    }
+
+    pub async fn health(&self) -> Health {
+        let instance = self.instance().ok();
+        let reachable = match &instance {
+            Some(i) => i.client.instance_config().await.is_ok(),
+            None => false,
+        };
+        Health {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instance: instance.as_ref().map(|i| i.client.instance().to_string()),
+            instance_reachable: reachable,
+            signed_in: self.has_user_session(),
+            sessions: self.sessions().len(),
+            pending_edits: self.store.pending_count().unwrap_or(0),
+            paused: self.is_paused(),
+            uptime_seconds: self.started.elapsed().as_secs(),
+        }
+    }
+
+    /// Closes every session, saving what is pending.
+    pub async fn shutdown(&self) {
+        if let Ok(instance) = self.instance() {
+            instance.registry.close_all().await;
+        }
+    }
+}
+
+/// An approved edit applies only if the document still has the history it was computed
+/// against and every block it targets still exists.
+fn check_still_applies(doc: &OpenDocument, record: &EditRecord) -> ServiceResult<()> {
+    let base = StateVector::decode_v1(&record.base_state_vector)
+        .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;
+    let live_doc = doc.session.doc();
+    let txn = live_doc.transact();
+    let live = txn.state_vector();
+    if let Some((client, _)) = base
+        .iter()
+        .find(|(client, clock)| live.get(client) < **clock)
+    {
+        return Err(ServiceError::Conflict {
+            reason: format!(
+                "the document no longer has the history the edit was made on (client {})",
+                client.get()
+            ),
+        });
+    }
+    let fragment = blocknote::document_fragment(live_doc);
+    let current = blocknote::read_document(&txn, &fragment);
+    if let Some(missing) = record
+        .touched_blocks
+        .iter()
+        .find(|id| current.find(id).is_none())
+    {
+        return Err(ServiceError::Conflict {
+            reason: format!("block {missing} was deleted since the edit was proposed"),
+        });
+    }
+    Ok(())
+}
