@@ -29,5 +29,3 @@ impl IntoCallToolResult for ToolError {
         Ok(CallToolResult::error(vec![ContentBlock::text(body.to_string())]).into())
     }
 }
-
-pub type ToolResult<T> = Result<rmcp::Json<T>, ToolError>;

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use yrs::Transact;
 
 use super::DocsMcp;
-use super::errors::{ToolError, ToolResult};
+use super::errors::ToolError;
 use super::write::EditResult;
 use crate::error::ServiceError;
 use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind};
@@ -314,7 +314,7 @@ impl DocsMcp {
     async fn list_documents(
         &self,
         Parameters(args): Parameters<ListDocumentsArgs>,
-    ) -> ToolResult<DocumentList> {
+    ) -> Result<Json<DocumentList>, ToolError> {
         let client = self.service.client()?;
         let page = args.page.unwrap_or(1).max(1);
         let page_size = args.page_size.unwrap_or(20).clamp(1, 100);
@@ -390,7 +390,10 @@ impl DocsMcp {
         idempotent_hint = true,
         open_world_hint = true
     ))]
-    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult<SearchResults> {
+    async fn search(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Result<Json<SearchResults>, ToolError> {
         let query = args.query.trim().to_owned();
         if query.is_empty() {
             return Err(
@@ -474,7 +477,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<DocumentArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> ToolResult<DocumentInfo> {
+    ) -> Result<Json<DocumentInfo>, ToolError> {
         let open = self
             .service
             .open(&args.document, Some(&self.agent(&context)))
@@ -517,7 +520,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<ReadDocumentArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> ToolResult<ReadResult> {
+    ) -> Result<Json<ReadResult>, ToolError> {
         let budget = args
             .max_chars
             .unwrap_or(DEFAULT_READ_CHARS)
@@ -601,7 +604,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<DocumentArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> ToolResult<OutlineResult> {
+    ) -> Result<Json<OutlineResult>, ToolError> {
         let open = self
             .service
             .open(&args.document, Some(&self.agent(&context)))
@@ -631,7 +634,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<ChangesArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> ToolResult<ChangesResult> {
+    ) -> Result<Json<ChangesResult>, ToolError> {
         let open = self
             .service
             .open(&args.document, Some(&self.agent(&context)))
@@ -677,7 +680,7 @@ impl DocsMcp {
         idempotent_hint = true,
         open_world_hint = false
     ))]
-    async fn list_sessions(&self) -> ToolResult<SessionList> {
+    async fn list_sessions(&self) -> Result<Json<SessionList>, ToolError> {
         Ok(Json(SessionList {
             sessions: self
                 .service
@@ -708,7 +711,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<EditStatusArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let id = args.edit_id.trim().parse().map_err(|_| {
             ServiceError::invalid(
                 format!("{:?} is not an edit id", args.edit_id),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::DocsMcp;
-use super::errors::{ToolError, ToolResult};
+use super::errors::ToolError;
 use crate::edits::{
     DeleteBlocks, EditOp, InsertBlocks, MoveBlock, Position, ReplaceText, UpdateBlock,
 };
@@ -230,7 +230,7 @@ impl DocsMcp {
         &self,
         call: WriteCall,
         context: &RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let request = EditRequest {
             document: call.document,
             ops: call.ops,
@@ -250,7 +250,7 @@ impl DocsMcp {
     }
 
     /// An applied or pending edit is a result; a refused one is a tool error with its code.
-    async fn finish(&self, record: EditRecord) -> ToolResult<EditResult> {
+    async fn finish(&self, record: EditRecord) -> Result<Json<EditResult>, ToolError> {
         match record.status {
             EditStatus::Applied => {
                 let mut result = EditResult::from_record(&record);
@@ -303,7 +303,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<InsertBlocksArgs>,
         context: RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let arguments = arguments_of(&args);
         let op = EditOp::InsertBlocks(InsertBlocks {
             position: args.position,
@@ -336,7 +336,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<UpdateBlockArgs>,
         context: RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let arguments = arguments_of(&args);
         let op = EditOp::UpdateBlock(UpdateBlock {
             block_id: args.block_id,
@@ -371,7 +371,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<ReplaceTextArgs>,
         context: RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let arguments = arguments_of(&args);
         let op = EditOp::ReplaceText(ReplaceText {
             old_text: args.old_text,
@@ -404,7 +404,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<DeleteBlocksArgs>,
         context: RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let arguments = arguments_of(&args);
         let op = EditOp::DeleteBlocks(DeleteBlocks {
             block_ids: args.block_ids,
@@ -436,7 +436,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<MoveBlockArgs>,
         context: RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let arguments = arguments_of(&args);
         let op = EditOp::MoveBlock(MoveBlock {
             block_id: args.block_id,
@@ -468,7 +468,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<ApplyEditsArgs>,
         context: RequestContext<RoleServer>,
-    ) -> ToolResult<EditResult> {
+    ) -> Result<Json<EditResult>, ToolError> {
         let arguments = arguments_of(&args);
         self.write(
             WriteCall {

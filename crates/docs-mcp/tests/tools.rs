@@ -1,0 +1,877 @@
+//! Every tool end to end: a real MCP client (rmcp) talks to the service, which edits
+//! documents of the Docs-like test server (real Hocuspocus 3.4.4); what lands is judged by
+//! BlockNote's own parser on the server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use docs_mcp::record::{EditFilter, EditStatus, Policy};
+use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use test_harness::{DocsServer, DocumentSpec, TypistSpec};
+use uuid::Uuid;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Agent {
+    client: RunningService<RoleClient, ClientConfig>,
+    service: Arc<DocsService>,
+    _data: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir() -> TempDir {
+    let dir = std::env::temp_dir().join(format!("docs-mcp-test-{}", Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+fn config(server: &DocsServer, data: &std::path::Path, policy: Policy) -> ServiceConfig {
+    let mut config = ServiceConfig::new(data.to_path_buf());
+    config.instance = Some(docs_client::InstanceUrl::parse(server.url()).unwrap());
+    config.default_policy = policy;
+    config.approval_wait = Duration::from_millis(800);
+    config
+}
+
+async fn connect(
+    service: Arc<DocsService>,
+    name: &str,
+) -> RunningService<RoleClient, ClientConfig> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let handler = DocsMcp::new(service, "test");
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(name, "1.0"),
+    )
+    .serve(client_io)
+    .await
+    .unwrap()
+}
+
+async fn agent(server: &DocsServer, policy: Policy) -> Agent {
+    let data = temp_dir();
+    let service = DocsService::start(config(server, &data.0, policy)).unwrap();
+    Agent {
+        client: connect(service.clone(), "test-agent").await,
+        service,
+        _data: data,
+    }
+}
+
+impl Agent {
+    /// Calls a tool; `Ok(structured result)` or `Err(error body {code, message, hint})`.
+    async fn call(&self, tool: &'static str, args: Value) -> Result<Value, Value> {
+        let result = self
+            .client
+            .call_tool(
+                CallToolRequestParams::new(tool)
+                    .with_arguments(args.as_object().expect("object arguments").clone()),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"));
+        if result.is_error == Some(true) {
+            let text = &result.content[0].as_text().expect("text error").text;
+            let body: Value = serde_json::from_str(text).expect("JSON error body");
+            return Err(body["error"].clone());
+        }
+        Ok(result.structured_content.expect("structured content"))
+    }
+
+    async fn ok(&self, tool: &'static str, args: Value) -> Value {
+        self.call(tool, args)
+            .await
+            .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
+    }
+
+    async fn err(&self, tool: &'static str, args: Value) -> Value {
+        self.call(tool, args)
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("{tool} should have failed"))
+    }
+}
+
+fn texts(blocks: &Value) -> Vec<String> {
+    blocks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b["content"]
+                .as_array()
+                .map(|runs| {
+                    runs.iter()
+                        .map(|r| r["text"].as_str().unwrap_or_default())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+async fn stored_texts(server: &DocsServer, id: Uuid) -> Vec<String> {
+    texts(&server.stored(id).await.unwrap().blocks)
+}
+
+const REPORT: &str = "# Report\n\nIntro paragraph.\n\n## Findings\n\nThe quick brown fox.\n\nSecond finding.\n\n## Next steps\n\n- [ ] call Ada\n- [x] write notes";
+
+#[tokio::test]
+async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
+    let server = DocsServer::start().await.unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let tools = agent.client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "apply_edits",
+            "delete_blocks",
+            "edit_status",
+            "get_changes",
+            "get_document",
+            "get_outline",
+            "insert_blocks",
+            "list_documents",
+            "list_sessions",
+            "move_block",
+            "read_document",
+            "replace_text",
+            "search",
+            "update_block"
+        ]
+    );
+    for tool in &tools {
+        let name = tool.name.as_ref();
+        assert!(
+            tool.description.as_ref().is_some_and(|d| d.len() > 20),
+            "{name} needs a description"
+        );
+        let hints = tool.annotations.as_ref().expect("annotations");
+        let read_only = hints.read_only_hint.expect("read_only_hint set");
+        assert!(hints.destructive_hint.is_some(), "{name}: destructive_hint");
+        assert!(hints.idempotent_hint.is_some(), "{name}: idempotent_hint");
+        let writes = !matches!(
+            name,
+            "list_documents"
+                | "search"
+                | "get_document"
+                | "read_document"
+                | "get_outline"
+                | "get_changes"
+                | "list_sessions"
+                | "edit_status"
+        );
+        assert_eq!(read_only, !writes, "{name}: read-only hint");
+        let schema = serde_json::to_value(&*tool.input_schema).unwrap();
+        for key in ["oneOf", "anyOf", "allOf"] {
+            assert!(schema.get(key).is_none(), "{name}: top-level {key}");
+        }
+        assert_eq!(schema["type"], "object", "{name}");
+        assert!(tool.output_schema.is_some(), "{name}: output schema");
+    }
+}
+
+#[tokio::test]
+async fn reading_outline_sections_pages_and_blocks() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Report").markdown(REPORT))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let url = format!("{}/docs/{id}/", server.url());
+
+    let info = agent.ok("get_document", json!({"document": url})).await;
+    assert_eq!(info["id"], id.to_string());
+    assert_eq!(info["title"], "Report");
+    assert_eq!(info["read_only"], false);
+    assert_eq!(info["policy"], "auto");
+    assert_eq!(
+        (info["blocks"].as_u64(), info["headings"].as_u64()),
+        (Some(8), Some(3))
+    );
+
+    let outline = agent
+        .ok("get_outline", json!({"document": id.to_string()}))
+        .await;
+    let top = &outline["headings"][0];
+    assert_eq!(top["text"], "Report");
+    let sections: Vec<&str> = top["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(sections, ["Findings", "Next steps"]);
+    assert_eq!(top["children"][0]["blocks"], 3);
+
+    let section = agent
+        .ok(
+            "read_document",
+            json!({"document": id.to_string(), "section": "Findings", "anchors": false}),
+        )
+        .await;
+    assert_eq!(
+        section["markdown"].as_str().unwrap().trim_end(),
+        "## Findings\n\nThe quick brown fox.\n\nSecond finding."
+    );
+    assert_eq!(section["truncated"], false);
+
+    // Paging: a small budget, followed by next_block_id, yields every block once.
+    let mut ids = vec![];
+    let mut from: Option<String> = None;
+    for _ in 0..10 {
+        let mut args = json!({"document": id.to_string(), "max_chars": 500});
+        if let Some(from) = &from {
+            args["from_block"] = json!(from);
+        }
+        let page = agent.ok("read_document", args).await;
+        ids.extend(
+            page["block_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_owned()),
+        );
+        match page["next_block_id"].as_str() {
+            Some(next) => from = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    let whole = agent
+        .ok(
+            "read_document",
+            json!({"document": id.to_string(), "format": "blocks"}),
+        )
+        .await;
+    let all_ids: Vec<String> = whole["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, all_ids);
+    assert_eq!(whole["blocks"], server.stored(id).await.unwrap().blocks);
+
+    // Anchors name every block, so an agent can target them.
+    let anchored = agent
+        .ok("read_document", json!({"document": id.to_string()}))
+        .await;
+    let markdown = anchored["markdown"].as_str().unwrap();
+    for block_id in &all_ids {
+        assert!(
+            markdown.contains(&format!("<!-- block:{block_id} -->")),
+            "{block_id}"
+        );
+    }
+    assert!(anchored["revision"].as_str().unwrap().contains('-'));
+}
+
+#[tokio::test]
+async fn writes_apply_and_are_saved_as_blocknote_reads_them() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Report").markdown(REPORT))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let block = |i: usize| read["blocks"][i]["id"].as_str().unwrap().to_owned();
+    let revision = read["revision"].as_str().unwrap().to_owned();
+
+    let inserted = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "after", "block_id": block(1)},
+                   "markdown": "A **new** paragraph.", "reason": "add context", "revision": revision}),
+        )
+        .await;
+    assert_eq!(inserted["status"], "applied");
+    let new_id = inserted["new_block_ids"][0].as_str().unwrap().to_owned();
+    assert_eq!(
+        stored_texts(&server, id).await[..3],
+        ["Report", "Intro paragraph.", "A new paragraph."]
+    );
+    let stored = server.stored(id).await.unwrap();
+    assert_eq!(stored.blocks[2]["id"], new_id);
+    assert_eq!(
+        stored.blocks[2]["content"][1],
+        json!({"type": "text", "text": "new", "styles": {"bold": true}})
+    );
+
+    let replaced = agent
+        .ok(
+            "replace_text",
+            json!({"document": doc, "old_text": "quick", "new_text": "slow", "reason": "tone"}),
+        )
+        .await;
+    assert_eq!(
+        (
+            replaced["words_added"].as_u64(),
+            replaced["words_removed"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let updated = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": block(2), "type": "heading", "props": {"level": 3}}),
+        )
+        .await;
+    assert_eq!(updated["status"], "applied");
+    agent
+        .ok(
+            "move_block",
+            json!({"document": doc, "block_id": new_id, "position": {"at": "end"}}),
+        )
+        .await;
+    agent
+        .ok(
+            "delete_blocks",
+            json!({"document": doc, "block_ids": [block(4)]}),
+        )
+        .await;
+
+    let stored = server.stored(id).await.unwrap();
+    assert_eq!(
+        texts(&stored.blocks),
+        [
+            "Report",
+            "Intro paragraph.",
+            "Findings",
+            "The slow brown fox.",
+            "Next steps",
+            "call Ada",
+            "write notes",
+            "A new paragraph."
+        ]
+    );
+    assert_eq!(stored.blocks[2]["type"], "heading");
+    assert_eq!(stored.blocks[2]["props"]["level"], 3);
+
+    // The journal holds every applied edit, with the agent's name and reason.
+    let journal = agent
+        .service
+        .edits(&EditFilter {
+            status: Some(vec![EditStatus::Applied]),
+            ..EditFilter::default()
+        })
+        .unwrap();
+    assert_eq!(journal.len(), 5);
+    assert!(journal.iter().all(|e| e.agent.name == "test-agent"));
+    assert_eq!(
+        journal.last().unwrap().reason.as_deref(),
+        Some("add context")
+    );
+}
+
+#[tokio::test]
+async fn apply_edits_is_atomic_and_errors_have_stable_codes() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Report").markdown(REPORT))
+        .await
+        .unwrap();
+    let reader_doc = server
+        .create_document(
+            DocumentSpec::new("Readable")
+                .markdown("Look")
+                .link("public", "reader"),
+        )
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let before = stored_texts(&server, id).await;
+
+    let err = agent
+        .err(
+            "apply_edits",
+            json!({"document": doc, "edits": [
+                {"op": "insert_blocks", "position": {"at": "start"}, "markdown": "first"},
+                {"op": "replace_text", "old_text": "no such words", "new_text": "x"}
+            ]}),
+        )
+        .await;
+    assert_eq!(err["code"], "TEXT_NOT_FOUND");
+    assert!(!err["hint"].as_str().unwrap().is_empty());
+    assert_eq!(stored_texts(&server, id).await, before, "nothing applied");
+
+    let both = agent
+        .ok(
+            "apply_edits",
+            json!({"document": doc, "reason": "two at once", "edits": [
+                {"op": "insert_blocks", "position": {"at": "start"}, "markdown": "first"},
+                {"op": "replace_text", "old_text": "Second finding", "new_text": "2nd finding"}
+            ]}),
+        )
+        .await;
+    assert_eq!(both["status"], "applied");
+    let after = stored_texts(&server, id).await;
+    assert_eq!(after[0], "first");
+    assert!(after.contains(&"2nd finding.".to_owned()));
+
+    let code = |v: Value| v["code"].as_str().unwrap().to_owned();
+    assert_eq!(
+        code(
+            agent
+                .err(
+                    "replace_text",
+                    json!({"document": doc, "old_text": "in", "new_text": "x"})
+                )
+                .await
+        ),
+        "AMBIGUOUS_MATCH"
+    );
+    assert_eq!(
+        code(
+            agent
+                .err(
+                    "update_block",
+                    json!({"document": doc, "block_id": "nope", "text": "x"})
+                )
+                .await
+        ),
+        "BLOCK_NOT_FOUND"
+    );
+    assert_eq!(
+        code(
+            agent
+                .err(
+                    "get_document",
+                    json!({"document": Uuid::new_v4().to_string()})
+                )
+                .await
+        ),
+        "DOC_NOT_FOUND"
+    );
+    assert_eq!(
+        code(
+            agent
+                .err("get_document", json!({"document": "not a document"}))
+                .await
+        ),
+        "INVALID_INPUT"
+    );
+    assert_eq!(
+        code(agent.err("insert_blocks", json!({"document": reader_doc.to_string(), "position": {"at": "end"}, "markdown": "x"})).await),
+        "DOC_READONLY"
+    );
+    assert_eq!(
+        code(agent.err("insert_blocks", json!({"document": doc, "position": {"at": "end"}, "blocks": [{"type": "madeUpBlock"}]})).await),
+        "UNSUPPORTED_BLOCK_TYPE"
+    );
+    agent
+        .service
+        .set_policy(Some(id), Some(Policy::ReadOnly))
+        .unwrap();
+    assert_eq!(
+        code(
+            agent
+                .err(
+                    "insert_blocks",
+                    json!({"document": doc, "position": {"at": "end"}, "markdown": "x"})
+                )
+                .await
+        ),
+        "EDIT_REJECTED"
+    );
+}
+
+#[tokio::test]
+async fn a_write_quoting_an_old_revision_is_refused_after_a_human_edit() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Stale").markdown("Human text\n\nOther block"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let revision = read["revision"].as_str().unwrap().to_owned();
+    let first = read["blocks"][0]["id"].as_str().unwrap().to_owned();
+    let second = read["blocks"][1]["id"].as_str().unwrap().to_owned();
+
+    let typist = server
+        .start_typist(TypistSpec::new(id, " typed").block(&first).interval_ms(5))
+        .await
+        .unwrap();
+    typist.wait_done(WAIT).await.unwrap();
+    // Wait until our copy saw the typing.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let now = agent
+            .ok("read_document", json!({"document": doc, "anchors": false}))
+            .await;
+        if now["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("Human text typed")
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "typing never arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let err = agent
+        .err(
+            "update_block",
+            json!({"document": doc, "block_id": first, "text": "Agent text", "revision": revision}),
+        )
+        .await;
+    assert_eq!(err["code"], "STALE_REVISION");
+    // A block nobody touched can still be edited with the same revision.
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": second, "text": "Edited other", "revision": revision}),
+        )
+        .await;
+    let changes = agent
+        .ok(
+            "get_changes",
+            json!({"document": doc, "since_revision": revision}),
+        )
+        .await;
+    let by: Vec<(String, String)> = changes["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["block_id"].as_str().unwrap().to_owned(),
+                c["by"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by,
+        [(first, "others".to_owned()), (second, "agent".to_owned())]
+    );
+    assert_eq!(stored_texts(&server, id).await[1], "Edited other");
+}
+
+#[tokio::test]
+async fn review_approve_reject_and_timeout_then_edit_status() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Review").markdown("Original"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let doc = id.to_string();
+
+    // Times out waiting for a human: pending with an edit id; nothing applied yet.
+    let pending = agent
+        .ok("insert_blocks", json!({"document": doc, "position": {"at": "end"}, "markdown": "Proposed", "reason": "suggest"}))
+        .await;
+    assert_eq!(pending["status"], "pending");
+    let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(stored_texts(&server, id).await, ["Original"]);
+    let queued = agent.service.edit(edit_id).unwrap();
+    assert_eq!(queued.preview.after[0].markdown, "Proposed");
+    assert_eq!(queued.reason.as_deref(), Some("suggest"));
+
+    // A human approves while the agent waits on edit_status.
+    let service = agent.service.clone();
+    let approver = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        service.approve(edit_id, "test").await.unwrap()
+    });
+    let status = agent
+        .ok(
+            "edit_status",
+            json!({"edit_id": edit_id.to_string(), "wait_seconds": 10}),
+        )
+        .await;
+    assert_eq!(status["status"], "applied");
+    assert_eq!(approver.await.unwrap().status, EditStatus::Applied);
+    assert_eq!(stored_texts(&server, id).await, ["Original", "Proposed"]);
+
+    // Rejected while the write tool waits: the agent gets EDIT_REJECTED with the comment.
+    let service = agent.service.clone();
+    let rejecter = tokio::spawn(async move {
+        let mut events = service.subscribe();
+        loop {
+            if let Ok(docs_mcp::events::ServiceEvent::EditChanged {
+                edit_id,
+                status: EditStatus::Pending,
+                ..
+            }) = events.recv().await
+            {
+                return service
+                    .reject(edit_id, Some("Too formal".into()), "test")
+                    .await
+                    .unwrap();
+            }
+        }
+    });
+    let err = agent
+        .err(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"}, "markdown": "Dear Sir"}),
+        )
+        .await;
+    assert_eq!(err["code"], "EDIT_REJECTED");
+    assert!(
+        err["message"].as_str().unwrap().contains("Too formal"),
+        "{err}"
+    );
+    let rejected = rejecter.await.unwrap();
+    let status = agent
+        .ok("edit_status", json!({"edit_id": rejected.id.to_string()}))
+        .await;
+    assert_eq!(
+        (status["status"].as_str(), status["comment"].as_str()),
+        (Some("rejected"), Some("Too formal"))
+    );
+    assert_eq!(stored_texts(&server, id).await, ["Original", "Proposed"]);
+}
+
+#[tokio::test]
+async fn approving_after_a_human_deleted_the_target_is_a_conflict() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Conflict").markdown("Keep\n\nTarget"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let target = read["blocks"][1]["id"].as_str().unwrap().to_owned();
+    let pending = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": target, "text": "Changed"}),
+        )
+        .await;
+    let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+
+    // A person deletes the block meanwhile (another live client of the same room).
+    let human = docs_client::DocsClient::new(docs_client::ClientConfig::new(
+        docs_client::InstanceUrl::parse(server.url()).unwrap(),
+    ))
+    .unwrap();
+    let session =
+        docs_client::DocumentSession::open(human, id, docs_client::SessionOptions::default())
+            .await
+            .unwrap();
+    let fragment = docs_client::blocknote::document_fragment(session.doc());
+    session
+        .write(|txn| {
+            docs_client::blocknote::delete_blocks(
+                txn,
+                &fragment,
+                std::slice::from_ref(&target),
+                docs_client::blocknote::ChildrenMode::Delete,
+            )
+        })
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    session.close().await.unwrap();
+    // Our live copy receives the deletion.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while agent.ok("read_document", json!({"document": doc})).await["block_ids"]
+        .as_array()
+        .unwrap()
+        .len()
+        != 1
+    {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let decided = agent.service.approve(edit_id, "test").await.unwrap();
+    assert_eq!(decided.status, EditStatus::Conflict);
+    assert_eq!(decided.error.as_ref().unwrap().code, "EDIT_CONFLICT");
+    assert_eq!(stored_texts(&server, id).await, ["Keep"]);
+    let status = agent
+        .ok("edit_status", json!({"edit_id": edit_id.to_string()}))
+        .await;
+    assert_eq!(status["status"], "conflict");
+}
+
+#[tokio::test]
+async fn pending_edits_survive_a_restart_and_can_be_approved_after_it() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Restart").markdown("Before"))
+        .await
+        .unwrap();
+    let data = temp_dir();
+    let edit_id: Uuid = {
+        let service = DocsService::start(config(&server, &data.0, Policy::Review)).unwrap();
+        let client = connect(service.clone(), "first-run").await;
+        let result = client
+            .call_tool(CallToolRequestParams::new("insert_blocks").with_arguments(
+                json!({"document": id.to_string(), "position": {"at": "end"}, "markdown": "After restart"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ))
+            .await
+            .unwrap();
+        let structured = result.structured_content.unwrap();
+        assert_eq!(structured["status"], "pending");
+        client.cancel().await.unwrap();
+        service.shutdown().await;
+        structured["edit_id"].as_str().unwrap().parse().unwrap()
+    };
+
+    let service = DocsService::start(config(&server, &data.0, Policy::Review)).unwrap();
+    let pending = service
+        .edits(&EditFilter {
+            status: Some(vec![EditStatus::Pending]),
+            ..EditFilter::default()
+        })
+        .unwrap();
+    assert_eq!(pending.iter().map(|e| e.id).collect::<Vec<_>>(), [edit_id]);
+    assert_eq!(pending[0].agent.name, "first-run");
+    let applied = service.approve(edit_id, "test").await.unwrap();
+    assert_eq!(applied.status, EditStatus::Applied);
+    assert_eq!(stored_texts(&server, id).await, ["Before", "After restart"]);
+    service.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_agent_is_listed_among_the_collaborators_by_its_client_name() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Presence").markdown("Hi"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    agent
+        .ok("get_document", json!({"document": id.to_string()}))
+        .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let names: Vec<String> = server
+            .awareness(id)
+            .await
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["state"]["user"]["name"].as_str().map(str::to_owned))
+            .collect();
+        if names == ["test-agent"] {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{names:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let sessions = agent.ok("list_sessions", json!({})).await;
+    assert_eq!(sessions["sessions"][0]["document_id"], id.to_string());
+    assert_eq!(sessions["sessions"][0]["connected"], true);
+}
+
+#[tokio::test]
+async fn listing_and_searching_documents() {
+    let server = DocsServer::start().await.unwrap();
+    let user = server.create_user("ada@example.org", "Ada").await.unwrap();
+    let mine = server
+        .create_document(
+            DocumentSpec::new("Quarterly plan")
+                .markdown("Budget for the lighthouse project")
+                .link("restricted", "reader")
+                .access(&user.id, "owner"),
+        )
+        .await
+        .unwrap();
+    let public = server
+        .create_document(DocumentSpec::new("Public notes").markdown("Nothing about lighthouses"))
+        .await
+        .unwrap();
+
+    // Anonymous: the list is what was opened here.
+    let anonymous = agent(&server, Policy::Auto).await;
+    let empty = anonymous.ok("list_documents", json!({})).await;
+    assert_eq!(
+        (
+            empty["source"].as_str(),
+            empty["documents"].as_array().unwrap().len()
+        ),
+        (Some("local"), 0)
+    );
+    anonymous
+        .ok("get_document", json!({"document": public.to_string()}))
+        .await;
+    let local = anonymous.ok("list_documents", json!({})).await;
+    assert_eq!(local["documents"][0]["id"], public.to_string());
+    assert_eq!(local["documents"][0]["title"], "Public notes");
+    let found = anonymous.ok("search", json!({"query": "lighthouse"})).await;
+    assert_eq!(found["results"][0]["document_id"], public.to_string());
+    assert_eq!(found["results"][0]["matched"], "content");
+
+    // Signed in: the instance's list and title search.
+    let data = temp_dir();
+    let mut signed_in = config(&server, &data.0, Policy::Auto);
+    signed_in.session_cookie = Some(docs_client::Secret::new(&user.session_cookie));
+    signed_in.csrf_token = Some(docs_client::Secret::new(&user.csrf_token));
+    let service = DocsService::start(signed_in).unwrap();
+    let client = connect(service, "signed-in").await;
+    let call = |tool: &'static str, args: Value| {
+        let client = &client;
+        async move {
+            client
+                .call_tool(
+                    CallToolRequestParams::new(tool)
+                        .with_arguments(args.as_object().unwrap().clone()),
+                )
+                .await
+                .unwrap()
+                .structured_content
+                .unwrap()
+        }
+    };
+    let list = call("list_documents", json!({})).await;
+    assert_eq!(list["source"], "instance");
+    let titles: Vec<&str> = list["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.contains(&"Quarterly plan"), "{titles:?}");
+    let hits = call("search", json!({"query": "Quarterly"})).await;
+    assert_eq!(hits["results"][0]["document_id"], mine.to_string());
+    assert_eq!(hits["results"][0]["matched"], "title");
+}
