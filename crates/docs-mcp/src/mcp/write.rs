@@ -84,6 +84,7 @@ impl EditResult {
 pub struct InsertBlocksArgs {
     /// Document id (UUID) or URL (https://HOST/docs/<id>/).
     pub document: String,
+    /// Where: `{"at": "start"|"end"}`, or `{"at": "before"|"after"|"first_child_of"|"last_child_of", "block_id": ID}`.
     pub position: Position,
     /// Markdown to insert (headings, lists, task lists, tables, code fences, quotes...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,6 +169,7 @@ pub struct MoveBlockArgs {
     /// Document id (UUID) or URL (https://HOST/docs/<id>/).
     pub document: String,
     pub block_id: String,
+    /// Where to: `{"at": "start"|"end"}`, or `{"at": "before"|"after"|"first_child_of"|"last_child_of", "block_id": ID}`.
     pub position: Position,
     /// Why you make this edit (shown to the user).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,130 @@
+//! Tool definitions are an interface: each tool's schema is snapshotted (a change shows up
+//! in review; `INSTA_UPDATE=always cargo test -p docs-mcp --test tool_schemas` accepts it),
+//! and the tool reference in `docs/tools.md` is generated from the definitions
+//! (`UPDATE_TOOL_DOCS=1 cargo test -p docs-mcp --test tool_schemas` rewrites it).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use docs_mcp::mcp::DocsMcp;
+use docs_mcp::{DocsService, ServiceConfig};
+use serde_json::Value;
+
+fn tools() -> Vec<rmcp::model::Tool> {
+    let dir = std::env::temp_dir().join(format!("docs-mcp-schemas-{}", uuid::Uuid::new_v4()));
+    let service = DocsService::start(ServiceConfig::new(dir.clone())).unwrap();
+    let mut tools = DocsMcp::new(service, "schemas").tools();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    std::fs::remove_dir_all(dir).unwrap();
+    tools
+}
+
+#[test]
+fn every_tool_schema_matches_its_snapshot() {
+    for tool in tools() {
+        let value = serde_json::to_value(&tool).unwrap();
+        insta::assert_json_snapshot!(tool.name.to_string(), value);
+    }
+}
+
+fn type_of(schema: &Value) -> String {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        return reference.rsplit('/').next().unwrap_or(reference).to_owned();
+    }
+    match schema.get("type") {
+        Some(Value::String(t)) if t == "array" => format!(
+            "array of {}",
+            schema
+                .get("items")
+                .map(type_of)
+                .unwrap_or_else(|| "any".into())
+        ),
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ if schema.get("enum").is_some() => "string".into(),
+        _ if schema.get("oneOf").is_some() || schema.get("anyOf").is_some() => {
+            "one of several shapes".into()
+        }
+        _ => "any".into(),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn render(tools: &[rmcp::model::Tool]) -> String {
+    let mut out = String::from(
+        "# Tool reference\n\n<!-- Generated from the tool definitions by `UPDATE_TOOL_DOCS=1 cargo test -p docs-mcp --test tool_schemas`. Do not edit. -->\n\n",
+    );
+    out.push_str("| tool | kind | what it does |\n|---|---|---|\n");
+    for tool in tools {
+        let hints = tool.annotations.clone().unwrap_or_default();
+        let kind = match (hints.read_only_hint, hints.destructive_hint) {
+            (Some(true), _) => "read",
+            (_, Some(true)) => "write (destructive)",
+            _ => "write",
+        };
+        let description = one_line(tool.description.as_deref().unwrap_or_default());
+        let first = description
+            .split(". ")
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('.');
+        writeln!(out, "| `{}` | {kind} | {first}. |", tool.name).unwrap();
+    }
+    for tool in tools {
+        writeln!(
+            out,
+            "\n## `{}`\n\n{}\n",
+            tool.name,
+            one_line(tool.description.as_deref().unwrap_or_default())
+        )
+        .unwrap();
+        let schema = serde_json::to_value(&*tool.input_schema).unwrap();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(properties) = schema["properties"].as_object().filter(|p| !p.is_empty()) else {
+            out.push_str("No arguments.\n");
+            continue;
+        };
+        out.push_str("| argument | type | required | description |\n|---|---|---|---|\n");
+        for (name, property) in properties {
+            writeln!(
+                out,
+                "| `{name}` | {} | {} | {} |",
+                type_of(property),
+                if required.contains(&name.as_str()) {
+                    "yes"
+                } else {
+                    "no"
+                },
+                one_line(property["description"].as_str().unwrap_or_default()).replace('|', "\\|")
+            )
+            .unwrap();
+        }
+    }
+    out
+}
+
+#[test]
+fn the_tool_reference_is_generated_from_the_definitions() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md");
+    let rendered = render(&tools());
+    if std::env::var_os("UPDATE_TOOL_DOCS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &rendered).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == rendered,
+        "docs/tools.md is out of date: run `UPDATE_TOOL_DOCS=1 cargo test -p docs-mcp --test tool_schemas`"
+    );
+}
