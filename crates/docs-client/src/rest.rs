@@ -259,6 +259,21 @@ impl DocsClient {
         self.get_json(url, "the favorite documents").await
     }
 
+    /// Creates a document (signed in), at the top level or as a sub-page of `parent`.
+    pub async fn create_document(&self, title: &str, parent: Option<Uuid>) -> Result<Document> {
+        let path = match parent {
+            Some(parent) => format!("documents/{parent}/children/"),
+            None => "documents/".to_owned(),
+        };
+        let body =
+            serde_json::to_vec(&serde_json::json!({ "title": title })).expect("serializable");
+        let what = "the new document";
+        let response = self
+            .send(Method::POST, self.instance().api(&path), Some(body), what)
+            .await?;
+        parse_json(response, what).await
+    }
+
     pub async fn me(&self) -> Result<User> {
         self.get_json(self.instance().api("users/me/"), "the signed-in user")
             .await
@@ -358,14 +373,7 @@ impl DocsClient {
 
     async fn get_json<T: DeserializeOwned>(&self, url: Url, what: &str) -> Result<T> {
         let response = self.send(Method::GET, url, None, what).await?;
-        let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| Error::Network {
-            detail: e.to_string(),
-        })?;
-        serde_json::from_slice(&bytes).map_err(|e| Error::BadResponse {
-            status: status.as_u16(),
-            detail: format!("{what}: {e}"),
-        })
+        parse_json(response, what).await
     }
 
     /// Sends one request: rate-limited, CSRF headers on unsafe methods, 429s retried after
@@ -444,6 +452,17 @@ impl DocsClient {
         }
         headers
     }
+}
+
+async fn parse_json<T: DeserializeOwned>(response: reqwest::Response, what: &str) -> Result<T> {
+    let status = response.status();
+    let bytes = response.bytes().await.map_err(|e| Error::Network {
+        detail: e.to_string(),
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::BadResponse {
+        status: status.as_u16(),
+        detail: format!("{what}: {e}"),
+    })
 }
 
 fn append_query(url: &mut Url, query: &ListQuery) {

@@ -82,6 +82,10 @@ pub enum ServiceError {
     },
     #[error("no instance is configured")]
     NoInstance,
+    #[error("this needs a signed-in user")]
+    NotSignedIn,
+    #[error("agents are paused by the user")]
+    Paused,
     #[error("writes to this document are disabled by the user's policy (read-only)")]
     PolicyReadOnly,
     #[error("the user rejected the edit{}", comment.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
@@ -141,8 +145,10 @@ impl ServiceError {
             ServiceError::TextNotFound { .. } => ErrorCode::TextNotFound,
             ServiceError::AmbiguousMatch { .. } => ErrorCode::AmbiguousMatch,
             ServiceError::StaleRevision { .. } => ErrorCode::StaleRevision,
-            ServiceError::NoInstance => ErrorCode::NotSignedIn,
-            ServiceError::PolicyReadOnly | ServiceError::Rejected { .. } => ErrorCode::EditRejected,
+            ServiceError::NoInstance | ServiceError::NotSignedIn => ErrorCode::NotSignedIn,
+            ServiceError::PolicyReadOnly | ServiceError::Paused | ServiceError::Rejected { .. } => {
+                ErrorCode::EditRejected
+            }
             ServiceError::Conflict { .. } => ErrorCode::EditConflict,
             ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
         }
@@ -175,6 +181,8 @@ impl ServiceError {
             ServiceError::StaleRevision { .. } => "Someone changed that block since you read it: read it again, then redo the edit on the current text.".into(),
             ServiceError::NoInstance => "Configure the Docs instance URL (DOCS_INSTANCE_URL, --instance, or the app).".into(),
             ServiceError::PolicyReadOnly => "The user set this document to read-only for agents; ask them to change its policy.".into(),
+            ServiceError::NotSignedIn => "Sign in to the Docs instance in the Docs MCP app (or set DOCS_SESSION_COOKIE).".into(),
+            ServiceError::Paused => "The user paused agents; try again later.".into(),
             ServiceError::Rejected { .. } => "Do not retry the same edit; take the user's comment into account.".into(),
             ServiceError::Conflict { .. } => "Read the document again and make the edit on its current content.".into(),
             ServiceError::EditNotFound { .. } | ServiceError::NotPending { .. } => "Use an edit_id returned by a write tool.".into(),

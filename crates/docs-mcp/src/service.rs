@@ -361,6 +361,70 @@ impl DocsService {
         Ok(record)
     }
 
+    /// Creates a document (signed in). Its content, if any, is an edit like any other: it
+    /// waits for approval where the policy says so.
+    pub async fn create_document(
+        &self,
+        title: &str,
+        parent: Option<&str>,
+        markdown: Option<String>,
+        reason: Option<String>,
+        agent: AgentInfo,
+    ) -> ServiceResult<(docs_client::Document, Option<EditRecord>)> {
+        if !self.has_user_session() {
+            return Err(ServiceError::NotSignedIn);
+        }
+        if title.trim().is_empty() || title.chars().count() > 255 {
+            return Err(ServiceError::invalid(
+                "a title needs 1 to 255 characters",
+                "Give a short title.",
+            ));
+        }
+        let parent = parent.map(|p| self.resolve(p)).transpose()?;
+        let policy = match parent {
+            Some(parent) => self.policy_for(parent)?,
+            None => self
+                .policies()?
+                .default
+                .unwrap_or(self.config.default_policy),
+        };
+        if policy == Policy::ReadOnly {
+            return Err(ServiceError::PolicyReadOnly);
+        }
+        if self.is_paused() {
+            return Err(ServiceError::Paused);
+        }
+        let document = self.client()?.create_document(title, parent).await?;
+        self.store.remember_document(&KnownDocument {
+            id: document.id,
+            title: document.title.clone(),
+            last_opened_at: now_ms(),
+        })?;
+        let edit = match markdown.filter(|m| !m.trim().is_empty()) {
+            Some(markdown) => Some(
+                self.submit(EditRequest {
+                    document: document.id.to_string(),
+                    arguments: serde_json::json!({ "title": title, "markdown": markdown }),
+                    ops: vec![EditOp::InsertBlocks(edits::InsertBlocks {
+                        position: edits::Position {
+                            at: edits::Anchor::Start,
+                            block_id: None,
+                        },
+                        markdown: Some(markdown),
+                        blocks: None,
+                    })],
+                    tool: "create_document".into(),
+                    reason,
+                    revision: None,
+                    agent,
+                })
+                .await?,
+            ),
+            None => None,
+        };
+        Ok((document, edit))
+    }
+
     fn changed(&self, record: &EditRecord) {
         self.decisions.send_modify(|n| *n += 1);
         self.emit(ServiceEvent::EditChanged {

@@ -142,6 +142,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
         names,
         [
             "apply_edits",
+            "create_document",
             "delete_blocks",
             "edit_status",
             "get_changes",
@@ -874,4 +875,62 @@ async fn listing_and_searching_documents() {
     let hits = call("search", json!({"query": "Quarterly"})).await;
     assert_eq!(hits["results"][0]["document_id"], mine.to_string());
     assert_eq!(hits["results"][0]["matched"], "title");
+}
+
+#[tokio::test]
+async fn creating_documents_needs_a_user_and_follows_the_policy() {
+    let server = DocsServer::start().await.unwrap();
+    let anonymous = agent(&server, Policy::Auto).await;
+    let err = anonymous
+        .err("create_document", json!({"title": "Nope"}))
+        .await;
+    assert_eq!(err["code"], "NOT_SIGNED_IN");
+
+    let user = server.create_user("ada@example.org", "Ada").await.unwrap();
+    let data = temp_dir();
+    let mut signed_in = config(&server, &data.0, Policy::Auto);
+    signed_in.session_cookie = Some(docs_client::Secret::new(&user.session_cookie));
+    signed_in.csrf_token = Some(docs_client::Secret::new(&user.csrf_token));
+    let service = DocsService::start(signed_in).unwrap();
+    let agent = Agent {
+        client: connect(service.clone(), "writer").await,
+        service,
+        _data: data,
+    };
+    let created = agent
+        .ok(
+            "create_document",
+            json!({"title": "Minutes", "markdown": "# Minutes\n\n- [ ] follow up", "reason": "meeting notes"}),
+        )
+        .await;
+    let id: Uuid = created["document_id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(created["title"], "Minutes");
+    assert_eq!(created["url"], format!("{}/docs/{id}/", server.url()));
+    assert_eq!(created["content"]["status"], "applied");
+    let stored = server.stored(id).await.unwrap();
+    assert_eq!(texts(&stored.blocks), ["Minutes", "follow up"]);
+    assert_eq!(stored.blocks[1]["type"], "checkListItem");
+    assert_eq!(stored.blocks[1]["props"]["checked"], false);
+
+    let child = agent
+        .ok(
+            "create_document",
+            json!({"title": "Annex", "parent": id.to_string()}),
+        )
+        .await;
+    assert!(child.get("content").is_none());
+    let child_id: Uuid = child["document_id"].as_str().unwrap().parse().unwrap();
+    let info = agent
+        .ok("get_document", json!({"document": child_id.to_string()}))
+        .await;
+    assert_eq!(info["title"], "Annex");
+
+    agent
+        .service
+        .set_policy(None, Some(Policy::ReadOnly))
+        .unwrap();
+    let refused = agent
+        .err("create_document", json!({"title": "Blocked"}))
+        .await;
+    assert_eq!(refused["code"], "EDIT_REJECTED");
 }

@@ -392,7 +392,28 @@ export function createApi({ store, opts, state, stats, collab }) {
 
   const children = (ctx, id) => {
     getDoc(ctx, id, 'children_list');
-    return { status: 200, body: paginate(ctx, [], (d) => d) };
+    const kids = [...store.documents.values()].filter((d) => d.parent_id === id);
+    return { status: 200, body: paginate(ctx, kids, (d) => store.serialize(d, ctx.user)) };
+  };
+
+  // Docs: a sub-page inherits the parent's link settings and accesses.
+  const createChild = async (ctx, id) => {
+    requireUser(ctx);
+    const parent = getDoc(ctx, id, 'children_create');
+    const body = await jsonBody(ctx);
+    if (body.title !== undefined && body.title !== null && typeof body.title !== 'string') {
+      throw new HttpError(400, { title: ['Not a valid string.'] });
+    }
+    const doc = store.createDocument({
+      title: body.title ?? null,
+      link_reach: parent.link_reach,
+      link_role: parent.link_role,
+      creator_id: ctx.user.id,
+    });
+    doc.parent_id = parent.id;
+    for (const [user, role] of parent.accesses) doc.accesses.set(user, role);
+    doc.accesses.set(ctx.user.id, doc.accesses.get(ctx.user.id) === 'owner' ? 'owner' : 'administrator');
+    return { status: 201, body: store.serialize(doc, ctx.user) };
   };
 
   const canEdit = (ctx, id) => {
@@ -461,7 +482,11 @@ export function createApi({ store, opts, state, stats, collab }) {
     }
     if ((m = p.match(/^documents\/([^/.]+)\/children\/$/))) {
       const id = m[1];
-      return { documents: true, methods: { GET: (ctx) => children(ctx, id) } };
+      return {
+        documents: true,
+        userOnly: ['POST'],
+        methods: { GET: (ctx) => children(ctx, id), POST: (ctx) => createChild(ctx, id) },
+      };
     }
     if ((m = p.match(/^documents\/([^/.]+)\/can-edit\/$/))) {
       const id = m[1];

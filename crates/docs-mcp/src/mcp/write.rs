@@ -195,6 +195,30 @@ pub struct ApplyEditsArgs {
     pub revision: Option<String>,
 }
 
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct CreateDocumentArgs {
+    pub title: String,
+    /// Initial content as markdown; it is an edit like any other (it may wait for approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    /// Create it as a sub-page of this document (id or URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Why you create it (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CreatedDocument {
+    pub document_id: String,
+    pub url: String,
+    pub title: Option<String>,
+    /// The edit that adds the initial content, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<EditResult>,
+}
+
 impl DocsMcp {
     /// Waits for an edit's decision, in slices, with a progress notification per slice.
     pub(super) async fn wait_with_progress(
@@ -456,6 +480,58 @@ impl DocsMcp {
             &context,
         )
         .await
+    }
+
+    /// Creates a document (signed in only), at the top level or as a sub-page, with optional
+    /// markdown content (an edit that follows the approval policy).
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn create_document(
+        &self,
+        Parameters(args): Parameters<CreateDocumentArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Json<CreatedDocument>, ToolError> {
+        let (document, edit) = self
+            .service
+            .create_document(
+                &args.title,
+                args.parent.as_deref(),
+                args.markdown,
+                args.reason,
+                self.agent(&context),
+            )
+            .await?;
+        let content = match edit {
+            Some(mut record) => {
+                if record.status == EditStatus::Pending {
+                    record = self
+                        .wait_with_progress(
+                            record.id,
+                            self.service.config().approval_wait,
+                            &context,
+                        )
+                        .await?;
+                }
+                Some(self.finish(record).await?.0)
+            }
+            None => None,
+        };
+        let url = self
+            .service
+            .client()?
+            .instance()
+            .document_page(&document.id)
+            .to_string();
+        Ok(Json(CreatedDocument {
+            document_id: document.id.to_string(),
+            url,
+            title: document.title,
+            content,
+        }))
     }
 
     /// Applies several operations atomically, as one edit and one approval: all of them, or
