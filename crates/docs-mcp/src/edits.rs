@@ -138,6 +138,31 @@ pub enum EditOp {
     MoveBlock(MoveBlock),
 }
 
+/// An operation that reverts part of an applied edit. Computed when the edit is planned,
+/// from the document as it was just before each operation, and stored with the edit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum UndoOp {
+    DeleteBlocks {
+        block_ids: Vec<String>,
+    },
+    InsertBlocks {
+        position: Position,
+        blocks: Vec<NewBlock>,
+    },
+    /// Puts a block's type, props and content back.
+    RestoreBlock {
+        block_id: String,
+        block_type: String,
+        props: Props,
+        content: Option<NewContent>,
+    },
+    MoveBlock {
+        block_id: String,
+        position: Position,
+    },
+}
+
 /// An edit computed on a fork, ready to be applied to the live document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
@@ -147,6 +172,30 @@ pub struct Plan {
     pub touched_blocks: Vec<String>,
     pub new_blocks: Vec<String>,
     pub preview: Preview,
+    /// How to revert the edit; `None` when it cannot be reverted automatically (it kept
+    /// the children of a deleted block, or touched a block of an unknown type).
+    pub inverse: Option<Vec<UndoOp>>,
+}
+
+/// What planning records while operations run on the fork.
+#[derive(Default)]
+struct Effects {
+    touched: BTreeSet<String>,
+    new_blocks: Vec<String>,
+    /// Inverse operations, in the order they must run (the reverse of the edit's).
+    inverse: Option<Vec<UndoOp>>,
+}
+
+impl Effects {
+    fn undo_first(&mut self, ops: Vec<UndoOp>) {
+        if let Some(inverse) = &mut self.inverse {
+            inverse.splice(0..0, ops);
+        }
+    }
+
+    fn cannot_undo(&mut self) {
+        self.inverse = None;
+    }
 }
 
 /// Checks sizes and counts before anything is computed.
@@ -238,6 +287,30 @@ pub fn target_blocks(ops: &[EditOp]) -> Vec<String> {
 /// Plans `ops` against the current state of `live`.
 pub fn plan(live: &Doc, ops: &[EditOp]) -> ServiceResult<Plan> {
     check_limits(ops)?;
+    plan_with(live, |txn, fragment, effects| {
+        for op in ops {
+            apply(txn, fragment, op, effects)?;
+        }
+        Ok(())
+    })
+}
+
+/// Plans the reverting of an applied edit.
+pub fn plan_undo(live: &Doc, ops: &[UndoOp]) -> ServiceResult<Plan> {
+    let mut plan = plan_with(live, |txn, fragment, effects| {
+        for op in ops {
+            apply_undo(txn, fragment, op, effects)?;
+        }
+        Ok(())
+    })?;
+    plan.inverse = None;
+    Ok(plan)
+}
+
+fn plan_with(
+    live: &Doc,
+    run: impl FnOnce(&mut TransactionMut<'_>, &yrs::XmlFragmentRef, &mut Effects) -> ServiceResult<()>,
+) -> ServiceResult<Plan> {
     let (state, base_state_vector) = {
         let txn = live.transact();
         (
@@ -258,44 +331,181 @@ pub fn plan(live: &Doc, ops: &[EditOp]) -> ServiceResult<Plan> {
             .map_err(|e| ServiceError::Internal(format!("document state: {e}")))?;
     }
     let before = blocknote::read_document(&fork.transact(), &fragment);
-
-    let mut touched = BTreeSet::new();
-    let mut new_blocks = vec![];
+    let mut effects = Effects {
+        inverse: Some(vec![]),
+        ..Effects::default()
+    };
     let update = {
         let mut txn = fork.transact_mut_with(LOCAL_ORIGIN);
-        for op in ops {
-            apply(&mut txn, &fragment, op, &mut touched, &mut new_blocks)?;
-        }
+        run(&mut txn, &fragment, &mut effects)?;
         txn.encode_update_v1()
     };
     let after = blocknote::read_document(&fork.transact(), &fragment);
-    if new_blocks.len() > MAX_NEW_BLOCKS {
+    if effects.new_blocks.len() > MAX_NEW_BLOCKS {
         return Err(ServiceError::invalid(
             format!(
                 "the edit creates {} blocks; the limit is {MAX_NEW_BLOCKS}",
-                new_blocks.len()
+                effects.new_blocks.len()
             ),
             "Split the content into several edits.",
         ));
     }
-    let touched: Vec<String> = touched.into_iter().collect();
-    let preview = preview(&before, &after, &touched, &new_blocks);
+    let touched: Vec<String> = effects.touched.into_iter().collect();
+    let preview = preview(&before, &after, &touched, &effects.new_blocks);
     Ok(Plan {
         update,
         base_state_vector: base_state_vector.encode_v1(),
         touched_blocks: touched,
-        new_blocks,
+        new_blocks: effects.new_blocks,
         preview,
+        inverse: effects.inverse,
     })
+}
+
+/// Where a block stands, as a position that puts a block back there.
+fn position_of(document: &Document, id: &str) -> Position {
+    fn search(blocks: &[Block], parent: Option<&str>, id: &str) -> Option<Position> {
+        for (i, block) in blocks.iter().enumerate() {
+            if block.id == id {
+                return Some(match (i, parent) {
+                    (0, Some(parent)) => Position {
+                        at: Anchor::FirstChildOf,
+                        block_id: Some(parent.to_owned()),
+                    },
+                    (0, None) => Position {
+                        at: Anchor::Start,
+                        block_id: None,
+                    },
+                    _ => Position {
+                        at: Anchor::After,
+                        block_id: Some(blocks[i - 1].id.clone()),
+                    },
+                });
+            }
+            if let Some(found) = search(&block.children, Some(&block.id), id) {
+                return Some(found);
+            }
+        }
+        None
+    }
+    search(&document.blocks, None, id).unwrap_or(Position {
+        at: Anchor::End,
+        block_id: None,
+    })
+}
+
+/// A block as a block to create again (with new ids); `None` for blocks of unknown types.
+fn recreate(block: &Block) -> Option<NewBlock> {
+    let content = match &block.content {
+        BlockContent::None => None,
+        BlockContent::Inline { inline } => Some(NewContent::Inline(inline.clone())),
+        BlockContent::Table { table } => Some(NewContent::Table(table.clone())),
+        BlockContent::Opaque { .. } => return None,
+    };
+    Some(NewBlock {
+        kind: block.kind.clone(),
+        props: block.props.clone(),
+        content,
+        children: block
+            .children
+            .iter()
+            .map(recreate)
+            .collect::<Option<Vec<_>>>()?,
+    })
+}
+
+fn restore_op(block: &Block) -> Option<UndoOp> {
+    let content = match &block.content {
+        BlockContent::None => None,
+        BlockContent::Inline { inline } => Some(NewContent::Inline(inline.clone())),
+        BlockContent::Table { table } => Some(NewContent::Table(table.clone())),
+        BlockContent::Opaque { .. } => return None,
+    };
+    Some(UndoOp::RestoreBlock {
+        block_id: block.id.clone(),
+        block_type: block.kind.clone(),
+        props: block.props.clone(),
+        content,
+    })
+}
+
+/// Ids of the blocks among `ids` whose parent is not among them.
+fn outermost(document: &Document, ids: &[String]) -> Vec<String> {
+    let set: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut inner = BTreeSet::new();
+    for block in document.all_blocks() {
+        if set.contains(block.id.as_str()) {
+            inner.extend(block.walk().into_iter().skip(1).map(|b| b.id.as_str()));
+        }
+    }
+    ids.iter()
+        .filter(|id| !inner.contains(id.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// The inverse of deleting `ids`: runs of consecutive deleted siblings are put back, each
+/// after the sibling before the run (or first under the parent, or at the start).
+fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Vec<UndoOp>> {
+    let deleted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    fn runs<'a>(
+        blocks: &'a [Block],
+        parent: Option<&'a str>,
+        deleted: &BTreeSet<&str>,
+        out: &mut Vec<(Position, Vec<&'a Block>)>,
+    ) {
+        let mut i = 0;
+        while i < blocks.len() {
+            if deleted.contains(blocks[i].id.as_str()) {
+                let position = match (i, parent) {
+                    (0, Some(p)) => Position {
+                        at: Anchor::FirstChildOf,
+                        block_id: Some(p.to_owned()),
+                    },
+                    (0, None) => Position {
+                        at: Anchor::Start,
+                        block_id: None,
+                    },
+                    _ => Position {
+                        at: Anchor::After,
+                        block_id: Some(blocks[i - 1].id.clone()),
+                    },
+                };
+                let mut run = vec![];
+                while i < blocks.len() && deleted.contains(blocks[i].id.as_str()) {
+                    run.push(&blocks[i]);
+                    i += 1;
+                }
+                out.push((position, run));
+            } else {
+                runs(&blocks[i].children, Some(&blocks[i].id), deleted, out);
+                i += 1;
+            }
+        }
+    }
+    let mut found = vec![];
+    runs(&document.blocks, None, &deleted, &mut found);
+    found
+        .into_iter()
+        .map(|(position, blocks)| {
+            Some(UndoOp::InsertBlocks {
+                position,
+                blocks: blocks
+                    .into_iter()
+                    .map(recreate)
+                    .collect::<Option<Vec<_>>>()?,
+            })
+        })
+        .collect()
 }
 
 fn apply(
     txn: &mut TransactionMut<'_>,
     fragment: &yrs::XmlFragmentRef,
     op: &EditOp,
-    touched: &mut BTreeSet<String>,
-    new_blocks: &mut Vec<String>,
+    effects: &mut Effects,
 ) -> ServiceResult<()> {
+    let before = blocknote::read_document(txn, fragment);
     match op {
         EditOp::InsertBlocks(insert) => {
             let blocks = match (&insert.markdown, &insert.blocks) {
@@ -320,8 +530,14 @@ fn apply(
             }
             let position = insert.position.to_model()?;
             let ids = blocknote::insert_blocks(txn, fragment, &position, &blocks)?;
-            touched.extend(insert.position.anchor_block().cloned());
-            new_blocks.extend(ids);
+            let after = blocknote::read_document(txn, fragment);
+            effects.undo_first(vec![UndoOp::DeleteBlocks {
+                block_ids: outermost(&after, &ids),
+            }]);
+            effects
+                .touched
+                .extend(insert.position.anchor_block().cloned());
+            effects.new_blocks.extend(ids);
         }
         EditOp::UpdateBlock(update) => {
             if update.text.is_none() && update.block_type.is_none() && update.props.is_none() {
@@ -346,12 +562,23 @@ fn apply(
             if let Some(text) = &update.text {
                 blocknote::set_block_text(txn, fragment, &update.block_id, text)?;
             }
-            touched.insert(update.block_id.clone());
+            match before.find(&update.block_id).and_then(restore_op) {
+                Some(restore) => effects.undo_first(vec![restore]),
+                None => effects.cannot_undo(),
+            }
+            effects.touched.insert(update.block_id.clone());
         }
         EditOp::ReplaceText(replace) => {
-            for block_id in replace_text(txn, fragment, replace)? {
-                touched.insert(block_id);
+            let changed = replace_text(txn, fragment, replace)?;
+            let restores: Option<Vec<UndoOp>> = changed
+                .iter()
+                .map(|id| before.find(id).and_then(restore_op))
+                .collect();
+            match restores {
+                Some(restores) => effects.undo_first(restores),
+                None => effects.cannot_undo(),
             }
+            effects.touched.extend(changed);
         }
         EditOp::DeleteBlocks(delete) => {
             if delete.block_ids.is_empty() {
@@ -366,13 +593,60 @@ fn apply(
                 ChildrenMode::Delete
             };
             blocknote::delete_blocks(txn, fragment, &delete.block_ids, mode)?;
-            touched.extend(delete.block_ids.iter().cloned());
+            let reinsert = (!delete.keep_children)
+                .then(|| reinsert_deleted(&before, &outermost(&before, &delete.block_ids)))
+                .flatten();
+            match reinsert {
+                Some(ops) => effects.undo_first(ops),
+                None => effects.cannot_undo(),
+            }
+            effects.touched.extend(delete.block_ids.iter().cloned());
         }
         EditOp::MoveBlock(mv) => {
             let position = mv.position.to_model()?;
             blocknote::move_block(txn, fragment, &mv.block_id, &position)?;
-            touched.insert(mv.block_id.clone());
-            touched.extend(mv.position.anchor_block().cloned());
+            effects.undo_first(vec![UndoOp::MoveBlock {
+                block_id: mv.block_id.clone(),
+                position: position_of(&before, &mv.block_id),
+            }]);
+            effects.touched.insert(mv.block_id.clone());
+            effects.touched.extend(mv.position.anchor_block().cloned());
+        }
+    }
+    Ok(())
+}
+
+fn apply_undo(
+    txn: &mut TransactionMut<'_>,
+    fragment: &yrs::XmlFragmentRef,
+    op: &UndoOp,
+    effects: &mut Effects,
+) -> ServiceResult<()> {
+    match op {
+        UndoOp::DeleteBlocks { block_ids } => {
+            blocknote::delete_blocks(txn, fragment, block_ids, ChildrenMode::Delete)?;
+            effects.touched.extend(block_ids.iter().cloned());
+        }
+        UndoOp::InsertBlocks { position, blocks } => {
+            let ids = blocknote::insert_blocks(txn, fragment, &position.to_model()?, blocks)?;
+            effects.touched.extend(position.anchor_block().cloned());
+            effects.new_blocks.extend(ids);
+        }
+        UndoOp::RestoreBlock {
+            block_id,
+            block_type,
+            props,
+            content,
+        } => {
+            blocknote::update_block(txn, fragment, block_id, Some(block_type), props)?;
+            if let Some(content) = content {
+                blocknote::set_block_content(txn, fragment, block_id, content)?;
+            }
+            effects.touched.insert(block_id.clone());
+        }
+        UndoOp::MoveBlock { block_id, position } => {
+            blocknote::move_block(txn, fragment, block_id, &position.to_model()?)?;
+            effects.touched.insert(block_id.clone());
         }
     }
     Ok(())

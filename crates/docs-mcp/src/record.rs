@@ -44,7 +44,7 @@ impl std::str::FromStr for Policy {
 }
 
 /// Where an edit stands: `Pending` → `Applied` | `Conflict` | `Failed` after approval, or
-/// `Pending` → `Rejected`.
+/// `Pending` → `Rejected`; `Applied` → `Undone` once an undo of it was applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EditStatus {
@@ -53,6 +53,7 @@ pub enum EditStatus {
     Rejected,
     Conflict,
     Failed,
+    Undone,
 }
 
 impl EditStatus {
@@ -63,6 +64,7 @@ impl EditStatus {
             EditStatus::Rejected => "rejected",
             EditStatus::Conflict => "conflict",
             EditStatus::Failed => "failed",
+            EditStatus::Undone => "undone",
         }
     }
 
@@ -81,6 +83,7 @@ impl std::str::FromStr for EditStatus {
             "rejected" => EditStatus::Rejected,
             "conflict" => EditStatus::Conflict,
             "failed" => EditStatus::Failed,
+            "undone" => EditStatus::Undone,
             other => return Err(format!("unknown edit status {other:?}")),
         })
     }
@@ -146,6 +149,10 @@ pub struct EditRecord {
     pub touched_blocks: Vec<String>,
     /// Ids of the blocks the edit creates.
     pub new_blocks: Vec<String>,
+    /// How to revert it once applied (`edits::UndoOp`s as JSON); `None` when it cannot be.
+    pub inverse: Option<serde_json::Value>,
+    /// For an undo: the edit it reverts.
+    pub undoes: Option<Uuid>,
     pub status: EditStatus,
     /// The human's comment on a decision.
     pub comment: Option<String>,

@@ -331,6 +331,25 @@ impl DocsService {
             }
         }
         let plan = edits::plan(doc.session.doc(), &request.ops)?;
+        let record = self.queue(&doc, plan, request, None)?;
+        if policy == Policy::Auto && !self.is_paused() {
+            return self.approve(record.id, "auto").await;
+        }
+        Ok(record)
+    }
+
+    /// Stores a planned edit as pending.
+    fn queue(
+        &self,
+        doc: &OpenDocument,
+        plan: edits::Plan,
+        request: EditRequest,
+        undoes: Option<Uuid>,
+    ) -> ServiceResult<EditRecord> {
+        let inverse = plan
+            .inverse
+            .map(|ops| serde_json::to_value(ops).map_err(|e| ServiceError::Internal(e.to_string())))
+            .transpose()?;
         let record = EditRecord {
             id: Uuid::new_v4(),
             document_id: doc.id,
@@ -345,6 +364,8 @@ impl DocsService {
             base_state_vector: plan.base_state_vector,
             touched_blocks: plan.touched_blocks,
             new_blocks: plan.new_blocks,
+            inverse,
+            undoes,
             status: EditStatus::Pending,
             comment: None,
             decided_by: None,
@@ -355,6 +376,91 @@ impl DocsService {
         };
         self.store.put_edit(&record)?;
         self.changed(&record);
+        Ok(record)
+    }
+
+    /// Reverts an applied edit, as a new edit that follows the approval policy. Refused when
+    /// a later applied edit touched the same blocks, or when a block it changed was changed
+    /// again since (undoing would overwrite that).
+    pub async fn undo(
+        &self,
+        id: Uuid,
+        reason: Option<String>,
+        agent: AgentInfo,
+    ) -> ServiceResult<EditRecord> {
+        let original = self.edit(id)?;
+        if original.status != EditStatus::Applied {
+            return Err(ServiceError::invalid(
+                format!(
+                    "edit {id} is {}; only applied edits can be undone",
+                    original.status.as_str()
+                ),
+                "Check edit_status; a pending edit can simply be left to the user's decision.",
+            ));
+        }
+        let inverse: Vec<edits::UndoOp> = match &original.inverse {
+            Some(ops) => serde_json::from_value(ops.clone())
+                .map_err(|e| ServiceError::Internal(format!("stored undo of {id}: {e}")))?,
+            None => {
+                return Err(ServiceError::Conflict {
+                    reason: format!(
+                        "edit {id} cannot be undone automatically (it kept the children of a deleted block, or touched a block of an unknown type)"
+                    ),
+                });
+            }
+        };
+        let mine: std::collections::BTreeSet<&String> = original
+            .touched_blocks
+            .iter()
+            .chain(&original.new_blocks)
+            .collect();
+        let later = self.store.edits(&EditFilter {
+            status: Some(vec![EditStatus::Applied]),
+            document_id: Some(original.document_id),
+            ..EditFilter::default()
+        })?;
+        if let Some(dependent) = later.iter().find(|e| {
+            e.created_at > original.created_at
+                && e.touched_blocks
+                    .iter()
+                    .chain(&e.new_blocks)
+                    .any(|b| mine.contains(b))
+        }) {
+            return Err(ServiceError::Conflict {
+                reason: format!(
+                    "edit {} was applied later to the same blocks; undo it first",
+                    dependent.id
+                ),
+            });
+        }
+        let doc = self
+            .open(&original.document_id.to_string(), Some(&agent))
+            .await?;
+        if doc.session.is_read_only() {
+            return Err(docs_client::Error::ReadOnly {
+                document: doc.id.to_string(),
+            }
+            .into());
+        }
+        let policy = self.policy_for(doc.id)?;
+        if policy == Policy::ReadOnly {
+            return Err(ServiceError::PolicyReadOnly);
+        }
+        unchanged_since_applied(&doc, &original)?;
+        let plan = edits::plan_undo(doc.session.doc(), &inverse)?;
+        let request = EditRequest {
+            document: doc.id.to_string(),
+            ops: vec![],
+            tool: "undo_edit".into(),
+            arguments: serde_json::json!({ "edit_id": id.to_string() }),
+            reason: Some(match reason.or(original.reason.clone()) {
+                Some(r) => format!("Undo: {r}"),
+                None => format!("Undo of edit {id}"),
+            }),
+            revision: None,
+            agent,
+        };
+        let record = self.queue(&doc, plan, request, Some(id))?;
         if policy == Policy::Auto && !self.is_paused() {
             return self.approve(record.id, "auto").await;
         }
@@ -482,6 +588,12 @@ impl DocsService {
             Ok(()) => {
                 record.status = EditStatus::Applied;
                 record.applied_at = Some(now_ms());
+                if let Some(undone) = record.undoes {
+                    let mut original = self.edit(undone)?;
+                    original.status = EditStatus::Undone;
+                    self.store.put_edit(&original)?;
+                    self.changed(&original);
+                }
             }
             Err(error @ ServiceError::Conflict { .. }) => {
                 record.status = EditStatus::Conflict;
@@ -568,6 +680,31 @@ impl DocsService {
             instance.registry.close_all().await;
         }
     }
+}
+
+/// The blocks an applied edit left must read as the edit left them (else undoing it would
+/// overwrite a later change).
+fn unchanged_since_applied(doc: &OpenDocument, record: &EditRecord) -> ServiceResult<()> {
+    let live_doc = doc.session.doc();
+    let fragment = blocknote::document_fragment(live_doc);
+    let current = blocknote::read_document(&live_doc.transact(), &fragment);
+    for block in &record.preview.after {
+        let now = current.find(&block.block_id).map(|b| {
+            blocknote::export_markdown(std::slice::from_ref(b), &Default::default())
+                .markdown
+                .trim_end()
+                .to_owned()
+        });
+        if now.as_deref() != Some(block.markdown.as_str()) {
+            return Err(ServiceError::Conflict {
+                reason: format!(
+                    "block {} changed since the edit was applied; undoing it would overwrite that change",
+                    block.block_id
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// An approved edit applies only if the document still has the history it was computed

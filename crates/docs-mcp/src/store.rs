@@ -305,6 +305,8 @@ mod tests {
             base_state_vector: vec![0],
             touched_blocks: vec!["b1".into()],
             new_blocks: vec![],
+            inverse: None,
+            undoes: None,
             status,
             comment: None,
             decided_by: None,

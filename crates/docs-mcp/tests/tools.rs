@@ -155,6 +155,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
             "read_document",
             "replace_text",
             "search",
+            "undo_edit",
             "update_block"
         ]
     );
@@ -933,4 +934,127 @@ async fn creating_documents_needs_a_user_and_follows_the_policy() {
         .err("create_document", json!({"title": "Blocked"}))
         .await;
     assert_eq!(refused["code"], "EDIT_REJECTED");
+}
+
+#[tokio::test]
+async fn undo_reverts_applied_edits_and_refuses_when_later_changes_depend_on_them() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(
+            DocumentSpec::new("Undo").markdown("One **bold** two\n\nSecond\n\nThird\n\nFourth"),
+        )
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let original = server.stored(id).await.unwrap().blocks;
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let block = |i: usize| read["blocks"][i]["id"].as_str().unwrap().to_owned();
+    let edit_id = |v: &Value| v["edit_id"].as_str().unwrap().to_owned();
+
+    // One atomic edit of every kind, then its undo: the document reads as before
+    // (deleted blocks come back with new ids).
+    let edit = agent
+        .ok(
+            "apply_edits",
+            json!({"document": doc, "reason": "rework", "edits": [
+                {"op": "replace_text", "old_text": "bold", "new_text": "strong"},
+                {"op": "insert_blocks", "position": {"at": "after", "block_id": block(1)}, "markdown": "Inserted\n\n- item"},
+                {"op": "delete_blocks", "block_ids": [block(2)]},
+                {"op": "move_block", "block_id": block(3), "position": {"at": "start"}},
+                {"op": "update_block", "block_id": block(1), "type": "heading", "props": {"level": 2}}
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        stored_texts(&server, id).await,
+        ["Fourth", "One strong two", "Second", "Inserted", "item"]
+    );
+    let undone = agent
+        .ok(
+            "undo_edit",
+            json!({"edit_id": edit_id(&edit), "reason": "user asked"}),
+        )
+        .await;
+    assert_eq!(undone["status"], "applied");
+    let restored = server.stored(id).await.unwrap().blocks;
+    let strip_ids = |blocks: &Value| -> Value {
+        let mut blocks = blocks.clone();
+        for b in blocks.as_array_mut().unwrap() {
+            b.as_object_mut().unwrap().remove("id");
+        }
+        blocks
+    };
+    assert_eq!(strip_ids(&restored), strip_ids(&original));
+    assert_eq!(restored[0]["content"][1]["styles"]["bold"], true);
+    let status = agent
+        .ok("edit_status", json!({"edit_id": edit_id(&edit)}))
+        .await;
+    assert_eq!(status["status"], "undone");
+    let again = agent
+        .err("undo_edit", json!({"edit_id": edit_id(&edit)}))
+        .await;
+    assert_eq!(again["code"], "INVALID_INPUT");
+
+    // A later edit of the same block: undoing the first one is refused.
+    let first_block = restored[0]["id"].as_str().unwrap().to_owned();
+    let first = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": first_block, "text": "Changed once"}),
+        )
+        .await;
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": first_block, "text": "Changed twice"}),
+        )
+        .await;
+    let refused = agent
+        .err("undo_edit", json!({"edit_id": edit_id(&first)}))
+        .await;
+    assert_eq!(refused["code"], "EDIT_CONFLICT");
+
+    // A person typed in the block since: undoing would overwrite it, so it is refused.
+    let second_block = restored[1]["id"].as_str().unwrap().to_owned();
+    let edit = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": second_block, "text": "Agent wording"}),
+        )
+        .await;
+    server
+        .start_typist(TypistSpec::new(id, "!").block(&second_block).interval_ms(5))
+        .await
+        .unwrap()
+        .wait_done(WAIT)
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let now = agent
+            .ok("read_document", json!({"document": doc, "anchors": false}))
+            .await;
+        if now["markdown"].as_str().unwrap().contains("Agent wording!") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let refused = agent
+        .err("undo_edit", json!({"edit_id": edit_id(&edit)}))
+        .await;
+    assert_eq!(refused["code"], "EDIT_CONFLICT");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed since"),
+        "{refused}"
+    );
 }

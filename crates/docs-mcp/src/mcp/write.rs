@@ -59,6 +59,7 @@ impl EditResult {
                 Some(c) => format!("The user rejected the edit: {c}"),
                 None => "The user rejected the edit.".into(),
             },
+            EditStatus::Undone => "Applied, then undone.".into(),
             EditStatus::Conflict | EditStatus::Failed => record
                 .error
                 .as_ref()
@@ -196,6 +197,15 @@ pub struct ApplyEditsArgs {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct UndoEditArgs {
+    /// The id of an applied edit (from a write tool's result).
+    pub edit_id: String,
+    /// Why you undo it (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct CreateDocumentArgs {
     pub title: String,
     /// Initial content as markdown; it is an edit like any other (it may wait for approval).
@@ -289,7 +299,7 @@ impl DocsMcp {
                 }
                 Ok(Json(result))
             }
-            EditStatus::Pending => Ok(Json(EditResult::from_record(&record))),
+            EditStatus::Pending | EditStatus::Undone => Ok(Json(EditResult::from_record(&record))),
             EditStatus::Rejected | EditStatus::Conflict | EditStatus::Failed => {
                 let mut info = record.error.clone().unwrap_or_else(|| {
                     ServiceError::Internal("the edit was not applied".into()).info()
@@ -480,6 +490,37 @@ impl DocsMcp {
             &context,
         )
         .await
+    }
+
+    /// Reverts an applied agent edit, as a new edit (that follows the approval policy). Refused
+    /// (EDIT_CONFLICT) when a later edit or a person changed the same blocks since.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn undo_edit(
+        &self,
+        Parameters(args): Parameters<UndoEditArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        let id = args.edit_id.trim().parse().map_err(|_| {
+            ServiceError::invalid(
+                format!("{:?} is not an edit id", args.edit_id),
+                "Use the edit_id a write tool returned.",
+            )
+        })?;
+        let mut record = self
+            .service
+            .undo(id, args.reason, self.agent(&context))
+            .await?;
+        if record.status == EditStatus::Pending {
+            record = self
+                .wait_with_progress(record.id, self.service.config().approval_wait, &context)
+                .await?;
+        }
+        self.finish(record).await
     }
 
     /// Creates a document (signed in only), at the top level or as a sub-page, with optional
