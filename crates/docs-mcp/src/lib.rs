@@ -9,11 +9,13 @@ pub mod config;
 pub mod edits;
 pub mod error;
 pub mod events;
+pub mod http;
 pub mod mcp;
 pub mod record;
 pub mod revisions;
 pub mod service;
 pub mod store;
+pub mod token;
 
 pub use config::ServiceConfig;
 pub use error::{ErrorCode, ErrorInfo, ServiceError, ServiceResult};
