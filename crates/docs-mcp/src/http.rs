@@ -64,14 +64,14 @@ impl Guard {
         }
     }
 
-    fn check(&self, request: &Request) -> Result<(), Response> {
+    fn check(&self, request: &Request) -> Result<(), Box<Response>> {
         let headers = request.headers();
         let host = headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
             .map(|h| h.trim().to_ascii_lowercase());
         if !host.as_ref().is_some_and(|h| self.hosts.contains(h)) {
-            return Err(error_response(
+            return Err(Box::new(error_response(
                 StatusCode::FORBIDDEN,
                 "FORBIDDEN_HOST",
                 format!(
@@ -79,7 +79,7 @@ impl Guard {
                     host.as_deref().unwrap_or("(missing)")
                 ),
                 "This endpoint only answers requests addressed to 127.0.0.1, localhost or [::1] on its own port.",
-            ));
+            )));
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin
@@ -89,12 +89,12 @@ impl Guard {
                 .trim_end_matches('/')
                 .to_ascii_lowercase();
             if !self.origins.contains(&origin) {
-                return Err(error_response(
+                return Err(Box::new(error_response(
                     StatusCode::FORBIDDEN,
                     "FORBIDDEN_ORIGIN",
                     format!("Origin {origin} is not allowed"),
                     "Web pages may not call the local Docs MCP service; use an MCP client, the CLI or the app.",
-                ));
+                )));
             }
         }
         if request.method() == axum::http::Method::GET && request.uri().path() == "/health" {
@@ -123,7 +123,7 @@ impl Guard {
                 response
                     .headers_mut()
                     .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                Err(response)
+                Err(Box::new(response))
             }
         }
     }
@@ -139,7 +139,7 @@ async fn security(State(state): State<AppState>, request: Request, next: Next) -
                 status = %response.status(),
                 "refused an HTTP request"
             );
-            response
+            *response
         }
     }
 }
@@ -178,11 +178,7 @@ fn router(
     port: u16,
     mcp_shutdown: CancellationToken,
 ) -> Router {
-    let guard = Arc::new(Guard::new(
-        token,
-        port,
-        &service.config().allowed_origins,
-    ));
+    let guard = Arc::new(Guard::new(token, port, &service.config().allowed_origins));
     let mcp_service = {
         let service = service.clone();
         StreamableHttpService::new(
@@ -297,7 +293,10 @@ async fn list_edits(
                 .map(|s| s.trim().parse::<EditStatus>())
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| {
-                    invalid(e, "Statuses are pending, applied, rejected, conflict, failed.")
+                    invalid(
+                        e,
+                        "Statuses are pending, applied, rejected, conflict, failed.",
+                    )
                 })?,
         ),
     };

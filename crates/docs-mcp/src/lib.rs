@@ -5,6 +5,8 @@
 //! [`mcp::DocsMcp`] exposes it as MCP tools. This crate knows nothing of Tauri: the desktop
 //! app and the headless `docs-mcp` binary both host the same service.
 
+pub mod bridge;
+pub mod cli;
 pub mod config;
 pub mod edits;
 pub mod error;
