@@ -512,6 +512,8 @@ fn check_still_applies(doc: &OpenDocument, record: &EditRecord) -> ServiceResult
     let base = StateVector::decode_v1(&record.base_state_vector)
         .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;
     let live_doc = doc.session.doc();
+    // Taken before the transaction: getting a root type needs a write transaction.
+    let fragment = blocknote::document_fragment(live_doc);
     let txn = live_doc.transact();
     let live = txn.state_vector();
     if let Some((client, _)) = base
@@ -525,7 +527,6 @@ fn check_still_applies(doc: &OpenDocument, record: &EditRecord) -> ServiceResult
             ),
         });
     }
-    let fragment = blocknote::document_fragment(live_doc);
     let current = blocknote::read_document(&txn, &fragment);
     if let Some(missing) = record
         .touched_blocks

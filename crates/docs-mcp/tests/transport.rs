@@ -233,7 +233,7 @@ async fn seed(server: &DocsServer, title: &str) -> Uuid {
         .unwrap()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn http_endpoint_refuses_missing_or_wrong_tokens_and_foreign_hosts_and_origins() {
     let hosted = Hosted::start(None).await;
     let port = hosted.port;
@@ -321,7 +321,7 @@ async fn http_endpoint_refuses_missing_or_wrong_tokens_and_foreign_hosts_and_ori
     hosted.stop().await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn control_api_lists_approves_and_rejects_agent_edits() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "Control doc").await;
@@ -501,7 +501,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     hosted.stop().await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn serve_stdio_answers_over_stdin_and_still_serves_http() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "Stdio doc").await;
@@ -564,7 +564,7 @@ async fn spawn_bridge(url: &str, home: &Path) -> TokioChildProcess {
     .0
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn bridge_relays_a_stdio_client_to_the_http_service() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "Bridge doc").await;
@@ -607,7 +607,7 @@ async fn bridge_relays_a_stdio_client_to_the_http_service() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn bridge_answers_requests_with_an_error_when_the_service_is_not_running() {
     let home = temp_dir("bridge-down");
     let port = free_port();
@@ -667,7 +667,7 @@ async fn cli(home: &Path, token: &str, args: &[&str]) -> (bool, String, String) 
     )
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn edits_cli_lists_approves_and_rejects() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "CLI doc").await;
@@ -793,7 +793,7 @@ async fn edits_cli_lists_approves_and_rejects() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn token_command_falls_back_to_a_private_file_without_a_keyring() {
     let home = temp_dir("token");
     let data = home.join("data-dir");
