@@ -176,8 +176,19 @@ impl Bridge {
                 request = request.header(HEADER_NAME, name);
             }
         }
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("(response)");
         match request.send().await {
             Ok(response) => {
+                tracing::debug!(
+                    method,
+                    status = response.status().as_u16(),
+                    session = ?response.headers().get(HEADER_SESSION_ID),
+                    protocol_version = ?response.headers().get(HEADER_PROTOCOL_VERSION),
+                    "forwarded"
+                );
                 let mut connection = self.connection.lock().expect("bridge connection lock");
                 if let Some(id) = response
                     .headers()
@@ -295,6 +306,7 @@ impl Bridge {
                     .pointer("/result/protocolVersion")
                     .and_then(Value::as_str)
                 {
+                    tracing::debug!(version, "negotiated protocol version");
                     self.connection
                         .lock()
                         .expect("bridge connection lock")

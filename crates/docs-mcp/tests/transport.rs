@@ -215,7 +215,10 @@ fn isolate(cmd: &mut tokio::process::Command, home: &Path) {
         .env_remove("DOCS_MCP_APPROVAL")
         .env_remove("DOCS_SESSION_COOKIE")
         .env_remove("DOCS_CSRF_TOKEN")
-        .env("RUST_LOG", "warn");
+        .env(
+            "RUST_LOG",
+            std::env::var("DOCS_MCP_TEST_CHILD_LOG").unwrap_or_else(|_| "warn".into()),
+        );
 }
 
 fn free_port() -> u16 {
