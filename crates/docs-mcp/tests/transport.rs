@@ -856,3 +856,34 @@ async fn token_command_falls_back_to_a_private_file_without_a_keyring() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn serve_stdio_runs_without_http_when_the_port_is_taken() {
+    let hosted = Hosted::start(None).await;
+    let home = temp_dir("stdio-busy");
+    let (transport, stderr) =
+        TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
+            isolate(cmd, &home);
+            cmd.env("DOCS_MCP_TOKEN", TOKEN)
+                .arg("serve")
+                .arg("--stdio")
+                .arg("--data-dir")
+                .arg(home.join("service"))
+                .arg("--listen")
+                .arg(format!("127.0.0.1:{}", hosted.port));
+        }))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let client = client_info().serve(transport).await.unwrap();
+    assert_eq!(tool_names(&client).await, TOOLS);
+    client.cancel().await.unwrap();
+    let mut log = String::new();
+    stderr.unwrap().read_to_string(&mut log).await.unwrap();
+    assert!(
+        log.contains("the HTTP endpoint is not served (is another Docs MCP service running?)"),
+        "{log}"
+    );
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}
