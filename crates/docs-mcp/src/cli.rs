@@ -109,10 +109,15 @@ pub enum EditsCommand {
         limit: Option<u32>,
     },
     /// Approve a pending edit: it is applied to the live document.
-    Approve { id: String },
+    Approve {
+        /// The edit's id (from `docs-mcp edits list`).
+        id: String,
+    },
     /// Reject a pending edit; the agent gets the comment.
     Reject {
+        /// The edit's id (from `docs-mcp edits list`).
         id: String,
+        /// Why; the agent reads it.
         #[arg(long)]
         comment: Option<String>,
     },
