@@ -30,6 +30,9 @@ pub struct ServiceConfig {
     pub idle_ttl: Duration,
     /// Name shown in Docs when the agent's own name is unknown.
     pub fallback_agent_name: String,
+    /// Browser origins allowed on the HTTP endpoint besides the loopback ones of its port
+    /// (e.g. the desktop app's webview). Exact `scheme://host[:port]` strings.
+    pub allowed_origins: Vec<String>,
 }
 
 impl ServiceConfig {
@@ -44,6 +47,7 @@ impl ServiceConfig {
             approval_wait: Duration::from_secs(20),
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
             fallback_agent_name: "AI agent".into(),
+            allowed_origins: Vec::new(),
         }
     }
 

@@ -5,15 +5,19 @@
 //! [`mcp::DocsMcp`] exposes it as MCP tools. This crate knows nothing of Tauri: the desktop
 //! app and the headless `docs-mcp` binary both host the same service.
 
+pub mod bridge;
+pub mod cli;
 pub mod config;
 pub mod edits;
 pub mod error;
 pub mod events;
+pub mod http;
 pub mod mcp;
 pub mod record;
 pub mod revisions;
 pub mod service;
 pub mod store;
+pub mod token;
 
 pub use config::ServiceConfig;
 pub use error::{ErrorCode, ErrorInfo, ServiceError, ServiceResult};

@@ -1,5 +1,5 @@
-//! `docs-mcp`: the headless service.
+//! `docs-mcp`: the headless service, the stdio bridge and the control CLI.
 
-fn main() {
-    println!("docs-mcp {}", env!("CARGO_PKG_VERSION"));
+fn main() -> std::process::ExitCode {
+    docs_mcp::cli::main()
 }

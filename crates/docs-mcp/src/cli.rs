@@ -1,0 +1,525 @@
+//! The `docs-mcp` command line: the headless service, the stdio bridge, and a client of the
+//! running service's control API.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use docs_client::{InstanceUrl, Secret};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{DEFAULT_PORT, ServiceConfig, default_data_dir};
+use crate::record::{EditRecord, Policy};
+use crate::service::DocsService;
+use crate::token::{BearerToken, TOKEN_ENV, TokenSource, TokenStore};
+
+/// MCP server that lets AI agents read and edit La Suite Docs documents live.
+#[derive(Debug, Parser)]
+#[command(
+    name = "docs-mcp",
+    version,
+    about = "MCP server that lets AI agents read and edit La Suite Docs documents live, with human approval."
+)]
+pub struct Cli {
+    /// Data directory (database, and the token file where no keyring works).
+    #[arg(long, global = true, env = "DOCS_MCP_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the service: MCP over Streamable HTTP on a loopback address (and over stdio with
+    /// --stdio), plus the control API.
+    Serve(ServeArgs),
+    /// Connect a stdio MCP client to the running service (for clients that only start
+    /// stdio servers).
+    Bridge(BridgeArgs),
+    /// List and decide agents' edits in the running service.
+    Edits(EditsArgs),
+    /// Show where the bearer token of the HTTP endpoint is stored, or replace it.
+    Token(TokenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Serve MCP over stdin/stdout (the HTTP endpoint still runs when its port is free).
+    #[arg(long)]
+    pub stdio: bool,
+    /// The La Suite Docs instance, e.g. https://docs.example.org.
+    #[arg(long, env = "DOCS_INSTANCE_URL", value_name = "URL")]
+    pub instance: Option<String>,
+    /// Policy of documents without their own: auto, review or read-only.
+    #[arg(
+        long,
+        env = "DOCS_MCP_APPROVAL",
+        default_value = "review",
+        value_name = "POLICY"
+    )]
+    pub approval: Policy,
+    /// Loopback address of the HTTP endpoint.
+    #[arg(long, default_value_t = SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)), value_name = "ADDR")]
+    pub listen: SocketAddr,
+    /// Seconds a write tool waits for a decision before answering `pending`.
+    #[arg(long, value_name = "SECS")]
+    pub approval_wait: Option<u64>,
+    /// `docs_sessionid` cookie of a signed-in user.
+    #[arg(long, env = "DOCS_SESSION_COOKIE", hide_env_values = true, hide = true)]
+    pub session_cookie: Option<String>,
+    /// `csrftoken` cookie of that user.
+    #[arg(long, env = "DOCS_CSRF_TOKEN", hide_env_values = true, hide = true)]
+    pub csrf_token: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BridgeArgs {
+    /// MCP endpoint of the running service.
+    #[arg(long, default_value_t = default_mcp_url(), value_name = "URL")]
+    pub url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct EditsArgs {
+    /// The running service (its base URL, or its /mcp URL).
+    #[arg(long, global = true, default_value_t = default_base_url(), value_name = "URL")]
+    pub url: String,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: EditsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EditsCommand {
+    /// List edits, newest first.
+    List {
+        /// pending, applied, rejected, conflict or failed (comma-separated for several).
+        #[arg(long)]
+        status: Option<String>,
+        /// A document id or URL.
+        #[arg(long)]
+        document: Option<String>,
+        /// At most this many.
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Approve a pending edit: it is applied to the live document.
+    Approve {
+        /// The edit's id (from `docs-mcp edits list`).
+        id: String,
+    },
+    /// Reject a pending edit; the agent gets the comment.
+    Reject {
+        /// The edit's id (from `docs-mcp edits list`).
+        id: String,
+        /// Why; the agent reads it.
+        #[arg(long)]
+        comment: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// Replace the token (a running service keeps the old one until restarted).
+    #[arg(long)]
+    pub regenerate: bool,
+    /// Print the token itself.
+    #[arg(long)]
+    pub show: bool,
+}
+
+fn default_base_url() -> String {
+    format!("http://127.0.0.1:{DEFAULT_PORT}")
+}
+
+fn default_mcp_url() -> String {
+    format!("{}/mcp", default_base_url())
+}
+
+/// Parses the command line and runs it.
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("docs-mcp: cannot start the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("docs-mcp: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr only: stdout is the MCP channel in stdio mode.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let data_dir = cli.data_dir.clone().unwrap_or_else(default_data_dir);
+    match cli.command {
+        Command::Serve(args) => serve(args, data_dir).await,
+        Command::Bridge(args) => {
+            let token = TokenStore::new(&data_dir).load()?.map(|(token, _)| token);
+            if token.is_none() {
+                eprintln!(
+                    "docs-mcp bridge: no bearer token found (set {TOKEN_ENV}, or start the service once so it creates one)"
+                );
+            }
+            crate::bridge::run_bridge(args.url, token).await
+        }
+        Command::Edits(args) => edits(args, data_dir).await,
+        Command::Token(args) => token(args, data_dir),
+    }
+}
+
+async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
+    crate::http::ensure_loopback(args.listen)?;
+    let mut config = ServiceConfig::new(data_dir.clone());
+    config.instance = args
+        .instance
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| InstanceUrl::parse(s.trim()))
+        .transpose()
+        .context("invalid --instance")?;
+    config.session_cookie = args
+        .session_cookie
+        .filter(|s| !s.is_empty())
+        .map(Secret::new);
+    config.csrf_token = args.csrf_token.filter(|s| !s.is_empty()).map(Secret::new);
+    config.default_policy = args.approval;
+    config.listen = args.listen;
+    if let Some(secs) = args.approval_wait {
+        config.approval_wait = Duration::from_secs(secs);
+    }
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
+    let (token, source) = TokenStore::new(&data_dir).load_or_create()?;
+    tracing::info!("MCP bearer token: in {source}");
+    let service = DocsService::start(config)
+        .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
+        .context("starting the service")?;
+
+    let shutdown = CancellationToken::new();
+    let mut http = match tokio::net::TcpListener::bind(args.listen).await {
+        Ok(listener) => {
+            let service = service.clone();
+            let shutdown = shutdown.clone();
+            Some(tokio::spawn(async move {
+                crate::http::serve_http(service, token, listener, shutdown).await
+            }))
+        }
+        Err(e) if args.stdio => {
+            tracing::warn!(
+                address = %args.listen,
+                error = %e,
+                "the HTTP endpoint is not served (is another Docs MCP service running?); \
+                 MCP runs over stdio only and `docs-mcp edits` talks to the other service"
+            );
+            None
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("listening on {}", args.listen));
+        }
+    };
+
+    let result = if args.stdio {
+        use rmcp::ServiceExt;
+        let mcp = crate::mcp::DocsMcp::new(service.clone(), "stdio");
+        let running = mcp
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("starting MCP over stdio")?;
+        let ct = running.cancellation_token();
+        tokio::select! {
+            ended = running.waiting() => {
+                tracing::info!(reason = ?ended.ok(), "the stdio client disconnected");
+            }
+            () = shutdown_signal() => {
+                ct.cancel();
+            }
+        }
+        Ok(())
+    } else {
+        let handle = http
+            .as_mut()
+            .expect("the HTTP endpoint runs without --stdio");
+        tokio::select! {
+            () = shutdown_signal() => Ok(()),
+            ended = handle => {
+                http = None;
+                match ended {
+                    Ok(result) => result,
+                    Err(e) => Err(anyhow::anyhow!("the HTTP endpoint task failed: {e}")),
+                }
+            }
+        }
+    };
+
+    shutdown.cancel();
+    if let Some(http) = http {
+        match tokio::time::timeout(Duration::from_secs(5), http).await {
+            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "the HTTP endpoint stopped with an error"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "the HTTP endpoint task failed"),
+            _ => {}
+        }
+    }
+    tracing::info!("shutting down: saving pending work");
+    service.shutdown().await;
+    result
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async {
+                match term.as_mut() {
+                    Some(term) => { term.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn token(args: TokenArgs, data_dir: PathBuf) -> anyhow::Result<()> {
+    let store = TokenStore::new(&data_dir);
+    let (token, source) = if args.regenerate {
+        let found = store.regenerate()?;
+        println!("A new token was stored in {}.", found.1);
+        println!("Restart the service (or the app) and update the MCP clients that use it.");
+        found
+    } else {
+        match store.load()? {
+            Some(found) => {
+                println!("The token is in {}.", found.1);
+                found
+            }
+            None => {
+                println!(
+                    "No token yet: `docs-mcp serve` creates one in the OS keyring (or in {} where no keyring works).",
+                    store.file_path().display()
+                );
+                return Ok(());
+            }
+        }
+    };
+    if args.show {
+        println!("{}", token.expose());
+    } else if source != TokenSource::Env {
+        println!("Use --show to print it.");
+    }
+    Ok(())
+}
+
+/// A client of the control API.
+struct Control {
+    base: String,
+    token: Option<BearerToken>,
+    http: reqwest::Client,
+}
+
+impl Control {
+    fn new(url: &str, data_dir: &std::path::Path) -> anyhow::Result<Self> {
+        let base = url.trim().trim_end_matches('/');
+        let base = base.strip_suffix("/mcp").unwrap_or(base).to_owned();
+        let token = TokenStore::new(data_dir).load()?.map(|(token, _)| token);
+        Ok(Control {
+            base,
+            token,
+            http: reqwest::Client::new(),
+        })
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> anyhow::Result<Value> {
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token.expose());
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.map_err(|e| {
+            if e.is_connect() {
+                anyhow::anyhow!(
+                    "the Docs MCP service is not running at {}: start the Docs MCP app or `docs-mcp serve`",
+                    self.base
+                )
+            } else {
+                anyhow::anyhow!("calling {}: {e}", self.base)
+            }
+        })?;
+        let status = response.status();
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        if status.is_success() {
+            return Ok(body);
+        }
+        let error = body.get("error");
+        let field = |k: &str| {
+            error
+                .and_then(|e| e.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
+        let mut text = format!("HTTP {}", status.as_u16());
+        if !field("code").is_empty() {
+            text = format!("{text} {}: {}", field("code"), field("message"));
+        }
+        if !field("hint").is_empty() {
+            text = format!("{text}\nhint: {}", field("hint"));
+        }
+        if status == reqwest::StatusCode::UNAUTHORIZED && self.token.is_none() {
+            text =
+                format!("{text}\nno token found: set {TOKEN_ENV} or pass the service's --data-dir");
+        }
+        anyhow::bail!(text)
+    }
+}
+
+async fn edits(args: EditsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
+    let control = Control::new(&args.url, &data_dir)?;
+    match args.command {
+        EditsCommand::List {
+            status,
+            document,
+            limit,
+        } => {
+            let mut query = Vec::new();
+            if let Some(s) = status {
+                query.push(format!("status={}", encode(&s)));
+            }
+            if let Some(d) = document {
+                query.push(format!("document={}", encode(&d)));
+            }
+            if let Some(l) = limit {
+                query.push(format!("limit={l}"));
+            }
+            let path = if query.is_empty() {
+                "/control/edits".to_owned()
+            } else {
+                format!("/control/edits?{}", query.join("&"))
+            };
+            let body = control.call(reqwest::Method::GET, &path, None).await?;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&body)?);
+                return Ok(());
+            }
+            let edits: Vec<EditRecord> =
+                serde_json::from_value(body.get("edits").cloned().unwrap_or(json!([])))?;
+            if edits.is_empty() {
+                println!("No edits.");
+            }
+            for edit in &edits {
+                println!("{}", edit_line(edit));
+            }
+        }
+        EditsCommand::Approve { id } => {
+            let body = control
+                .call(
+                    reqwest::Method::POST,
+                    &format!("/control/edits/{}/approve", encode(id.trim())),
+                    Some(json!({})),
+                )
+                .await?;
+            print_decision(&body, args.json)?;
+        }
+        EditsCommand::Reject { id, comment } => {
+            let body = control
+                .call(
+                    reqwest::Method::POST,
+                    &format!("/control/edits/{}/reject", encode(id.trim())),
+                    Some(json!({ "comment": comment })),
+                )
+                .await?;
+            print_decision(&body, args.json)?;
+        }
+    }
+    Ok(())
+}
+
+fn print_decision(body: &Value, as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(body)?);
+        return Ok(());
+    }
+    let edit: EditRecord = serde_json::from_value(body.clone())?;
+    println!("{}", edit_line(&edit));
+    if let Some(error) = &edit.error
+        && edit.status != crate::record::EditStatus::Rejected
+    {
+        println!("  {}: {} ({})", error.code, error.message, error.hint);
+    }
+    Ok(())
+}
+
+/// One line per edit: id, status, agent, document, tool, reason.
+pub fn edit_line(edit: &EditRecord) -> String {
+    let title = edit
+        .document_title
+        .clone()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| edit.document_id.to_string());
+    let mut line = format!(
+        "{}  {:<8} {}  \"{}\"  {}",
+        edit.id,
+        edit.status.as_str(),
+        edit.agent.name,
+        title,
+        edit.tool
+    );
+    if let Some(reason) = edit.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+        line.push_str(&format!("  — {reason}"));
+    }
+    if let Some(comment) = edit.comment.as_deref() {
+        line.push_str(&format!("  [comment: {comment}]"));
+    }
+    line
+}
+
+/// Percent-encodes a query or path value.
+fn encode(value: &str) -> String {
+    let mut out = String::new();
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

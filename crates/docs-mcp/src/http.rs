@@ -1,0 +1,441 @@
+//! The local HTTP endpoint: MCP over Streamable HTTP at `/mcp`, `GET /health`, and the
+//! control API (`/control/...`) the CLI and the desktop app use to decide edits.
+//!
+//! Everything passes one security layer: only loopback `Host`s of the listening port, no
+//! foreign `Origin` (DNS rebinding and browser pages), and a bearer token on everything
+//! but `/health`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::error::{ErrorCode, ErrorInfo, ServiceError};
+use crate::mcp::DocsMcp;
+use crate::record::{EditFilter, EditStatus, Policy};
+use crate::service::DocsService;
+use crate::token::BearerToken;
+
+/// `decided_by` of decisions made through the control API unless the body names another.
+pub const DEFAULT_DECIDER: &str = "cli";
+
+#[derive(Clone)]
+struct AppState {
+    service: Arc<DocsService>,
+    guard: Arc<Guard>,
+}
+
+/// What the security layer accepts.
+struct Guard {
+    token: BearerToken,
+    hosts: Vec<String>,
+    origins: Vec<String>,
+}
+
+impl Guard {
+    fn new(token: BearerToken, port: u16, extra_origins: &[String]) -> Self {
+        let authorities = [
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+        ];
+        let mut origins: Vec<String> = authorities.iter().map(|a| format!("http://{a}")).collect();
+        origins.extend(
+            extra_origins
+                .iter()
+                .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase()),
+        );
+        Guard {
+            token,
+            hosts: authorities.to_vec(),
+            origins,
+        }
+    }
+
+    fn check(&self, request: &Request) -> Result<(), Box<Response>> {
+        let headers = request.headers();
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(|h| h.trim().to_ascii_lowercase());
+        if !host.as_ref().is_some_and(|h| self.hosts.contains(h)) {
+            return Err(Box::new(error_response(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN_HOST",
+                format!(
+                    "Host {} is not accepted",
+                    host.as_deref().unwrap_or("(missing)")
+                ),
+                "This endpoint only answers requests addressed to 127.0.0.1, localhost or [::1] on its own port.",
+            )));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin
+                .to_str()
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches('/')
+                .to_ascii_lowercase();
+            if !self.origins.contains(&origin) {
+                return Err(Box::new(error_response(
+                    StatusCode::FORBIDDEN,
+                    "FORBIDDEN_ORIGIN",
+                    format!("Origin {origin} is not allowed"),
+                    "Web pages may not call the local Docs MCP service; use an MCP client, the CLI or the app.",
+                )));
+            }
+        }
+        if request.method() == axum::http::Method::GET && request.uri().path() == "/health" {
+            return Ok(());
+        }
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| {
+                let (scheme, rest) = h.trim().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+            });
+        match presented {
+            Some(token) if self.token.matches(token) => Ok(()),
+            other => {
+                let mut response = error_response(
+                    StatusCode::UNAUTHORIZED,
+                    "UNAUTHORIZED",
+                    if other.is_some() {
+                        "the bearer token is wrong"
+                    } else {
+                        "a bearer token is required"
+                    },
+                    "Send `Authorization: Bearer <token>`; `docs-mcp token` shows where the token is stored.",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                Err(Box::new(response))
+            }
+        }
+    }
+}
+
+async fn security(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    match state.guard.check(&request) {
+        Ok(()) => next.run(request).await,
+        Err(response) => {
+            tracing::debug!(
+                method = %request.method(),
+                path = %request.uri().path(),
+                status = %response.status(),
+                "refused an HTTP request"
+            );
+            *response
+        }
+    }
+}
+
+/// Serves the endpoint on `listener` until `shutdown` is cancelled. The listener must be
+/// bound to a loopback address.
+pub async fn serve_http(
+    service: Arc<DocsService>,
+    token: BearerToken,
+    listener: tokio::net::TcpListener,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let local = listener.local_addr()?;
+    ensure_loopback(local)?;
+    let router = router(service, token, local.port(), shutdown.child_token());
+    tracing::info!(address = %local, "MCP endpoint listening on http://{local}/mcp");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await?;
+    Ok(())
+}
+
+/// Refuses anything but a loopback address: the endpoint is for this machine only.
+pub fn ensure_loopback(address: SocketAddr) -> anyhow::Result<()> {
+    if !address.ip().is_loopback() {
+        anyhow::bail!(
+            "refusing to listen on {address}: the Docs MCP endpoint only listens on a loopback address (127.0.0.1 or [::1])"
+        );
+    }
+    Ok(())
+}
+
+fn router(
+    service: Arc<DocsService>,
+    token: BearerToken,
+    port: u16,
+    mcp_shutdown: CancellationToken,
+) -> Router {
+    let guard = Arc::new(Guard::new(token, port, &service.config().allowed_origins));
+    let mcp_service = {
+        let service = service.clone();
+        StreamableHttpService::new(
+            move || Ok(DocsMcp::new(service.clone(), "http")),
+            LocalSessionManager::default().into(),
+            StreamableHttpServerConfig::default().with_cancellation_token(mcp_shutdown),
+        )
+    };
+    let state = AppState { service, guard };
+    Router::new()
+        .route("/health", get(health))
+        .route("/control/edits", get(list_edits))
+        .route("/control/edits/{id}", get(get_edit))
+        .route("/control/edits/{id}/approve", post(approve_edit))
+        .route("/control/edits/{id}/reject", post(reject_edit))
+        .route("/control/sessions", get(sessions))
+        .route("/control/policies", get(get_policies).put(put_policies))
+        .route("/control/pause", post(pause))
+        .route_service("/mcp", mcp_service)
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), security))
+        .with_state(state)
+}
+
+fn error_response(
+    status: StatusCode,
+    code: &str,
+    message: impl Into<String>,
+    hint: impl Into<String>,
+) -> Response {
+    error_info_response(
+        status,
+        ErrorInfo {
+            code: code.to_owned(),
+            message: message.into(),
+            hint: hint.into(),
+        },
+    )
+}
+
+fn error_info_response(status: StatusCode, info: ErrorInfo) -> Response {
+    (status, axum::Json(json!({ "error": info }))).into_response()
+}
+
+/// A service error as the control API answers it.
+struct ApiError(ServiceError);
+
+impl From<ServiceError> for ApiError {
+    fn from(error: ServiceError) -> Self {
+        ApiError(error)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = match (&self.0, self.0.code()) {
+            (ServiceError::EditNotFound { .. }, _) => StatusCode::NOT_FOUND,
+            (_, ErrorCode::DocNotFound | ErrorCode::BlockNotFound) => StatusCode::NOT_FOUND,
+            (_, ErrorCode::DocForbidden) => StatusCode::FORBIDDEN,
+            (_, ErrorCode::RateLimited) => StatusCode::TOO_MANY_REQUESTS,
+            (_, ErrorCode::InstanceUnreachable) => StatusCode::BAD_GATEWAY,
+            (_, ErrorCode::Internal) => StatusCode::INTERNAL_SERVER_ERROR,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        error_info_response(status, self.0.info())
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn invalid(message: impl Into<String>, hint: impl Into<String>) -> ApiError {
+    ApiError(ServiceError::invalid(message, hint))
+}
+
+fn ok(value: impl serde::Serialize) -> ApiResult {
+    Ok(axum::Json(value).into_response())
+}
+
+async fn not_found() -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "no such route",
+        "Routes: /mcp, /health, /control/edits, /control/sessions, /control/policies, /control/pause.",
+    )
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    axum::Json(state.service.health().await).into_response()
+}
+
+#[derive(Debug, Deserialize)]
+struct EditsQuery {
+    /// One status or several, comma-separated.
+    status: Option<String>,
+    /// A document id or URL.
+    document: Option<String>,
+    agent: Option<String>,
+    limit: Option<u32>,
+}
+
+async fn list_edits(
+    State(state): State<AppState>,
+    query: Result<Query<EditsQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult {
+    let Query(query) =
+        query.map_err(|e| invalid(e.body_text(), "Use ?status=pending&document=<id>&limit=N."))?;
+    let status = match query.status.as_deref().filter(|s| !s.trim().is_empty()) {
+        None => None,
+        Some(list) => Some(
+            list.split(',')
+                .map(|s| s.trim().parse::<EditStatus>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| {
+                    invalid(
+                        e,
+                        "Statuses are pending, applied, rejected, conflict, failed.",
+                    )
+                })?,
+        ),
+    };
+    let document_id = match query.document.as_deref().filter(|s| !s.trim().is_empty()) {
+        None => None,
+        Some(doc) => Some(state.service.resolve(doc.trim())?),
+    };
+    let filter = EditFilter {
+        status,
+        document_id,
+        agent: query.agent.filter(|a| !a.trim().is_empty()),
+        limit: query.limit,
+    };
+    let edits = state.service.edits(&filter)?;
+    ok(json!({ "edits": edits }))
+}
+
+fn edit_id(raw: &str) -> Result<Uuid, ApiError> {
+    raw.trim().parse().map_err(|_| {
+        invalid(
+            format!("{raw:?} is not an edit id"),
+            "Use an edit id from GET /control/edits.",
+        )
+    })
+}
+
+/// A JSON body that may be empty.
+fn optional_body<T: for<'de> Deserialize<'de> + Default>(body: &Bytes) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| invalid(format!("invalid JSON body: {e}"), "Send a JSON object."))
+}
+
+async fn get_edit(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    ok(state.service.edit(edit_id(&id)?)?)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApproveBody {
+    decided_by: Option<String>,
+}
+
+async fn approve_edit(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult {
+    let id = edit_id(&id)?;
+    let body: ApproveBody = optional_body(&body)?;
+    let decider = body
+        .decided_by
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
+    ok(state.service.approve(id, &decider).await?)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RejectBody {
+    comment: Option<String>,
+    decided_by: Option<String>,
+}
+
+async fn reject_edit(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult {
+    let id = edit_id(&id)?;
+    let body: RejectBody = optional_body(&body)?;
+    let decider = body
+        .decided_by
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
+    ok(state.service.reject(id, body.comment, &decider).await?)
+}
+
+async fn sessions(State(state): State<AppState>) -> ApiResult {
+    ok(json!({ "sessions": state.service.sessions() }))
+}
+
+fn policies_json(state: &AppState) -> Result<Value, ApiError> {
+    let stored = state.service.policies()?;
+    Ok(json!({
+        "default": stored.default,
+        "paused": state.service.is_paused(),
+        "documents": stored
+            .documents
+            .iter()
+            .map(|(id, policy)| json!({ "document_id": id, "policy": policy }))
+            .collect::<Vec<_>>(),
+    }))
+}
+
+async fn get_policies(State(state): State<AppState>) -> ApiResult {
+    ok(policies_json(&state)?)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyBody {
+    /// `null` or absent: the default policy.
+    #[serde(default)]
+    document_id: Option<String>,
+    /// `null`: remove the document's own policy (or the stored default).
+    policy: Option<Policy>,
+}
+
+async fn put_policies(State(state): State<AppState>, body: Bytes) -> ApiResult {
+    let body: PolicyBody = serde_json::from_slice(&body).map_err(|e| {
+        invalid(
+            format!("invalid JSON body: {e}"),
+            r#"Send {"document_id": "<id>" or null, "policy": "auto" | "review" | "read-only" | null}."#,
+        )
+    })?;
+    let document = match body.document_id.as_deref().filter(|d| !d.trim().is_empty()) {
+        None => None,
+        Some(doc) => Some(state.service.resolve(doc.trim())?),
+    };
+    state.service.set_policy(document, body.policy)?;
+    ok(policies_json(&state)?)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PauseBody {
+    paused: bool,
+}
+
+async fn pause(State(state): State<AppState>, body: Bytes) -> ApiResult {
+    let body: PauseBody = serde_json::from_slice(&body).map_err(|e| {
+        invalid(
+            format!("invalid JSON body: {e}"),
+            r#"Send {"paused": true} or {"paused": false}."#,
+        )
+    })?;
+    state.service.set_paused(body.paused)?;
+    ok(json!({ "paused": state.service.is_paused() }))
+}

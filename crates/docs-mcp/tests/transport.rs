@@ -1,0 +1,889 @@
+//! The transports with real sockets and processes: the HTTP endpoint's security layer, the
+//! control API, `docs-mcp serve --stdio`, `docs-mcp bridge` and the `docs-mcp edits` CLI.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use docs_client::InstanceUrl;
+use docs_mcp::record::{EditStatus, Policy};
+use docs_mcp::token::BearerToken;
+use docs_mcp::{DocsService, ServiceConfig};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use test_harness::{DocsServer, DocumentSpec};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
+const BIN: &str = env!("CARGO_BIN_EXE_docs-mcp");
+
+const TOOLS: [&str; 14] = [
+    "apply_edits",
+    "delete_blocks",
+    "edit_status",
+    "get_changes",
+    "get_document",
+    "get_outline",
+    "insert_blocks",
+    "list_documents",
+    "list_sessions",
+    "move_block",
+    "read_document",
+    "replace_text",
+    "search",
+    "update_block",
+];
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("docs-mcp-transport-{name}-{}", Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A service hosted in this process on a random loopback port.
+struct Hosted {
+    service: Arc<DocsService>,
+    port: u16,
+    shutdown: CancellationToken,
+    dir: PathBuf,
+}
+
+impl Hosted {
+    async fn start(instance: Option<&str>) -> Hosted {
+        let dir = temp_dir("service");
+        let mut config = ServiceConfig::new(dir.join("data"));
+        config.instance = instance.map(|url| InstanceUrl::parse(url).unwrap());
+        config.default_policy = Policy::Review;
+        config.approval_wait = Duration::from_secs(1);
+        let service = DocsService::start(config).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let shutdown = CancellationToken::new();
+        tokio::spawn(docs_mcp::http::serve_http(
+            service.clone(),
+            BearerToken::from_string(TOKEN).unwrap(),
+            listener,
+            shutdown.clone(),
+        ));
+        Hosted {
+            service,
+            port,
+            shutdown,
+            dir,
+        }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    async fn client(&self) -> RunningService<RoleClient, ClientConfig> {
+        http_client(&format!("{}/mcp", self.base()), TOKEN).await
+    }
+
+    async fn stop(self) {
+        self.shutdown.cancel();
+        self.service.shutdown().await;
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("transport-test", "1.0"),
+    )
+}
+
+async fn http_client(url: &str, token: &str) -> RunningService<RoleClient, ClientConfig> {
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token),
+    );
+    client_info().serve(transport).await.unwrap()
+}
+
+async fn tool_names(client: &RunningService<RoleClient, ClientConfig>) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ClientConfig>,
+    tool: &'static str,
+    args: Value,
+) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
+        .await
+        .unwrap()
+}
+
+fn structured(result: &CallToolResult) -> Value {
+    assert_ne!(result.is_error, Some(true), "tool error: {result:?}");
+    result
+        .structured_content
+        .clone()
+        .expect("structured content")
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One raw HTTP/1.1 request; returns the status code and the body.
+async fn raw(port: u16, request_line: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut text = format!("{request_line} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str("Content-Length: 0\r\n\r\n");
+    stream.write_all(text.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        // One chunk is enough for these small bodies.
+        let body = body.split_once("\r\n").map(|(_, rest)| rest).unwrap_or("");
+        let body = body.split("\r\n").next().unwrap_or("");
+        return (status, body.to_owned());
+    }
+    (status, body.to_owned())
+}
+
+async fn control(
+    method: reqwest::Method,
+    url: String,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut request = reqwest::Client::new().request(method, url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Child processes write nothing under the real home and find no keyring.
+fn isolate(cmd: &mut tokio::process::Command, home: &Path) {
+    cmd.env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_RUNTIME_DIR", home.join("run"))
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("DOCS_INSTANCE_URL")
+        .env_remove("DOCS_MCP_DATA_DIR")
+        .env_remove("DOCS_MCP_APPROVAL")
+        .env_remove("DOCS_SESSION_COOKIE")
+        .env_remove("DOCS_CSRF_TOKEN")
+        .env(
+            "RUST_LOG",
+            std::env::var("DOCS_MCP_TEST_CHILD_LOG").unwrap_or_else(|_| "warn".into()),
+        );
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn seed(server: &DocsServer, title: &str) -> Uuid {
+    server
+        .create_document(DocumentSpec::new(title).markdown("First paragraph."))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn http_endpoint_refuses_missing_or_wrong_tokens_and_foreign_hosts_and_origins() {
+    let hosted = Hosted::start(None).await;
+    let port = hosted.port;
+    let host = format!("127.0.0.1:{port}");
+    let init = "POST /mcp";
+
+    let (status, body) = raw(port, init, &[("Host", &host)]).await;
+    assert_eq!(status, 401);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED");
+    assert_eq!(body["error"]["message"], "a bearer token is required");
+
+    let response = reqwest::Client::new()
+        .get(format!("{}/control/edits", hosted.base()))
+        .bearer_auth("wrong-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["message"], "the bearer token is wrong");
+
+    let auth = format!("Bearer {TOKEN}");
+    let (status, body) = raw(
+        port,
+        "GET /control/edits",
+        &[
+            ("Host", &host),
+            ("Authorization", &auth),
+            ("Origin", "https://evil.example"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["error"]["code"],
+        "FORBIDDEN_ORIGIN"
+    );
+
+    let evil_host = format!("evil.example:{port}");
+    let (status, body) = raw(
+        port,
+        "GET /control/edits",
+        &[("Host", &evil_host), ("Authorization", &auth)],
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["error"]["code"],
+        "FORBIDDEN_HOST"
+    );
+    // /health needs no token but passes the same Host check.
+    let (status, _) = raw(port, "GET /health", &[("Host", &evil_host)]).await;
+    assert_eq!(status, 403);
+    // A loopback origin of the same port is fine; another port is not.
+    let (status, _) = raw(
+        port,
+        "GET /health",
+        &[
+            ("Host", &host),
+            ("Origin", &format!("http://localhost:{port}")),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _) = raw(
+        port,
+        "GET /health",
+        &[("Host", &host), ("Origin", "http://localhost:1")],
+    )
+    .await;
+    assert_eq!(status, 403);
+
+    let (status, body) = raw(port, "GET /health", &[("Host", &host)]).await;
+    assert_eq!(status, 200);
+    let health: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(health["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(health["pending_edits"], 0);
+    assert_eq!(health["paused"], false);
+
+    let client = hosted.client().await;
+    assert_eq!(tool_names(&client).await, TOOLS);
+    client.cancel().await.unwrap();
+    hosted.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn control_api_lists_approves_and_rejects_agent_edits() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Control doc").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let client = hosted.client().await;
+
+    let first = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({
+                "document": doc.to_string(),
+                "position": {"at": "end"},
+                "markdown": "Approved paragraph.",
+                "reason": "add a line",
+            }),
+        )
+        .await,
+    );
+    assert_eq!(first["status"], "pending");
+    let first_id = first["edit_id"].as_str().unwrap().to_owned();
+
+    let (status, listed) = control(
+        reqwest::Method::GET,
+        format!(
+            "{}/control/edits?status=pending&document={doc}&limit=10",
+            hosted.base()
+        ),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let edits = listed["edits"].as_array().unwrap();
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0]["id"], first_id.as_str());
+    assert_eq!(edits[0]["status"], "pending");
+    assert_eq!(edits[0]["tool"], "insert_blocks");
+    assert_eq!(edits[0]["reason"], "add a line");
+    assert_eq!(
+        edits[0]["agent"],
+        json!({"name": "transport-test", "connection": "http"})
+    );
+    assert_eq!(edits[0]["document_title"], "Control doc");
+
+    let (status, one) = control(
+        reqwest::Method::GET,
+        format!("{}/control/edits/{first_id}", hosted.base()),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(one["id"], first_id.as_str());
+
+    let (status, approved) = control(
+        reqwest::Method::POST,
+        format!("{}/control/edits/{first_id}/approve", hosted.base()),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["status"], "applied");
+    assert_eq!(approved["decided_by"], "cli");
+    let stored = server.stored(doc).await.unwrap();
+    assert_eq!(stored.markdown, "First paragraph.\n\nApproved paragraph.\n");
+
+    let second = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({
+                "document": doc.to_string(),
+                "position": {"at": "start"},
+                "markdown": "Rejected paragraph.",
+                "reason": "another line",
+            }),
+        )
+        .await,
+    );
+    assert_eq!(second["status"], "pending");
+    let second_id = second["edit_id"].as_str().unwrap().to_owned();
+    let (status, rejected) = control(
+        reqwest::Method::POST,
+        format!("{}/control/edits/{second_id}/reject", hosted.base()),
+        Some(TOKEN),
+        Some(json!({"comment": "Not at the top, please"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{rejected}");
+    assert_eq!(rejected["status"], "rejected");
+    assert_eq!(rejected["comment"], "Not at the top, please");
+
+    let status_now = structured(&call(&client, "edit_status", json!({"edit_id": second_id})).await);
+    assert_eq!(status_now["status"], "rejected");
+    assert_eq!(status_now["comment"], "Not at the top, please");
+    assert_eq!(
+        server.stored(doc).await.unwrap().markdown,
+        "First paragraph.\n\nApproved paragraph.\n"
+    );
+
+    // Errors: deciding twice, an unknown edit, a malformed id, a bad filter.
+    let (status, body) = control(
+        reqwest::Method::POST,
+        format!("{}/control/edits/{second_id}/approve", hosted.base()),
+        Some(TOKEN),
+        Some(json!({"decided_by": "app"})),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], "INVALID_INPUT");
+    assert_eq!(
+        body["error"]["message"],
+        format!("edit {second_id} is rejected, not pending")
+    );
+    let (status, body) = control(
+        reqwest::Method::GET,
+        format!("{}/control/edits/{}", hosted.base(), Uuid::nil()),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["code"], "INVALID_INPUT");
+    let (status, _) = control(
+        reqwest::Method::GET,
+        format!("{}/control/edits/not-an-id", hosted.base()),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, body) = control(
+        reqwest::Method::GET,
+        format!("{}/control/edits?status=bogus", hosted.base()),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["message"], "unknown edit status \"bogus\"");
+
+    // Policies and pause.
+    let (status, policies) = control(
+        reqwest::Method::PUT,
+        format!("{}/control/policies", hosted.base()),
+        Some(TOKEN),
+        Some(json!({"document_id": doc, "policy": "read-only"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        policies,
+        json!({"default": "review", "paused": false, "documents": [{"document_id": doc, "policy": "read-only"}]})
+    );
+    let (status, paused) = control(
+        reqwest::Method::POST,
+        format!("{}/control/pause", hosted.base()),
+        Some(TOKEN),
+        Some(json!({"paused": true})),
+    )
+    .await;
+    assert_eq!((status, paused), (200, json!({"paused": true})));
+    assert!(hosted.service.is_paused());
+    let (status, sessions) = control(
+        reqwest::Method::GET,
+        format!("{}/control/sessions", hosted.base()),
+        Some(TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(sessions["sessions"][0]["document_id"], doc.to_string());
+
+    client.cancel().await.unwrap();
+    hosted.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn serve_stdio_answers_over_stdin_and_still_serves_http() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Stdio doc").await;
+    let home = temp_dir("stdio");
+    let port = free_port();
+    let transport =
+        TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
+            isolate(cmd, &home);
+            cmd.env("DOCS_MCP_TOKEN", TOKEN)
+                .arg("serve")
+                .arg("--stdio")
+                .arg("--data-dir")
+                .arg(home.join("service"))
+                .arg("--instance")
+                .arg(server.url())
+                .arg("--listen")
+                .arg(format!("127.0.0.1:{port}"));
+        }))
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap()
+        .0;
+    let client = client_info().serve(transport).await.unwrap();
+    assert_eq!(tool_names(&client).await, TOOLS);
+    let document = structured(
+        &call(
+            &client,
+            "get_document",
+            json!({"document": doc.to_string()}),
+        )
+        .await,
+    );
+    assert_eq!(document["title"], "Stdio doc");
+    assert_eq!(document["id"], doc.to_string());
+
+    let (status, health) = control(
+        reqwest::Method::GET,
+        format!("http://127.0.0.1:{port}/health"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(health["sessions"], 1);
+    client.cancel().await.unwrap();
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+async fn spawn_bridge(url: &str, home: &Path) -> TokioChildProcess {
+    TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
+        isolate(cmd, home);
+        cmd.env("DOCS_MCP_TOKEN", TOKEN)
+            .arg("bridge")
+            .arg("--url")
+            .arg(url);
+    }))
+    .stderr(Stdio::inherit())
+    .spawn()
+    .unwrap()
+    .0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn bridge_relays_a_stdio_client_to_the_http_service() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Bridge doc").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let home = temp_dir("bridge");
+    let transport = spawn_bridge(&format!("{}/mcp", hosted.base()), &home).await;
+    let client = client_info().serve(transport).await.unwrap();
+    assert_eq!(tool_names(&client).await, TOOLS);
+    let read = call(
+        &client,
+        "read_document",
+        json!({"document": doc.to_string()}),
+    )
+    .await;
+    assert_ne!(read.is_error, Some(true), "{read:?}");
+    let text = format!(
+        "{}{}",
+        text_of(&read),
+        read.structured_content.clone().unwrap_or_default()
+    );
+    assert!(text.contains("First paragraph."), "{text}");
+
+    // A write waits for approval through the bridge too, and is attributed to the client.
+    let pending = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Via bridge."}),
+        )
+        .await,
+    );
+    assert_eq!(pending["status"], "pending");
+    let id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    let record = hosted.service.edit(id).unwrap();
+    assert_eq!(record.agent.name, "transport-test");
+    assert_eq!(record.agent.connection, "http");
+
+    client.cancel().await.unwrap();
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn bridge_answers_requests_with_an_error_when_the_service_is_not_running() {
+    let home = temp_dir("bridge-down");
+    let port = free_port();
+    let mut cmd = tokio::process::Command::new(BIN);
+    isolate(&mut cmd, &home);
+    let mut child = cmd
+        .env("DOCS_MCP_TOKEN", TOKEN)
+        .arg("bridge")
+        .arg("--url")
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n")
+        .await
+        .unwrap();
+    drop(stdin);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = lines.next_line().await.unwrap().unwrap();
+    let message: Value = serde_json::from_str(&line).unwrap();
+    let expected = format!(
+        "the Docs MCP service is not running at http://127.0.0.1:{port}/mcp: start the Docs MCP app or `docs-mcp serve`"
+    );
+    assert_eq!(
+        message,
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32000, "message": expected}})
+    );
+    assert_eq!(lines.next_line().await.unwrap(), None);
+    let output = child.wait_with_output().await.unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("docs-mcp bridge: {expected}")),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+async fn cli(home: &Path, token: &str, args: &[&str]) -> (bool, String, String) {
+    let mut cmd = tokio::process::Command::new(BIN);
+    isolate(&mut cmd, home);
+    let output = cmd
+        .env("DOCS_MCP_TOKEN", token)
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn edits_cli_lists_approves_and_rejects() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "CLI doc").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let client = hosted.client().await;
+    let home = temp_dir("cli");
+    let url = hosted.base();
+
+    let mut ids = Vec::new();
+    for (text, reason) in [("One.", "first"), ("Two.", "second")] {
+        let result = structured(
+            &call(
+                &client,
+                "insert_blocks",
+                json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": text, "reason": reason}),
+            )
+            .await,
+        );
+        assert_eq!(result["status"], "pending");
+        ids.push(result["edit_id"].as_str().unwrap().to_owned());
+    }
+
+    let (ok, stdout, stderr) = cli(
+        &home,
+        TOKEN,
+        &[
+            "edits", "list", "--json", "--status", "pending", "--url", &url,
+        ],
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).unwrap();
+    let listed_ids: Vec<&str> = listed["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed_ids, vec![ids[1].as_str(), ids[0].as_str()]);
+
+    let (ok, stdout, stderr) = cli(
+        &home,
+        TOKEN,
+        &[
+            "edits",
+            "list",
+            "--document",
+            &doc.to_string(),
+            "--url",
+            &url,
+        ],
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "{}  pending  transport-test  \"CLI doc\"  insert_blocks  — second\n{}  pending  transport-test  \"CLI doc\"  insert_blocks  — first\n",
+            ids[1], ids[0]
+        )
+    );
+
+    let (ok, stdout, stderr) =
+        cli(&home, TOKEN, &["edits", "approve", &ids[0], "--url", &url]).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "{}  applied  transport-test  \"CLI doc\"  insert_blocks  — first\n",
+            ids[0]
+        )
+    );
+    let (ok, stdout, stderr) = cli(
+        &home,
+        TOKEN,
+        &[
+            "edits",
+            "reject",
+            &ids[1],
+            "--comment",
+            "no thanks",
+            "--url",
+            &url,
+        ],
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "{}  rejected transport-test  \"CLI doc\"  insert_blocks  — second  [comment: no thanks]\n",
+            ids[1]
+        )
+    );
+    let record = hosted.service.edit(ids[1].parse().unwrap()).unwrap();
+    assert_eq!(record.status, EditStatus::Rejected);
+    assert_eq!(record.comment.as_deref(), Some("no thanks"));
+    assert_eq!(record.decided_by.as_deref(), Some("cli"));
+    assert_eq!(
+        server.stored(doc).await.unwrap().markdown,
+        "First paragraph.\n\nOne.\n"
+    );
+
+    // Deciding twice, and a wrong token, fail with the service's message.
+    let (ok, _, stderr) = cli(&home, TOKEN, &["edits", "approve", &ids[1], "--url", &url]).await;
+    assert!(!ok);
+    assert_eq!(
+        stderr,
+        format!(
+            "docs-mcp: HTTP 400 INVALID_INPUT: edit {} is rejected, not pending\nhint: Use an edit_id returned by a write tool.\n",
+            ids[1]
+        )
+    );
+    let (ok, _, stderr) = cli(&home, "wrong", &["edits", "list", "--url", &url]).await;
+    assert!(!ok);
+    assert!(
+        stderr.starts_with("docs-mcp: HTTP 401 UNAUTHORIZED: the bearer token is wrong\n"),
+        "{stderr}"
+    );
+
+    client.cancel().await.unwrap();
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn token_command_falls_back_to_a_private_file_without_a_keyring() {
+    let home = temp_dir("token");
+    let data = home.join("data-dir");
+    let run = |args: &'static [&'static str]| {
+        let home = home.clone();
+        let data = data.clone();
+        async move {
+            let mut cmd = tokio::process::Command::new(BIN);
+            isolate(&mut cmd, &home);
+            let output = cmd
+                .env_remove("DOCS_MCP_TOKEN")
+                .arg("--data-dir")
+                .arg(&data)
+                .args(args)
+                .output()
+                .await
+                .unwrap();
+            assert!(output.status.success(), "{output:?}");
+            (
+                String::from_utf8_lossy(&output.stdout).into_owned(),
+                String::from_utf8_lossy(&output.stderr).into_owned(),
+            )
+        }
+    };
+    let file = data.join("mcp-token");
+    let (stdout, _) = run(&["token"]).await;
+    assert_eq!(
+        stdout,
+        format!(
+            "No token yet: `docs-mcp serve` creates one in the OS keyring (or in {} where no keyring works).\n",
+            file.display()
+        )
+    );
+    let (stdout, stderr) = run(&["token", "--regenerate"]).await;
+    assert_eq!(
+        stdout,
+        format!(
+            "A new token was stored in the file {}.\nRestart the service (or the app) and update the MCP clients that use it.\nUse --show to print it.\n",
+            file.display()
+        )
+    );
+    assert!(stderr.contains("no OS keyring available"), "{stderr}");
+    let stored = std::fs::read_to_string(&file).unwrap();
+    assert!(!stderr.contains(stored.trim()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let (stdout, _) = run(&["token", "--show"]).await;
+    assert_eq!(
+        stdout,
+        format!("The token is in the file {}.\n{}", file.display(), stored)
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn serve_stdio_runs_without_http_when_the_port_is_taken() {
+    let hosted = Hosted::start(None).await;
+    let home = temp_dir("stdio-busy");
+    let (transport, stderr) =
+        TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
+            isolate(cmd, &home);
+            cmd.env("DOCS_MCP_TOKEN", TOKEN)
+                .arg("serve")
+                .arg("--stdio")
+                .arg("--data-dir")
+                .arg(home.join("service"))
+                .arg("--listen")
+                .arg(format!("127.0.0.1:{}", hosted.port));
+        }))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let client = client_info().serve(transport).await.unwrap();
+    assert_eq!(tool_names(&client).await, TOOLS);
+    client.cancel().await.unwrap();
+    let mut log = String::new();
+    stderr.unwrap().read_to_string(&mut log).await.unwrap();
+    assert!(
+        log.contains("the HTTP endpoint is not served (is another Docs MCP service running?)"),
+        "{log}"
+    );
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}
