@@ -24,8 +24,9 @@ impl RateLimiter {
         }
     }
 
-    /// Waits until one more call fits in the window, then records it.
-    pub async fn acquire(&self) {
+    /// Waits until one more call fits in the window, then records it. When that would take
+    /// longer than `max_wait`, records nothing and returns the wait needed instead.
+    pub async fn acquire_within(&self, max_wait: Duration) -> Result<(), Duration> {
         let mut history = self.history.lock().await;
         loop {
             let now = Instant::now();
@@ -37,11 +38,16 @@ impl RateLimiter {
             }
             if history.len() < self.capacity {
                 history.push_back(now);
-                return;
+                return Ok(());
             }
             let oldest = *history.front().expect("history is full");
+            let free_at = oldest + self.window;
+            let wait = free_at.duration_since(now);
+            if wait > max_wait {
+                return Err(wait);
+            }
             // Holding the lock while sleeping keeps callers in FIFO order.
-            tokio::time::sleep_until(oldest + self.window).await;
+            tokio::time::sleep_until(free_at).await;
         }
     }
 
@@ -64,12 +70,19 @@ mod tests {
     async fn waits_for_the_oldest_call_to_leave_the_window() {
         let limiter = RateLimiter::new(3, Duration::from_secs(60));
         let start = Instant::now();
+        let forever = Duration::MAX;
         for _ in 0..3 {
-            limiter.acquire().await;
+            limiter.acquire_within(forever).await.unwrap();
         }
         assert_eq!(start.elapsed(), Duration::ZERO);
         assert_eq!(limiter.used().await, 3);
-        limiter.acquire().await;
+        // Too long a wait is refused at once, and says how long it would be.
+        assert_eq!(
+            limiter.acquire_within(Duration::from_secs(30)).await,
+            Err(Duration::from_secs(60))
+        );
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        limiter.acquire_within(forever).await.unwrap();
         assert_eq!(start.elapsed(), Duration::from_secs(60));
         // The first three left the window when the fourth was let through.
         assert_eq!(limiter.used().await, 1);

@@ -367,8 +367,18 @@ impl DocsClient {
 
     /// Counts one call against the rate budget without making it: used for calls the
     /// collaboration server makes to the backend on our behalf (one per WebSocket connect).
-    pub async fn spend_budget(&self) {
-        self.inner.limiter.acquire().await;
+    pub async fn spend_budget(&self) -> Result<()> {
+        self.acquire_budget().await
+    }
+
+    /// Waits for room in the rate budget, unless that takes longer than the configured
+    /// longest wait: then the caller is told to retry later.
+    async fn acquire_budget(&self) -> Result<()> {
+        self.inner
+            .limiter
+            .acquire_within(self.inner.config.max_throttle_wait)
+            .await
+            .map_err(|retry_after| Error::Throttled { retry_after })
     }
 
     async fn get_json<T: DeserializeOwned>(&self, url: Url, what: &str) -> Result<T> {
@@ -388,7 +398,7 @@ impl DocsClient {
         let config = &self.inner.config;
         let mut throttled = 0;
         loop {
-            self.inner.limiter.acquire().await;
+            self.acquire_budget().await?;
             let mut request = self.inner.http.request(method.clone(), url.clone());
             if method != Method::GET && method != Method::HEAD {
                 request = request.headers(self.unsafe_method_headers());

@@ -339,6 +339,8 @@ impl DocumentSession {
             last_activity: Mutex::new(SystemTime::now()),
             options,
         });
+        // The first connect's budget is paid here, so the sync timer below measures syncing.
+        shared.client.spend_budget().await?;
         let session = DocumentSession {
             tasks: Mutex::new(vec![
                 tokio::spawn(connection_loop(shared.clone())),
@@ -807,11 +809,12 @@ impl Shared {
 async fn connection_loop(shared: Arc<Shared>) {
     let mut closing = shared.closing.subscribe();
     let mut attempt: u32 = 0;
+    let mut paid = true;
     loop {
         if *closing.borrow() {
             break;
         }
-        let (ended, synced) = connect_once(&shared, &mut closing).await;
+        let (ended, synced) = connect_once(&shared, &mut closing, std::mem::take(&mut paid)).await;
         shared.disconnected();
         if synced {
             attempt = 0;
@@ -862,14 +865,21 @@ fn backoff(options: &SessionOptions, attempt: u32) -> Duration {
 }
 
 /// Runs one WebSocket connection until it ends; also says whether it reached sync.
-async fn connect_once(shared: &Shared, closing: &mut watch::Receiver<bool>) -> (Ended, bool) {
+/// `paid`: the rate budget of this connect was already spent.
+async fn connect_once(
+    shared: &Shared,
+    closing: &mut watch::Receiver<bool>,
+    paid: bool,
+) -> (Ended, bool) {
     let request = match shared.ws_request() {
         Ok(r) => r,
         Err(e) => return (Ended::Final(e), false),
     };
     // The collaboration server asks the backend about our rights with our cookie: that
     // call counts against the same per-user budget.
-    shared.client.spend_budget().await;
+    if !paid && let Err(e) = shared.client.spend_budget().await {
+        return (Ended::Lost(e.to_string()), false);
+    }
     shared.connects.fetch_add(1, Ordering::Relaxed);
     let connected = tokio::time::timeout(
         shared.options.connect_timeout,

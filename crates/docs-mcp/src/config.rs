@@ -33,6 +33,8 @@ pub struct ServiceConfig {
     /// Browser origins allowed on the HTTP endpoint besides the loopback ones of its port
     /// (e.g. the desktop app's webview). Exact `scheme://host[:port]` strings.
     pub allowed_origins: Vec<String>,
+    /// Budget of REST calls per minute to the instance (Docs throttles at 80 per user).
+    pub requests_per_minute: u32,
 }
 
 impl ServiceConfig {
@@ -47,6 +49,7 @@ impl ServiceConfig {
             approval_wait: Duration::from_secs(20),
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
             fallback_agent_name: "AI agent".into(),
+            requests_per_minute: 80,
             allowed_origins: Vec::new(),
         }
     }

@@ -143,6 +143,7 @@ impl DocsService {
         let mut config = ClientConfig::new(url);
         config.session_cookie = session_cookie;
         config.csrf_token = csrf_token;
+        config.requests_per_minute = self.config.requests_per_minute;
         let client = DocsClient::new(config)?;
         let options = docs_client::SessionOptions {
             presence: Presence::new(&self.config.fallback_agent_name),

@@ -26,8 +26,9 @@ use uuid::Uuid;
 const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
 const BIN: &str = env!("CARGO_BIN_EXE_docs-mcp");
 
-const TOOLS: [&str; 14] = [
+const TOOLS: [&str; 16] = [
     "apply_edits",
+    "create_document",
     "delete_blocks",
     "edit_status",
     "get_changes",
@@ -40,6 +41,7 @@ const TOOLS: [&str; 14] = [
     "read_document",
     "replace_text",
     "search",
+    "undo_edit",
     "update_block",
 ];
 
