@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Opens a document of a Docs instance and prints its content.
-#   scripts/run.sh https://docs.example.org/docs/<uuid>/
-# Signed-in access: export DOCS_SESSION_COOKIE=<value of the docs_sessionid cookie>.
+# Builds and runs the Docs MCP service (headless): the MCP endpoint on
+# http://127.0.0.1:7658/mcp, agent edits held for review by default.
+#   scripts/run.sh --instance https://docs.example.org [--approval auto|review|read-only]
+# Signed-in access: export DOCS_SESSION_COOKIE=<value of the docs_sessionid cookie>
+# (and DOCS_CSRF_TOKEN=<csrftoken>). Every `docs-mcp serve` flag is accepted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
-exec cargo run --quiet --release --locked -p docs-client --example open_document -- "$@"
+cargo build --quiet --release --locked -p docs-mcp
+exec target/release/docs-mcp serve "$@"

@@ -221,9 +221,34 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
         .context("starting the service")?;
 
+    match &service.config().instance {
+        Some(instance) => tracing::info!(
+            "Docs instance: {instance} ({})",
+            if service.has_user_session() {
+                "signed in"
+            } else {
+                "anonymous: public documents only"
+            }
+        ),
+        None => {
+            tracing::warn!("no Docs instance configured: pass --instance or set DOCS_INSTANCE_URL")
+        }
+    }
+    tracing::info!(
+        "agent edits: {} by default{}",
+        args.approval.as_str(),
+        if args.approval == crate::record::Policy::Review {
+            " — review them with `docs-mcp edits list` / `docs-mcp edits approve ID`"
+        } else {
+            ""
+        }
+    );
     let shutdown = CancellationToken::new();
     let mut http = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => {
+            tracing::info!(
+                "agents send `Authorization: Bearer <token>`; `docs-mcp token --show` prints it"
+            );
             let service = service.clone();
             let shutdown = shutdown.clone();
             Some(tokio::spawn(async move {
