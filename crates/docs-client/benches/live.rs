@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use docs_client::{
     ClientConfig, DocsClient, DocumentSession, InstanceUrl, Presence, SessionOptions,
 };
-use test_harness::{DocsServer, DocumentSpec, ServerOptions};
+use test_harness::{DocsServer, DocumentSpec, ServerOptions, rss_kib};
 use yrs::types::xml::{XmlElementPrelim, XmlOut, XmlTextPrelim};
 use yrs::{WriteTxn, Xml, XmlFragment};
 
@@ -46,15 +46,6 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v
-}
-
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
 
 fn append_paragraph(txn: &mut yrs::TransactionMut<'_>, text: &str) {

@@ -12,7 +12,7 @@ use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use serde_json::{Value, json};
-use test_harness::{DocsServer, DocumentSpec, ServerOptions};
+use test_harness::{DocsServer, DocumentSpec, ServerOptions, rss_kib};
 
 fn markdown_of(blocks: usize) -> String {
     (0..blocks)
@@ -32,15 +32,6 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn p99(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() as f64 * 0.99).ceil() as usize).clamp(1, v.len()) - 1]
-}
-
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
 
 #[tokio::main]

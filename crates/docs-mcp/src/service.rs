@@ -311,16 +311,7 @@ impl DocsService {
     pub async fn submit(&self, request: EditRequest) -> ServiceResult<EditRecord> {
         edits::check_limits(&request.ops)?;
         let doc = self.open(&request.document, Some(&request.agent)).await?;
-        if doc.session.is_read_only() {
-            return Err(docs_client::Error::ReadOnly {
-                document: doc.id.to_string(),
-            }
-            .into());
-        }
-        let policy = self.policy_for(doc.id)?;
-        if policy == Policy::ReadOnly {
-            return Err(ServiceError::PolicyReadOnly);
-        }
+        let policy = self.writable_policy(&doc)?;
         if let Some(revision) = &request.revision {
             let targets = edits::target_blocks(&request.ops);
             if let Some((block_id, _)) = doc.tracker.changed_since(revision, &targets) {
@@ -333,6 +324,29 @@ impl DocsService {
         }
         let plan = edits::plan(doc.session.doc(), &request.ops)?;
         let record = self.queue(&doc, plan, request, None)?;
+        self.decide_by_policy(record, policy).await
+    }
+
+    /// The policy of a document agents may write to; an error when they may not.
+    fn writable_policy(&self, doc: &OpenDocument) -> ServiceResult<Policy> {
+        if doc.session.is_read_only() {
+            return Err(docs_client::Error::ReadOnly {
+                document: doc.id.to_string(),
+            }
+            .into());
+        }
+        match self.policy_for(doc.id)? {
+            Policy::ReadOnly => Err(ServiceError::PolicyReadOnly),
+            policy => Ok(policy),
+        }
+    }
+
+    /// Applies a queued edit at once when the policy says so and agents are not paused.
+    async fn decide_by_policy(
+        &self,
+        record: EditRecord,
+        policy: Policy,
+    ) -> ServiceResult<EditRecord> {
         if policy == Policy::Auto && !self.is_paused() {
             return self.approve(record.id, "auto").await;
         }
@@ -437,16 +451,7 @@ impl DocsService {
         let doc = self
             .open(&original.document_id.to_string(), Some(&agent))
             .await?;
-        if doc.session.is_read_only() {
-            return Err(docs_client::Error::ReadOnly {
-                document: doc.id.to_string(),
-            }
-            .into());
-        }
-        let policy = self.policy_for(doc.id)?;
-        if policy == Policy::ReadOnly {
-            return Err(ServiceError::PolicyReadOnly);
-        }
+        let policy = self.writable_policy(&doc)?;
         unchanged_since_applied(&doc, &original)?;
         let plan = edits::plan_undo(doc.session.doc(), &inverse)?;
         let request = EditRequest {
@@ -462,10 +467,7 @@ impl DocsService {
             agent,
         };
         let record = self.queue(&doc, plan, request, Some(id))?;
-        if policy == Policy::Auto && !self.is_paused() {
-            return self.approve(record.id, "auto").await;
-        }
-        Ok(record)
+        self.decide_by_policy(record, policy).await
     }
 
     /// Creates a document (signed in). Its content, if any, is an edit like any other: it

@@ -637,3 +637,13 @@ impl DocsServer {
         }
     }
 }
+
+/// Resident memory of this process in KiB (Linux; 0 elsewhere), for benchmarks.
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}

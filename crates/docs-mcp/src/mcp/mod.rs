@@ -37,6 +37,16 @@ edit_status with its edit_id (and wait_seconds) instead of repeating the write. 
 rejection (EDIT_REJECTED) carries the user's comment: do not retry the same edit.
 6. Errors have a stable `code` and a `hint` saying what to do next.";
 
+/// An edit id as an agent quotes it.
+fn parse_edit_id(raw: &str) -> Result<uuid::Uuid, crate::error::ServiceError> {
+    raw.trim().parse().map_err(|_| {
+        crate::error::ServiceError::invalid(
+            format!("{raw:?} is not an edit id"),
+            "Use the edit_id a write tool returned.",
+        )
+    })
+}
+
 /// One MCP connection's handler. The service behind it is shared by every connection.
 #[derive(Clone)]
 pub struct DocsMcp {

@@ -712,12 +712,7 @@ impl DocsMcp {
         Parameters(args): Parameters<EditStatusArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
-        let id = args.edit_id.trim().parse().map_err(|_| {
-            ServiceError::invalid(
-                format!("{:?} is not an edit id", args.edit_id),
-                "Use the edit_id a write tool returned.",
-            )
-        })?;
+        let id = super::parse_edit_id(&args.edit_id)?;
         let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(50));
         let record = self.wait_with_progress(id, wait, &context).await?;
         Ok(Json(EditResult::from_record(&record)))

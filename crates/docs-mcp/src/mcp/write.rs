@@ -505,12 +505,7 @@ impl DocsMcp {
         Parameters(args): Parameters<UndoEditArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
-        let id = args.edit_id.trim().parse().map_err(|_| {
-            ServiceError::invalid(
-                format!("{:?} is not an edit id", args.edit_id),
-                "Use the edit_id a write tool returned.",
-            )
-        })?;
+        let id = super::parse_edit_id(&args.edit_id)?;
         let mut record = self
             .service
             .undo(id, args.reason, self.agent(&context))
