@@ -691,8 +691,8 @@ impl Shared {
                 p.acknowledged = p.acknowledged.max(covers);
             });
             self.save_wanted.notify_one();
-        } else {
-            // The room refused changes we already applied locally: the local document now
+        } else if covers > self.progress.borrow().acknowledged {
+            // The room refused writes we already applied locally: the local document now
             // differs from the room's for good, so the session must end.
             let error = Error::ReadOnly {
                 document: self.name.clone(),
@@ -705,6 +705,10 @@ impl Shared {
                     });
                 }
             });
+        } else {
+            // A read-only connection's handshake carried state loaded from REST that the
+            // (empty) room lacks; the room keeps none of it, and no write of ours was refused.
+            tracing::debug!(document = %self.id, "the room refused the stored state of a read-only session");
         }
     }
 
