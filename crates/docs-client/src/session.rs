@@ -534,10 +534,14 @@ impl DocumentSession {
         self.shared.collaborators()
     }
 
-    /// Changes the name and colour other participants see.
+    /// Changes the name and colour other participants see (a no-op when unchanged).
     pub fn set_presence(&self, presence: &Presence) {
         let frame = {
             let mut awareness = self.shared.awareness.lock().expect("awareness lock");
+            let wanted = presence.awareness_state();
+            if awareness.local_state::<serde_json::Value>().as_ref() == Some(&wanted) {
+                return;
+            }
             awareness
                 .set_local_state(presence.awareness_state())
                 .expect("presence serializes");

@@ -223,6 +223,8 @@ impl DocsService {
         }
         let tracker = {
             let mut trackers = self.trackers.lock().expect("trackers lock");
+            // Trackers of closed sessions hold their document: let them go.
+            trackers.retain(|_, (session, _)| session.strong_count() > 0);
             match trackers.get(&id) {
                 Some((weak, tracker))
                     if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
