@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on Debian/Ubuntu, and only what is missing.
-# Usage: scripts/setup.sh [--test]   (--test also installs the test server's Node packages)
+# Usage: scripts/setup.sh [--test]   (--test also installs the Node packages of the tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,12 +41,14 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 if $want_tests; then
-  # The Docs-like test server: real @hocuspocus/server and BlockNote, pinned by its lock file.
-  server=tests/docs-server
-  stamp="$server/node_modules/.installed-lock"
-  if ! cmp -s "$server/package-lock.json" "$stamp" 2>/dev/null; then
-    echo "setup: npm ci in $server"
-    npm ci --prefix "$server" --no-audit --no-fund --loglevel=error
-    cp "$server/package-lock.json" "$stamp"
-  fi
+  # The Docs-like test server (real @hocuspocus/server and BlockNote), and the scripted agent
+  # on the official TypeScript MCP SDK; each pinned by its lock file.
+  for project in tests/docs-server tests/mcp-client-ts; do
+    stamp="$project/node_modules/.installed-lock"
+    if ! cmp -s "$project/package-lock.json" "$stamp" 2>/dev/null; then
+      echo "setup: npm ci in $project"
+      npm ci --prefix "$project" --no-audit --no-fund --loglevel=error
+      cp "$project/package-lock.json" "$stamp"
+    fi
+  done
 fi

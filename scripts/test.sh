@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every check and test of the project. Does all set-up first (system packages,
-# the test server's Node packages), so it works on a fresh Debian/Ubuntu machine.
+# the Node packages of the tests), so it works on a fresh Debian/Ubuntu machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -27,6 +27,29 @@ fn every_tool_schema_matches_its_snapshot() {
     }
 }
 
+/// What MCP clients demand of a tool's schemas (the TypeScript SDK's `ToolSchema` refuses the
+/// whole tool list otherwise): an object at the root, and every property an object schema
+/// (`true`, which schemars makes of `serde_json::Value`, is refused).
+#[test]
+fn every_schema_is_an_object_whose_properties_are_object_schemas() {
+    for tool in tools() {
+        let mut schemas = vec![("input", serde_json::to_value(&*tool.input_schema).unwrap())];
+        if let Some(output) = &tool.output_schema {
+            schemas.push(("output", serde_json::to_value(&**output).unwrap()));
+        }
+        for (kind, schema) in schemas {
+            assert_eq!(schema["type"], "object", "{} {kind}", tool.name);
+            for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+                assert!(
+                    property.is_object(),
+                    "{} {kind} schema: property {name} is {property}, not an object schema",
+                    tool.name
+                );
+            }
+        }
+    }
+}
+
 fn type_of(schema: &Value) -> String {
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
         return reference.rsplit('/').next().unwrap_or(reference).to_owned();

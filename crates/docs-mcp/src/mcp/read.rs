@@ -157,7 +157,11 @@ pub struct ReadResult {
     pub format: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
+    /// The blocks as BlockNote JSON (format `blocks`).
+    // An array of objects in the schema, not `true`: MCP clients (the TypeScript SDK) refuse
+    // a tool whose output schema has a property that is not an object schema.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
     pub blocks: Option<serde_json::Value>,
     /// Ids of the top-level blocks returned.
     pub block_ids: Vec<String>,
