@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Opens a document of a Docs instance and prints its content.
-#   scripts/run.sh https://docs.example.org/docs/<uuid>/
-# Signed-in access: export DOCS_SESSION_COOKIE=<value of the docs_sessionid cookie>.
+# Builds and launches the desktop app, Docs MCP (src-tauri, binary docs-mcp-app): a tray app
+# hosting the MCP service on http://127.0.0.1:7658/mcp.
+#   scripts/run.sh               # the window opens; closing it keeps the app in the tray
+#   scripts/run.sh --minimized   # start in the tray only
+# Headless (no desktop): cargo run --release -p docs-mcp -- serve --instance https://docs.example.org
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
-exec cargo run --quiet --release --locked -p docs-client --example open_document -- "$@"
+exec cargo run --quiet --release --locked -p docs-mcp-app -- "$@"
