@@ -257,7 +257,10 @@ async fn an_agent_edit_is_approved_in_the_window() {
             .expect("starting tauri-driver"),
     );
     let driver = WebDriver::start(&format!("http://127.0.0.1:{driver_port}"), APP).await;
-    driver.wait_for("nav .tab", Duration::from_secs(30)).await;
+    // Loaded: the overview is in, and a screen is shown.
+    driver
+        .wait_for(".panel:not([hidden]) section", Duration::from_secs(30))
+        .await;
 
     // The agent connects over MCP and inserts a block; the write waits for the human.
     let transport = StreamableHttpClientTransport::from_config(
@@ -288,11 +291,17 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .wait_for(r#"button[data-screen="pending"]"#, Duration::from_secs(5))
         .await;
     driver.click(&tab).await;
-    let card = driver.wait_for(".edit-card", Duration::from_secs(30)).await;
+    let card = driver
+        .wait_for(
+            r#"[data-panel="pending"]:not([hidden]) .edit-card"#,
+            Duration::from_secs(30),
+        )
+        .await;
     let text = driver.text(&card).await;
     assert!(text.contains("E2E agent wants to edit Plan"), "{text}");
     assert!(text.contains("close the plan"), "{text}");
     assert!(text.contains("Added by the agent."), "{text}");
+    tokio::time::sleep(Duration::from_millis(500)).await; // let it paint
     driver
         .screenshot(&artifacts.join("e2e-pending-edit.png"))
         .await;
@@ -306,6 +315,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .wait_for("#main .empty", Duration::from_secs(30))
         .await;
     assert_eq!(driver.text(&notice).await, "No edit waits for you.");
+    tokio::time::sleep(Duration::from_millis(500)).await;
     driver.screenshot(&artifacts.join("e2e-approved.png")).await;
 
     // The tool answers `applied` when the decision came within its wait (20 s), else

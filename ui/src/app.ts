@@ -66,7 +66,10 @@ export class App {
     await onNavigate((screen) => this.show(screen));
     await this.refreshOverview();
     await Promise.all([this.pending.load(), this.sessions.load()]);
-    this.show(this.overview?.instance ? (this.overview.pending_count > 0 ? "pending" : "agents") : "connect");
+    // Unless the user (or the tray) already picked a screen while loading.
+    if (!this.current()) {
+      this.show(this.overview?.instance ? (this.overview.pending_count > 0 ? "pending" : "agents") : "connect");
+    }
   }
 
   show(screen: Screen): void {
