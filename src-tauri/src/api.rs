@@ -100,7 +100,7 @@ pub fn session_rows(snapshots: Vec<SessionSnapshot>, known: &[KnownDocument]) ->
             collaborators: s.collaborators,
         })
         .collect();
-    rows.sort_by(|a, b| b.last_activity.cmp(&a.last_activity));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.last_activity));
     rows
 }
 
