@@ -48,10 +48,17 @@ fn init_logging() {
 }
 
 fn run() -> anyhow::Result<()> {
-    let app = tauri::Builder::default()
-        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+    let mut builder = tauri::Builder::default();
+    // The single-instance plugin goes on without a session bus, but panics on a set-but-empty
+    // DBUS_SESSION_BUS_ADDRESS (seen in containers); there, several instances may run.
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none_or(|a| !a.is_empty()) {
+        builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             tray::show_window(app, None);
-        }))
+        }));
+    } else {
+        tracing::warn!("DBUS_SESSION_BUS_ADDRESS is empty: a second launch will not find this one");
+    }
+    let app = builder
         .plugin(tauri_plugin_autostart::init(
             tauri_plugin_autostart::MacosLauncher::LaunchAgent,
             Some(vec![MINIMIZED_ARG]),
