@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Builds and runs the Docs MCP service (headless): the MCP endpoint on
-# http://127.0.0.1:7658/mcp, agent edits held for review by default.
-#   scripts/run.sh --instance https://docs.example.org [--approval auto|review|read-only]
-# Signed-in access: export DOCS_SESSION_COOKIE=<value of the docs_sessionid cookie>
-# (and DOCS_CSRF_TOKEN=<csrftoken>). Every `docs-mcp serve` flag is accepted.
+# Builds and launches the desktop app, Docs MCP (src-tauri, binary docs-mcp-app): a tray app
+# hosting the MCP service on http://127.0.0.1:7658/mcp.
+#   scripts/run.sh               # the window opens; closing it keeps the app in the tray
+#   scripts/run.sh --minimized   # start in the tray only
+# Headless (no desktop): cargo run --release -p docs-mcp -- serve --instance https://docs.example.org
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
-cargo build --quiet --release --locked -p docs-mcp
-exec target/release/docs-mcp serve "$@"
+exec cargo run --quiet --release --locked -p docs-mcp-app -- "$@"

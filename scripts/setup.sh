@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Installs what building and testing need on Debian/Ubuntu, and only what is missing.
-# Usage: scripts/setup.sh [--test]   (--test also installs the Node packages of the tests)
+# Installs what building and testing need on Debian/Ubuntu, and only what is missing, and
+# builds the app's UI (ui/dist, which the Tauri app embeds) when its sources changed.
+# Usage: scripts/setup.sh [--test]   (--test also installs the Node packages of the tests —
+# the Docs-like server and the TypeScript SDK agent — and what the app's end-to-end test
+# needs: Xvfb, WebKitWebDriver, tauri-driver)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_tests=false
 [ "${1:-}" = "--test" ] && want_tests=true
 
-packages=(build-essential pkg-config ca-certificates)
+packages=(build-essential pkg-config ca-certificates
+  # Tauri 2 on Debian 12 (the desktop app, src-tauri)
+  libwebkit2gtk-4.1-dev curl wget file libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
+if $want_tests; then
+  packages+=(xvfb xauth webkit2gtk-driver dbus-x11)
+fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)
 fi
@@ -40,6 +48,12 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
+if $want_tests && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then
+  # Drives the real app in tests (src-tauri/tests/app_e2e.rs), with Debian's WebKitWebDriver.
+  echo "setup: cargo install tauri-driver"
+  cargo install tauri-driver --version 2.1.0 --locked --quiet
+fi
+
 if $want_tests; then
   # The Docs-like test server (real @hocuspocus/server and BlockNote), and the scripted agent
   # on the official TypeScript MCP SDK; each pinned by its lock file.
@@ -51,4 +65,18 @@ if $want_tests; then
       cp "$project/package-lock.json" "$stamp"
     fi
   done
+fi
+
+# The app's UI (vanilla TypeScript + Vite), pinned by its lock file, built to ui/dist.
+ui=ui
+stamp="$ui/node_modules/.installed-lock"
+if ! cmp -s "$ui/package-lock.json" "$stamp" 2>/dev/null; then
+  echo "setup: npm ci in $ui"
+  npm ci --prefix "$ui" --no-audit --no-fund --loglevel=error
+  cp "$ui/package-lock.json" "$stamp"
+fi
+if [ ! -f "$ui/dist/index.html" ] ||
+  [ -n "$(find "$ui/src" "$ui/index.html" "$ui/package-lock.json" "$ui/vite.config.ts" "$ui/tsconfig.json" -newer "$ui/dist/index.html" 2>/dev/null | head -n 1)" ]; then
+  echo "setup: building the UI (npm run build --prefix $ui)"
+  npm run build --prefix "$ui" --silent
 fi

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh --test
 
+echo "== UI unit tests (Vitest, Tauri IPC mocks)"
+npm test --prefix ui --silent
 echo "== cargo fmt"
 cargo fmt --all -- --check
 echo "== cargo clippy"

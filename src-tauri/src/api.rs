@@ -1,0 +1,171 @@
+//! **The only module that knows the IPC wire format**: every request and response type of
+//! the app's Tauri commands, and the one error shape, `{code, message, hint}`. The UI's
+//! `ui/src/types.ts` mirrors these types (the fixture test below keeps them honest).
+
+use docs_client::SessionSnapshot;
+use docs_mcp::record::KnownDocument;
+use docs_mcp::{ErrorInfo, ServiceError};
+use serde::Serialize;
+use uuid::Uuid;
+
+/// The name of the one event stream that carries `docs_mcp::events::ServiceEvent`s (and a
+/// `{"type": "resync"}` when events were dropped) to the UI.
+pub const SERVICE_EVENT: &str = "service-event";
+/// Asks the UI to show a screen (`"pending"`, ...); sent by the tray menu.
+pub const NAVIGATE_EVENT: &str = "navigate";
+
+/// An error as it crosses IPC: `{code, message, hint}`, the codes of `docs_mcp::ErrorCode`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct CommandError(pub ErrorInfo);
+
+impl From<ServiceError> for CommandError {
+    fn from(error: ServiceError) -> Self {
+        CommandError(error.info())
+    }
+}
+
+impl From<docs_client::Error> for CommandError {
+    fn from(error: docs_client::Error) -> Self {
+        ServiceError::from(error).into()
+    }
+}
+
+pub type CommandResult<T> = Result<T, CommandError>;
+
+/// What the app shows everywhere: the instance, the endpoint and how to reach it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Overview {
+    pub version: String,
+    /// The configured Docs instance, if any.
+    pub instance: Option<String>,
+    pub signed_in: bool,
+    pub paused: bool,
+    pub pending_count: u64,
+    /// The MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
+    pub endpoint: String,
+    /// Whether the endpoint is served by this app.
+    pub listening: bool,
+    /// Why it is not (port taken, ...).
+    pub listen_error: Option<String>,
+    /// The bearer token MCP clients send (for the ready-to-copy configs).
+    pub token: Option<String>,
+    /// Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
+    pub app_path: String,
+}
+
+/// A Docs instance that answered `GET /api/v1.0/config/`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstanceCheck {
+    /// The normalized origin.
+    pub url: String,
+    pub release_version: Option<String>,
+}
+
+/// One row of the Sessions screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionRow {
+    pub document_id: Uuid,
+    pub title: Option<String>,
+    pub connected: bool,
+    pub read_only: bool,
+    pub error: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub last_activity: i64,
+    pub pending_acks: u64,
+    pub pending_saves: u64,
+    pub collaborators: Vec<String>,
+}
+
+/// The session snapshots, with the titles of the documents known to the service.
+pub fn session_rows(snapshots: Vec<SessionSnapshot>, known: &[KnownDocument]) -> Vec<SessionRow> {
+    let mut rows: Vec<SessionRow> = snapshots
+        .into_iter()
+        .map(|s| SessionRow {
+            title: known
+                .iter()
+                .find(|k| k.id == s.document_id)
+                .and_then(|k| k.title.clone()),
+            document_id: s.document_id,
+            connected: s.connected,
+            read_only: s.read_only,
+            error: s.error,
+            last_activity: s
+                .last_activity
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as i64)
+                .unwrap_or_default(),
+            pending_acks: s.pending_acks,
+            pending_saves: s.pending_saves,
+            collaborators: s.collaborators,
+        })
+        .collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.last_activity));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docs_mcp::record::{EditRecord, EditStatus};
+    use std::time::{Duration, UNIX_EPOCH};
+
+    fn snapshot(id: Uuid, at_ms: u64) -> SessionSnapshot {
+        SessionSnapshot {
+            document_id: id,
+            connected: true,
+            read_only: false,
+            error: None,
+            last_activity: UNIX_EPOCH + Duration::from_millis(at_ms),
+            pending_acks: 0,
+            pending_saves: 1,
+            bytes_in: 10,
+            bytes_out: 20,
+            connects: 1,
+            collaborators: vec!["Ada".into()],
+        }
+    }
+
+    #[test]
+    fn session_rows_have_titles_and_newest_first() {
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let known = [KnownDocument {
+            id: b,
+            title: Some("Minutes".into()),
+            last_opened_at: 0,
+        }];
+        let rows = session_rows(vec![snapshot(a, 1_000), snapshot(b, 2_000)], &known);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].document_id, b);
+        assert_eq!(rows[0].title.as_deref(), Some("Minutes"));
+        assert_eq!(rows[0].last_activity, 2_000);
+        assert_eq!(rows[1].title, None);
+        assert_eq!(rows[1].collaborators, vec!["Ada".to_owned()]);
+    }
+
+    /// The UI tests render `ui/test/fixtures/edit-record.json`: it must be what the service
+    /// sends. (Changing `EditRecord` breaks this test; update the fixture and `types.ts`.)
+    #[test]
+    fn ui_fixture_is_a_serialized_edit_record() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../ui/test/fixtures/edit-record.json"
+        );
+        let fixture: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let record: EditRecord = serde_json::from_value(fixture.clone()).unwrap();
+        assert_eq!(record.status, EditStatus::Pending);
+        assert_eq!(record.update, vec![1, 2, 3]);
+        assert_eq!(serde_json::to_value(&record).unwrap(), fixture);
+    }
+
+    #[test]
+    fn errors_cross_ipc_as_code_message_hint() {
+        let error: CommandError = ServiceError::NoInstance.into();
+        let json = serde_json::to_value(&error).unwrap();
+        assert_eq!(json["code"], "NOT_SIGNED_IN");
+        assert_eq!(json["message"], "no instance is configured");
+        assert!(json["hint"].as_str().unwrap().contains("instance URL"));
+        assert_eq!(json.as_object().unwrap().len(), 3);
+    }
+}

@@ -1,0 +1,176 @@
+//! The service, hosted in-process: `DocsService` on the OS data directory, and its HTTP
+//! endpoint on the default loopback port. A taken port is logged and reported to the UI;
+//! the app keeps working (approvals, sessions) without it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use docs_client::{ClientConfig, DocsClient, InstanceUrl};
+use docs_mcp::record::{EditFilter, EditStatus};
+use docs_mcp::token::{BearerToken, TokenStore};
+use docs_mcp::{DocsService, ServiceConfig};
+use tokio_util::sync::CancellationToken;
+
+use crate::api::{CommandResult, InstanceCheck, Overview, SessionRow, session_rows};
+use crate::settings::AppSettings;
+
+/// Who decided, in the journal, for decisions made in the app.
+pub const DECIDER: &str = "app";
+
+pub struct Host {
+    pub service: Arc<DocsService>,
+    data_dir: PathBuf,
+    listen: SocketAddr,
+    token: Option<BearerToken>,
+    listen_error: Option<String>,
+    http: std::sync::Mutex<Option<tokio::task::JoinHandle<anyhow::Result<()>>>>,
+    shutdown: CancellationToken,
+}
+
+impl Host {
+    /// Starts the service. `DOCS_MCP_DATA_DIR`, `DOCS_INSTANCE_URL` and `DOCS_MCP_LISTEN`
+    /// override the data directory, the instance and the endpoint address (tests use them).
+    pub async fn start() -> anyhow::Result<Host> {
+        let data_dir = std::env::var_os("DOCS_MCP_DATA_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(docs_mcp::config::default_data_dir);
+        std::fs::create_dir_all(&data_dir)?;
+        let mut config = ServiceConfig::new(data_dir.clone());
+        if let Ok(listen) = std::env::var("DOCS_MCP_LISTEN") {
+            config.listen = listen
+                .parse()
+                .map_err(|e| anyhow::anyhow!("DOCS_MCP_LISTEN={listen}: {e}"))?;
+        }
+        docs_mcp::http::ensure_loopback(config.listen)?;
+        let instance = std::env::var("DOCS_INSTANCE_URL")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .or(AppSettings::load(&data_dir).instance);
+        config.instance = instance.and_then(|url| match InstanceUrl::parse(url.trim()) {
+            Ok(url) => Some(url),
+            Err(e) => {
+                tracing::error!(error = %e, "ignoring the stored instance URL");
+                None
+            }
+        });
+        let listen = config.listen;
+        let service = DocsService::start(config)
+            .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
+
+        let shutdown = CancellationToken::new();
+        let token = match TokenStore::new(&data_dir).load_or_create() {
+            Ok((token, source)) => {
+                tracing::info!("MCP bearer token: in {source}");
+                Some(token)
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "no bearer token: the MCP endpoint is not served");
+                None
+            }
+        };
+        let (http, listen_error) = match &token {
+            None => (None, Some("no bearer token could be stored".to_owned())),
+            Some(token) => match tokio::net::TcpListener::bind(listen).await {
+                Ok(listener) => {
+                    let (service, token, shutdown) =
+                        (service.clone(), token.clone(), shutdown.clone());
+                    let task = tokio::spawn(async move {
+                        docs_mcp::http::serve_http(service, token, listener, shutdown).await
+                    });
+                    (Some(task), None)
+                }
+                Err(e) => {
+                    let message = format!(
+                        "cannot listen on {listen}: {e}. Is another Docs MCP app or `docs-mcp serve` running? \
+                         Agents cannot connect to this app until it is stopped and the app restarted."
+                    );
+                    tracing::error!("{message}");
+                    (None, Some(message))
+                }
+            },
+        };
+        Ok(Host {
+            service,
+            data_dir,
+            listen,
+            token,
+            listen_error,
+            http: std::sync::Mutex::new(http),
+            shutdown,
+        })
+    }
+
+    pub fn overview(&self) -> CommandResult<Overview> {
+        let service = &self.service;
+        Ok(Overview {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instance: service.client().ok().map(|c| c.instance().to_string()),
+            signed_in: service.has_user_session(),
+            paused: service.is_paused(),
+            pending_count: self.pending_count(),
+            endpoint: format!("http://{}/mcp", self.listen),
+            listening: self.listen_error.is_none(),
+            listen_error: self.listen_error.clone(),
+            token: self.token.as_ref().map(|t| t.expose().to_owned()),
+            app_path: std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "docs-mcp-app".into()),
+        })
+    }
+
+    pub fn pending_count(&self) -> u64 {
+        self.pending().map(|e| e.len() as u64).unwrap_or(0)
+    }
+
+    pub fn pending(&self) -> CommandResult<Vec<docs_mcp::record::EditRecord>> {
+        Ok(self.service.edits(&EditFilter {
+            status: Some(vec![EditStatus::Pending]),
+            ..EditFilter::default()
+        })?)
+    }
+
+    pub fn sessions(&self) -> CommandResult<Vec<SessionRow>> {
+        Ok(session_rows(
+            self.service.sessions(),
+            &self.service.known_documents()?,
+        ))
+    }
+
+    /// Asks the instance for `GET /api/v1.0/config/`.
+    pub async fn check_instance(&self, url: &str) -> CommandResult<InstanceCheck> {
+        let url = InstanceUrl::parse(url.trim())?;
+        let config = DocsClient::new(ClientConfig::new(url.clone()))?
+            .instance_config()
+            .await?;
+        Ok(InstanceCheck {
+            url: url.to_string(),
+            release_version: config.release_version,
+        })
+    }
+
+    /// Checks the instance, connects the service to it and remembers it.
+    pub async fn connect_instance(&self, url: &str) -> CommandResult<Overview> {
+        let checked = self.check_instance(url).await?;
+        let url = InstanceUrl::parse(&checked.url)?;
+        self.service.connect_instance(url, None, None)?;
+        let settings = AppSettings {
+            instance: Some(checked.url),
+        };
+        if let Err(e) = settings.save(&self.data_dir) {
+            tracing::warn!(error = %e, "could not remember the instance");
+        }
+        self.overview()
+    }
+
+    /// Stops the endpoint and closes the sessions, saving what is pending.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let http = self.http.lock().expect("http lock").take();
+        if let Some(http) = http {
+            let _ = tokio::time::timeout(Duration::from_secs(3), http).await;
+        }
+        self.service.shutdown().await;
+    }
+}

@@ -1,0 +1,131 @@
+//! Docs MCP, the desktop app: a tray app hosting the docs-mcp service in-process, with a
+//! window to connect an instance, approve agents' edits, watch sessions and connect agents.
+//! `docs-mcp-app bridge` is the `docs-mcp bridge` stdio bridge, so Claude Desktop can start
+//! the app's own binary.
+//!
+//! This crate only wires: the service lives in `docs-mcp`, the Docs client in `docs-client`.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod api;
+mod commands;
+mod host;
+mod settings;
+mod tray;
+
+use std::sync::Arc;
+
+use tauri::{Emitter, Manager, RunEvent, WindowEvent};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::api::SERVICE_EVENT;
+use crate::host::Host;
+
+/// Passed by the login item: start in the tray, without the window.
+const MINIMIZED_ARG: &str = "--minimized";
+
+fn main() -> std::process::ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("bridge") {
+        return docs_mcp::cli::main();
+    }
+    init_logging();
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("Docs MCP stopped: {e:#}");
+            eprintln!("docs-mcp-app: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn run() -> anyhow::Result<()> {
+    let mut builder = tauri::Builder::default();
+    // The single-instance plugin goes on without a session bus, but panics on a set-but-empty
+    // DBUS_SESSION_BUS_ADDRESS (seen in containers); there, several instances may run.
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none_or(|a| !a.is_empty()) {
+        builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            tray::show_window(app, None);
+        }));
+    } else {
+        tracing::warn!("DBUS_SESSION_BUS_ADDRESS is empty: a second launch will not find this one");
+    }
+    let app = builder
+        .plugin(tauri_plugin_autostart::init(
+            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
+            Some(vec![MINIMIZED_ARG]),
+        ))
+        .plugin(tauri_plugin_notification::init())
+        .invoke_handler(tauri::generate_handler![
+            commands::overview,
+            commands::check_instance,
+            commands::connect_instance,
+            commands::list_pending,
+            commands::approve_edit,
+            commands::reject_edit,
+            commands::list_sessions,
+            commands::set_paused,
+        ])
+        .setup(|app| {
+            let host = Arc::new(tauri::async_runtime::block_on(Host::start())?);
+            app.manage(host.clone());
+            match tray::build(app.handle(), &host) {
+                Ok(tray) => {
+                    app.manage(tray);
+                }
+                Err(e) => tracing::error!(error = %e, "no tray icon; the window stays the way in"),
+            }
+            forward_events(app.handle().clone(), &host);
+            if !std::env::args().any(|a| a == MINIMIZED_ARG) {
+                tray::show_window(app.handle(), None);
+            }
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            // Closing the window keeps the app in the tray.
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                api.prevent_close();
+                let _ = window.hide();
+            }
+        })
+        .build(tauri::generate_context!())?;
+    app.run(|_app, event| {
+        if let RunEvent::ExitRequested { api, code, .. } = event
+            && code.is_none()
+        {
+            api.prevent_exit();
+        }
+    });
+    Ok(())
+}
+
+/// Forwards every service event to the UI as one event stream, and to the tray.
+fn forward_events(app: tauri::AppHandle, host: &Host) {
+    let mut events = host.service.subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    let _ = app.emit(SERVICE_EVENT, &event);
+                    tray::on_event(&app, &event);
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "service events were dropped; the UI resyncs");
+                    let _ = app.emit(SERVICE_EVENT, serde_json::json!({ "type": "resync" }));
+                    if let Some(tray) = app.try_state::<tray::Tray>() {
+                        tray.refresh(&app.state::<Arc<Host>>());
+                    }
+                }
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}

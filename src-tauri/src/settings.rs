@@ -1,0 +1,51 @@
+//! What the app remembers between runs that the service does not: the instance URL the
+//! user connected (`<data_dir>/app-settings.json`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppSettings {
+    pub instance: Option<String>,
+}
+
+pub fn path(data_dir: &Path) -> PathBuf {
+    data_dir.join("app-settings.json")
+}
+
+impl AppSettings {
+    /// The stored settings; defaults when there are none or they cannot be read.
+    pub fn load(data_dir: &Path) -> Self {
+        match std::fs::read_to_string(path(data_dir)) {
+            Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "ignoring unreadable app settings");
+                AppSettings::default()
+            }),
+            Err(_) => AppSettings::default(),
+        }
+    }
+
+    pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(data_dir)?;
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(path(data_dir), text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_and_default_when_missing() {
+        let dir = std::env::temp_dir().join(format!("docs-mcp-app-{}", uuid::Uuid::new_v4()));
+        assert_eq!(AppSettings::load(&dir), AppSettings::default());
+        let settings = AppSettings {
+            instance: Some("https://docs.example.org".into()),
+        };
+        settings.save(&dir).unwrap();
+        assert_eq!(AppSettings::load(&dir), settings);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

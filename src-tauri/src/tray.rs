@@ -1,0 +1,187 @@
+//! The tray icon and its menu: Open, Pending edits (count), Pause agents, Launch at login,
+//! Quit. The icon shows a dot while edits wait; every new pending edit raises a
+//! notification. Driven by service events, never by polling.
+
+use std::sync::Arc;
+
+use docs_mcp::events::ServiceEvent;
+use docs_mcp::record::EditStatus;
+use tauri::image::Image;
+use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
+use tauri::{AppHandle, Emitter, Manager, Wry};
+use tauri_plugin_autostart::ManagerExt as _;
+use tauri_plugin_notification::NotificationExt as _;
+
+use crate::api::NAVIGATE_EVENT;
+use crate::host::Host;
+
+const TRAY_ICON: &[u8] = include_bytes!("../../icons/tray.png");
+const TRAY_PENDING_ICON: &[u8] = include_bytes!("../../icons/tray-pending.png");
+
+pub struct Tray {
+    icon: TrayIcon,
+    pending: MenuItem<Wry>,
+    pause: CheckMenuItem<Wry>,
+}
+
+pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
+    let open = MenuItem::with_id(app, "open", "Open Docs MCP", true, None::<&str>)?;
+    let pending = MenuItem::with_id(app, "pending", "Pending edits", true, None::<&str>)?;
+    let pause = CheckMenuItem::with_id(
+        app,
+        "pause",
+        "Pause agents",
+        true,
+        host.service.is_paused(),
+        None::<&str>,
+    )?;
+    let autostart = CheckMenuItem::with_id(
+        app,
+        "autostart",
+        "Launch at login",
+        true,
+        app.autolaunch().is_enabled().unwrap_or(false),
+        None::<&str>,
+    )?;
+    let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+    let menu = Menu::with_items(
+        app,
+        &[
+            &open,
+            &pending,
+            &PredefinedMenuItem::separator(app)?,
+            &pause,
+            &autostart,
+            &PredefinedMenuItem::separator(app)?,
+            &quit,
+        ],
+    )?;
+    let autostart_item = autostart.clone();
+    let icon = TrayIconBuilder::with_id("main")
+        .icon(Image::from_bytes(TRAY_ICON)?)
+        .tooltip("Docs MCP")
+        .menu(&menu)
+        .show_menu_on_left_click(false)
+        .on_menu_event(move |app, event| match event.id().as_ref() {
+            "open" => show_window(app, None),
+            "pending" => show_window(app, Some("pending")),
+            "pause" => {
+                let host = app.state::<Arc<Host>>();
+                let paused = !host.service.is_paused();
+                if let Err(e) = host.service.set_paused(paused) {
+                    tracing::error!(error = %e, "cannot change the pause setting");
+                }
+            }
+            "autostart" => {
+                let launcher = app.autolaunch();
+                let enable = !launcher.is_enabled().unwrap_or(false);
+                let result = if enable {
+                    launcher.enable()
+                } else {
+                    launcher.disable()
+                };
+                if let Err(e) = result {
+                    tracing::error!(error = %e, "cannot change launch at login");
+                }
+                let _ = autostart_item.set_checked(launcher.is_enabled().unwrap_or(false));
+            }
+            "quit" => {
+                let app = app.clone();
+                tauri::async_runtime::spawn(async move {
+                    app.state::<Arc<Host>>().shutdown().await;
+                    app.exit(0);
+                });
+            }
+            _ => {}
+        })
+        .on_tray_icon_event(|tray, event| {
+            if let TrayIconEvent::Click {
+                button: MouseButton::Left,
+                button_state: MouseButtonState::Up,
+                ..
+            } = event
+            {
+                show_window(tray.app_handle(), None);
+            }
+        })
+        .build(app)?;
+    let tray = Tray {
+        icon,
+        pending,
+        pause,
+    };
+    tray.refresh(host);
+    Ok(tray)
+}
+
+impl Tray {
+    /// Count, icon and pause state as the service has them now.
+    pub fn refresh(&self, host: &Host) {
+        let count = host.pending_count();
+        let label = if count == 0 {
+            "Pending edits".to_owned()
+        } else {
+            format!("Pending edits ({count})")
+        };
+        let _ = self.pending.set_text(label);
+        let bytes = if count == 0 {
+            TRAY_ICON
+        } else {
+            TRAY_PENDING_ICON
+        };
+        if let Ok(image) = Image::from_bytes(bytes) {
+            let _ = self.icon.set_icon(Some(image));
+        }
+        let tooltip = match count {
+            0 => "Docs MCP".to_owned(),
+            1 => "Docs MCP — 1 edit waits for you".to_owned(),
+            n => format!("Docs MCP — {n} edits wait for you"),
+        };
+        let _ = self.icon.set_tooltip(Some(tooltip));
+        let _ = self.pause.set_checked(host.service.is_paused());
+    }
+}
+
+/// What the tray does on a service event: refresh, and notify of a new pending edit.
+pub fn on_event(app: &AppHandle, event: &ServiceEvent) {
+    let host = app.state::<Arc<Host>>();
+    if let Some(tray) = app.try_state::<Tray>() {
+        tray.refresh(&host);
+    }
+    if let ServiceEvent::EditChanged {
+        edit_id,
+        status: EditStatus::Pending,
+        agent,
+        ..
+    } = event
+    {
+        let document = host
+            .service
+            .edit(*edit_id)
+            .ok()
+            .and_then(|e| e.document_title.filter(|t| !t.trim().is_empty()))
+            .unwrap_or_else(|| "a document".to_owned());
+        let result = app
+            .notification()
+            .builder()
+            .title(format!("{agent} wants to edit {document}"))
+            .body("Open Docs MCP to approve or reject the edit.")
+            .show();
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "cannot show a notification");
+        }
+    }
+}
+
+/// Shows and focuses the main window, optionally on a screen.
+pub fn show_window(app: &AppHandle, screen: Option<&str>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+    if let Some(screen) = screen {
+        let _ = app.emit_to("main", NAVIGATE_EVENT, screen);
+    }
+}

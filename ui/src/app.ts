@@ -1,0 +1,126 @@
+// The shell: header (instance, endpoint, pause), navigation, the four screens, and the one
+// event stream that keeps them current.
+
+import { h } from "./dom";
+import { onNavigate, onServiceEvent, rpc, toRpcError } from "./rpc";
+import { AgentsScreen } from "./screens/agents";
+import { ConnectScreen } from "./screens/connect";
+import { PendingScreen } from "./screens/pending";
+import { SessionsScreen } from "./screens/sessions";
+import { SCREENS, type Overview, type Screen, type ServiceEvent } from "./types";
+
+const LABELS: Record<Screen, string> = {
+  connect: "Connect",
+  pending: "Pending edits",
+  sessions: "Sessions",
+  agents: "Connect agents",
+};
+
+export class App {
+  readonly root: HTMLElement;
+  readonly pending = new PendingScreen((count) => this.setCount(count));
+  readonly sessions = new SessionsScreen();
+  readonly agents = new AgentsScreen();
+  readonly connect = new ConnectScreen((overview) => this.setOverview(overview));
+  private tabs = new Map<Screen, HTMLButtonElement>();
+  private panels = new Map<Screen, HTMLElement>();
+  private pause: HTMLInputElement;
+  private endpointStatus: HTMLElement;
+  private overview: Overview | null = null;
+
+  constructor() {
+    this.pause = h("input", { type: "checkbox", id: "pause-agents" });
+    this.pause.addEventListener("change", () => void this.setPaused(this.pause.checked));
+    this.endpointStatus = h("span", { class: "endpoint-status" });
+    const nav = h("nav", { "aria-label": "Screens" });
+    const main = h("main", { id: "main" });
+    const screens: Record<Screen, HTMLElement> = {
+      connect: this.connect.root,
+      pending: this.pending.root,
+      sessions: this.sessions.root,
+      agents: this.agents.root,
+    };
+    for (const screen of SCREENS) {
+      const tab = h("button", { type: "button", class: "tab", "data-screen": screen, onclick: () => this.show(screen) }, LABELS[screen]);
+      this.tabs.set(screen, tab);
+      nav.append(tab);
+      const panel = h("div", { class: "panel", "data-panel": screen, hidden: true }, screens[screen]);
+      this.panels.set(screen, panel);
+      main.append(panel);
+    }
+    this.root = h("div", { class: "app" },
+      h("a", { class: "skip", href: "#main" }, "Skip to content"),
+      h("header", {},
+        h("h1", {}, "Docs MCP"),
+        this.endpointStatus,
+        h("label", { class: "pause", for: "pause-agents" }, this.pause, " Pause agents"),
+      ),
+      nav,
+      main,
+    );
+  }
+
+  /** Loads everything and subscribes to the event stream. */
+  async start(): Promise<void> {
+    await onServiceEvent((event) => this.onEvent(event));
+    await onNavigate((screen) => this.show(screen));
+    await this.refreshOverview();
+    await Promise.all([this.pending.load(), this.sessions.load()]);
+    // Unless the user (or the tray) already picked a screen while loading.
+    if (!this.current()) {
+      this.show(this.overview?.instance ? (this.overview.pending_count > 0 ? "pending" : "agents") : "connect");
+    }
+  }
+
+  show(screen: Screen): void {
+    for (const [name, tab] of this.tabs) {
+      if (name === screen) tab.setAttribute("aria-current", "page");
+      else tab.removeAttribute("aria-current");
+      this.panels.get(name)!.hidden = name !== screen;
+    }
+  }
+
+  current(): Screen | undefined {
+    return SCREENS.find((s) => !this.panels.get(s)!.hidden);
+  }
+
+  onEvent(event: ServiceEvent): void {
+    this.pending.onEvent(event);
+    this.sessions.onEvent(event);
+    if (event.type === "paused_changed") this.pause.checked = event.paused;
+    if (event.type === "resync") void this.refreshOverview();
+  }
+
+  private async refreshOverview(): Promise<void> {
+    try {
+      this.setOverview(await rpc("overview"));
+    } catch (error) {
+      this.endpointStatus.textContent = toRpcError(error).message;
+    }
+  }
+
+  private setOverview(overview: Overview): void {
+    this.overview = overview;
+    this.pause.checked = overview.paused;
+    this.endpointStatus.textContent = overview.listening
+      ? `Agents connect at ${overview.endpoint}`
+      : `Agents cannot connect: ${overview.listen_error ?? "the endpoint is not running"}`;
+    this.endpointStatus.classList.toggle("error", !overview.listening);
+    this.connect.render(overview);
+    this.agents.render(overview);
+    this.setCount(overview.pending_count);
+  }
+
+  private setCount(count: number): void {
+    this.tabs.get("pending")!.textContent = count > 0 ? `${LABELS.pending} (${count})` : LABELS.pending;
+  }
+
+  private async setPaused(paused: boolean): Promise<void> {
+    try {
+      await rpc("set_paused", { paused });
+    } catch (error) {
+      this.pause.checked = !paused;
+      this.endpointStatus.textContent = toRpcError(error).message;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+// A tiny element builder: no framework, no innerHTML with data.
+
+type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+type Child = Node | string | null | undefined | false;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (key === "class") {
+      el.className = String(value);
+    } else if (value === true) {
+      el.setAttribute(key, "");
+    } else {
+      el.setAttribute(key, String(value));
+    }
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child);
+  }
+  return el;
+}
+
+export function clear(el: Element): void {
+  el.replaceChildren();
+}
+
+/** Milliseconds since the epoch, in the user's locale. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toLocaleString();
+}
