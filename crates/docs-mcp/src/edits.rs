@@ -362,25 +362,30 @@ fn plan_with(
     })
 }
 
+/// The position that puts a block back at index `i` among `siblings` (under `parent`).
+fn position_at(siblings: &[Block], i: usize, parent: Option<&str>) -> Position {
+    match (i, parent) {
+        (0, Some(parent)) => Position {
+            at: Anchor::FirstChildOf,
+            block_id: Some(parent.to_owned()),
+        },
+        (0, None) => Position {
+            at: Anchor::Start,
+            block_id: None,
+        },
+        _ => Position {
+            at: Anchor::After,
+            block_id: Some(siblings[i - 1].id.clone()),
+        },
+    }
+}
+
 /// Where a block stands, as a position that puts a block back there.
 fn position_of(document: &Document, id: &str) -> Position {
     fn search(blocks: &[Block], parent: Option<&str>, id: &str) -> Option<Position> {
         for (i, block) in blocks.iter().enumerate() {
             if block.id == id {
-                return Some(match (i, parent) {
-                    (0, Some(parent)) => Position {
-                        at: Anchor::FirstChildOf,
-                        block_id: Some(parent.to_owned()),
-                    },
-                    (0, None) => Position {
-                        at: Anchor::Start,
-                        block_id: None,
-                    },
-                    _ => Position {
-                        at: Anchor::After,
-                        block_id: Some(blocks[i - 1].id.clone()),
-                    },
-                });
+                return Some(position_at(blocks, i, parent));
             }
             if let Some(found) = search(&block.children, Some(&block.id), id) {
                 return Some(found);
@@ -396,12 +401,7 @@ fn position_of(document: &Document, id: &str) -> Position {
 
 /// A block as a block to create again (with new ids); `None` for blocks of unknown types.
 fn recreate(block: &Block) -> Option<NewBlock> {
-    let content = match &block.content {
-        BlockContent::None => None,
-        BlockContent::Inline { inline } => Some(NewContent::Inline(inline.clone())),
-        BlockContent::Table { table } => Some(NewContent::Table(table.clone())),
-        BlockContent::Opaque { .. } => return None,
-    };
+    let content = content_of(block)?;
     Some(NewBlock {
         kind: block.kind.clone(),
         props: block.props.clone(),
@@ -414,13 +414,18 @@ fn recreate(block: &Block) -> Option<NewBlock> {
     })
 }
 
+/// A block's content as content to write again; `None` for blocks of unknown types.
+fn content_of(block: &Block) -> Option<Option<NewContent>> {
+    match &block.content {
+        BlockContent::None => Some(None),
+        BlockContent::Inline { inline } => Some(Some(NewContent::Inline(inline.clone()))),
+        BlockContent::Table { table } => Some(Some(NewContent::Table(table.clone()))),
+        BlockContent::Opaque { .. } => None,
+    }
+}
+
 fn restore_op(block: &Block) -> Option<UndoOp> {
-    let content = match &block.content {
-        BlockContent::None => None,
-        BlockContent::Inline { inline } => Some(NewContent::Inline(inline.clone())),
-        BlockContent::Table { table } => Some(NewContent::Table(table.clone())),
-        BlockContent::Opaque { .. } => return None,
-    };
+    let content = content_of(block)?;
     Some(UndoOp::RestoreBlock {
         block_id: block.id.clone(),
         block_type: block.kind.clone(),
@@ -457,20 +462,7 @@ fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Vec<UndoOp>> 
         let mut i = 0;
         while i < blocks.len() {
             if deleted.contains(blocks[i].id.as_str()) {
-                let position = match (i, parent) {
-                    (0, Some(p)) => Position {
-                        at: Anchor::FirstChildOf,
-                        block_id: Some(p.to_owned()),
-                    },
-                    (0, None) => Position {
-                        at: Anchor::Start,
-                        block_id: None,
-                    },
-                    _ => Position {
-                        at: Anchor::After,
-                        block_id: Some(blocks[i - 1].id.clone()),
-                    },
-                };
+                let position = position_at(blocks, i, parent);
                 let mut run = vec![];
                 while i < blocks.len() && deleted.contains(blocks[i].id.as_str()) {
                     run.push(&blocks[i]);
