@@ -52,6 +52,7 @@ impl RateLimiter {
     }
 
     /// Calls recorded in the current window.
+    #[cfg(test)]
     pub async fn used(&self) -> usize {
         let history = self.history.lock().await;
         let now = Instant::now();

@@ -360,11 +360,6 @@ impl DocsClient {
         self.cookie(SESSION_COOKIE).is_some()
     }
 
-    /// REST calls made (or counted) in the last minute, against `requests_per_minute`.
-    pub async fn requests_in_last_minute(&self) -> usize {
-        self.inner.limiter.used().await
-    }
-
     /// Counts one call against the rate budget without making it: used for calls the
     /// collaboration server makes to the backend on our behalf (one per WebSocket connect).
     pub async fn spend_budget(&self) -> Result<()> {

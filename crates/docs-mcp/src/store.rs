@@ -219,16 +219,6 @@ impl Store {
         Ok(())
     }
 
-    pub fn forget_document(&self, id: Uuid) -> ServiceResult<()> {
-        self.conn()
-            .execute(
-                "DELETE FROM known_documents WHERE id = ?1",
-                params![id.to_string()],
-            )
-            .map_err(store_err)?;
-        Ok(())
-    }
-
     /// Documents known here, most recently opened first.
     pub fn known_documents(&self) -> ServiceResult<Vec<KnownDocument>> {
         let conn = self.conn();
