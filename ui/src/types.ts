@@ -61,10 +61,25 @@ export interface EditRecord {
   applied_at: number | null;
 }
 
+/** How agent writes to a document are handled. */
+export type Policy = "auto" | "review" | "read-only";
+
+/** The signed-in Docs user (`GET /api/v1.0/users/me/`). */
+export interface Account {
+  id: string;
+  email: string | null;
+  full_name: string | null;
+  short_name: string | null;
+}
+
 export interface Overview {
   version: string;
   instance: string | null;
   signed_in: boolean;
+  /** Who is signed in, when known. */
+  account: Account | null;
+  /** Whether the session is kept in the OS keyring (false: only until the app quits). */
+  session_persisted: boolean;
   paused: boolean;
   pending_count: number;
   endpoint: string;
@@ -89,8 +104,57 @@ export interface SessionRow {
   pending_acks: number;
   pending_saves: number;
   collaborators: string[];
+  /** Agent edits of this document in the journal: applied, and waiting for a decision. */
+  edits_applied: number;
+  edits_pending: number;
 }
 
+/** Which documents the Documents screen lists. `known`: added by URL or opened by agents. */
+export type DocumentSource = "all" | "favorites" | "known";
+
+/** One row of the Documents screen. */
+export interface DocumentRow {
+  id: string;
+  title: string | null;
+  /** The document in the browser, e.g. `https://docs.example.org/docs/<id>/`. */
+  url: string;
+  /** ISO 8601, when the instance says. */
+  updated_at: string | null;
+  is_favorite: boolean;
+  /** Whether the user can edit it (abilities), when known. */
+  can_edit: boolean | null;
+  /** This document's own policy; `null`: it follows the default. */
+  policy: Policy | null;
+  /** What applies: its own policy, or the default. */
+  effective_policy: Policy;
+}
+
+export interface DocumentList {
+  documents: DocumentRow[];
+  /** More pages exist on the instance. */
+  has_more: boolean;
+}
+
+/** Filters of the History screen (the journal of decided edits). */
+export interface HistoryFilter {
+  document_id: string | null;
+  agent: string | null;
+  /** Default: every decided status (applied, rejected, conflict, failed, undone). */
+  status: EditStatus[] | null;
+  limit: number | null;
+}
+
+export type Decision = "approve" | "reject";
+
+/** The settings screen. Port changes apply at the next start. */
+export interface Settings {
+  port: number;
+  approval_wait_secs: number;
+  default_policy: Policy;
+  launch_at_login: boolean;
+  /** The port the endpoint listens on now (differs from `port` until a restart). */
+  active_port: number;
+}
 /** The one event stream of the service (`service-event`). */
 export type ServiceEvent =
   | { type: "edit_changed"; edit_id: string; document_id: string; status: EditStatus; agent: string }
@@ -98,6 +162,7 @@ export type ServiceEvent =
   | { type: "sessions_changed" }
   | { type: "policy_changed"; document_id: string | null; policy: string | null }
   | { type: "paused_changed"; paused: boolean }
+  | { type: "account_changed"; signed_in: boolean }
   | { type: "resync" };
 
 /** Every command: its arguments and its result. */
@@ -110,8 +175,32 @@ export interface Commands {
   reject_edit: { args: { id: string; comment: string | null }; result: EditRecord };
   list_sessions: { args: Record<string, never>; result: SessionRow[] };
   set_paused: { args: { paused: boolean }; result: null };
+  /** Opens the instance's login page in a window; resolves once back on the instance signed
+   * in (the cookies go to the keyring). Rejects with SIGN_IN_CANCELLED if the window closes. */
+  sign_in: { args: Record<string, never>; result: Overview };
+  /** Forgets the session (keyring and sign-in window cookies); public documents still work. */
+  sign_out: { args: Record<string, never>; result: Overview };
+  list_documents: { args: { source: DocumentSource; query: string | null; page: number | null }; result: DocumentList };
+  /** Adds a document by URL or id (remembered as known); works without sign-in for public ones. */
+  add_document: { args: { url: string }; result: DocumentRow };
+  /** `document_id: null` sets the default policy; `policy: null` clears a document's own. */
+  set_policy: { args: { document_id: string | null; policy: Policy | null }; result: null };
+  open_in_browser: { args: { document_id: string }; result: null };
+  disconnect_session: { args: { document_id: string }; result: null };
+  /** Approves or rejects every pending edit of an agent and/or a document; returns them decided. */
+  decide_all: {
+    args: { decision: Decision; agent: string | null; document_id: string | null; comment: string | null };
+    result: EditRecord[];
+  };
+  list_history: { args: { filter: HistoryFilter }; result: EditRecord[] };
+  /** Undoes an applied edit (as a new edit the user made, applied at once). */
+  undo_edit: { args: { id: string }; result: EditRecord };
+  get_settings: { args: Record<string, never>; result: Settings };
+  save_settings: { args: { settings: Settings }; result: Settings };
+  /** Replaces the bearer token; agents must be given the new one. */
+  regenerate_token: { args: Record<string, never>; result: Overview };
 }
 
 /** The screens; the tray's `navigate` event names one. */
-export type Screen = "connect" | "pending" | "sessions" | "agents";
-export const SCREENS: Screen[] = ["connect", "pending", "sessions", "agents"];
+export type Screen = "connect" | "documents" | "pending" | "sessions" | "history" | "agents" | "settings";
+export const SCREENS: Screen[] = ["connect", "documents", "pending", "sessions", "history", "agents", "settings"];
