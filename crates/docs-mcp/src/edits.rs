@@ -4,6 +4,7 @@
 //! operations either all plan, or none does: the fork is thrown away on the first error.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use docs_client::blocknote::tree::{Block, BlockContent, Document, Inline, NewBlock, NewContent};
 use docs_client::blocknote::write::{ChildrenMode, Position as ModelPosition};
@@ -307,6 +308,26 @@ pub fn plan_undo(live: &Doc, ops: &[UndoOp]) -> ServiceResult<Plan> {
     Ok(plan)
 }
 
+/// The Yjs client id of a new fork: above 2^32 (browsers draw theirs below it, so no clash)
+/// and increasing with time (microseconds). Yjs orders concurrent inserts at one place by
+/// client id, smaller first; increasing ids keep edits queued at the same place (two
+/// appends at the end, say) in the order they were asked for, whatever order they are
+/// approved in.
+fn fork_client_id() -> u64 {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or_default();
+    let candidate = (1 << 32) + micros;
+    let previous = LAST
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(candidate.max(last + 1))
+        })
+        .unwrap_or_default();
+    candidate.max(previous + 1)
+}
+
 fn plan_with(
     live: &Doc,
     run: impl FnOnce(&mut TransactionMut<'_>, &yrs::XmlFragmentRef, &mut Effects) -> ServiceResult<()>,
@@ -319,6 +340,7 @@ fn plan_with(
         )
     };
     let fork = Doc::with_options(Options {
+        client_id: yrs::block::ClientID::new(fork_client_id()),
         offset_kind: OffsetKind::Utf16,
         ..Options::default()
     });

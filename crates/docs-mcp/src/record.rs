@@ -174,6 +174,13 @@ pub struct EditFilter {
     pub limit: Option<u32>,
 }
 
+/// How many of a document's edits are in the journal as applied, and wait for a decision.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditCounts {
+    pub applied: u64,
+    pub pending: u64,
+}
+
 /// A document the user added or an agent opened here (the document list when not signed in).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnownDocument {

@@ -7,14 +7,14 @@
 //! nothing.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use docs_client::blocknote;
 use docs_client::{
-    ClientConfig, DocsClient, DocumentRef, DocumentSession, InstanceUrl, Presence, Secret,
-    SessionRegistry, SessionSnapshot,
+    ClientConfig, DocsClient, Document, DocumentRef, DocumentSession, InstanceUrl, Presence,
+    Secret, SessionRegistry, SessionSnapshot,
 };
 use serde::Serialize;
 use tokio::sync::{broadcast, watch};
@@ -26,7 +26,9 @@ use crate::config::ServiceConfig;
 use crate::edits::{self, EditOp};
 use crate::error::{ServiceError, ServiceResult};
 use crate::events::ServiceEvent;
-use crate::record::{AgentInfo, EditFilter, EditRecord, EditStatus, KnownDocument, Policy, now_ms};
+use crate::record::{
+    AgentInfo, EditCounts, EditFilter, EditRecord, EditStatus, KnownDocument, Policy, now_ms,
+};
 use crate::revisions::RevisionTracker;
 use crate::store::{Store, StoredPolicies};
 
@@ -90,6 +92,8 @@ pub struct DocsService {
     /// Serializes decisions, so an edit is decided once.
     deciding: tokio::sync::Mutex<()>,
     paused: AtomicBool,
+    /// How long write tools wait for a decision; the app's settings change it at runtime.
+    approval_wait_ms: AtomicU64,
     started: Instant,
 }
 
@@ -108,6 +112,7 @@ impl DocsService {
             decisions: watch::Sender::new(0),
             deciding: tokio::sync::Mutex::new(()),
             paused: AtomicBool::new(paused),
+            approval_wait_ms: AtomicU64::new(config.approval_wait.as_millis() as u64),
             started: Instant::now(),
             config,
         });
@@ -268,6 +273,26 @@ impl DocsService {
         self.store.known_documents()
     }
 
+    /// Adds a document (URL or id) to the known ones, with its title as the instance gives
+    /// it; refused when the instance does not show it to this user.
+    pub async fn add_document(&self, document: &str) -> ServiceResult<(KnownDocument, Document)> {
+        let id = self.resolve(document)?;
+        let metadata = self.instance()?.client.document(id).await?;
+        let known = KnownDocument {
+            id,
+            title: metadata.title.clone(),
+            last_opened_at: now_ms(),
+        };
+        self.store.remember_document(&known)?;
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok((known, metadata))
+    }
+
+    /// Applied and pending edits per document, from the journal.
+    pub fn edit_counts(&self) -> ServiceResult<HashMap<Uuid, EditCounts>> {
+        self.store.edit_counts()
+    }
+
     /// The policy of a document: its own, else the stored default, else the configured one.
     pub fn policy_for(&self, document: Uuid) -> ServiceResult<Policy> {
         let stored = self.store.policies()?;
@@ -306,6 +331,16 @@ impl DocsService {
 
     pub fn is_paused(&self) -> bool {
         self.paused.load(Ordering::SeqCst)
+    }
+
+    /// How long a write tool waits for a human decision before answering `pending`.
+    pub fn approval_wait(&self) -> Duration {
+        Duration::from_millis(self.approval_wait_ms.load(Ordering::SeqCst))
+    }
+
+    pub fn set_approval_wait(&self, wait: Duration) {
+        self.approval_wait_ms
+            .store(wait.as_millis() as u64, Ordering::SeqCst);
     }
 
     /// Plans an edit and queues it; applies it at once when the policy allows. Returns the
@@ -648,6 +683,36 @@ impl DocsService {
         self.store.put_edit(&record)?;
         self.changed(&record);
         Ok(record)
+    }
+
+    /// Approves or rejects, oldest first, every pending edit of an agent and/or a document.
+    /// Edits decided elsewhere meanwhile are skipped; the others are returned decided.
+    pub async fn decide_all(
+        &self,
+        approve: bool,
+        filter: &EditFilter,
+        comment: Option<String>,
+        decided_by: &str,
+    ) -> ServiceResult<Vec<EditRecord>> {
+        let mut pending = self.edits(&EditFilter {
+            status: Some(vec![EditStatus::Pending]),
+            ..filter.clone()
+        })?;
+        pending.sort_by_key(|e| e.created_at);
+        let mut decided = Vec::with_capacity(pending.len());
+        for edit in pending {
+            let outcome = if approve {
+                self.approve(edit.id, decided_by).await
+            } else {
+                self.reject(edit.id, comment.clone(), decided_by).await
+            };
+            match outcome {
+                Ok(record) => decided.push(record),
+                Err(ServiceError::NotPending { .. }) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(decided)
     }
 
     fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {

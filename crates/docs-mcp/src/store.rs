@@ -1,6 +1,7 @@
 //! Durable state in SQLite, in the data directory: edits (pending ones survive a restart,
 //! applied ones form the journal), approval policies, and documents known here.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -8,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::{EditFilter, EditRecord, EditStatus, KnownDocument, Policy};
+use crate::record::{EditCounts, EditFilter, EditRecord, EditStatus, KnownDocument, Policy};
 
 /// Approval policies as stored: the default (if the user set one) and per document.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -165,6 +166,41 @@ impl Store {
             )
             .map(|n| n as u64)
             .map_err(store_err)
+    }
+
+    /// Applied and pending edits per document.
+    pub fn edit_counts(&self) -> ServiceResult<HashMap<Uuid, EditCounts>> {
+        let conn = self.conn();
+        let mut statement = conn
+            .prepare(
+                "SELECT document_id, status, COUNT(*) FROM edits \
+                 WHERE status IN (?1, ?2) GROUP BY document_id, status",
+            )
+            .map_err(store_err)?;
+        let rows = statement
+            .query_map(
+                params![EditStatus::Applied.as_str(), EditStatus::Pending.as_str()],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, i64>(2)?,
+                    ))
+                },
+            )
+            .map_err(store_err)?;
+        let mut counts: HashMap<Uuid, EditCounts> = HashMap::new();
+        for row in rows {
+            let (document, status, n) = row.map_err(store_err)?;
+            let document = Uuid::parse_str(&document).map_err(store_err)?;
+            let entry = counts.entry(document).or_default();
+            if status == EditStatus::Applied.as_str() {
+                entry.applied = n as u64;
+            } else {
+                entry.pending = n as u64;
+            }
+        }
+        Ok(counts)
     }
 
     /// Sets the policy of one document, or the default (`None`); `policy: None` removes it.
@@ -388,5 +424,38 @@ mod tests {
         );
         store.set_setting("port", "7658").unwrap();
         assert_eq!(store.setting("port").unwrap().as_deref(), Some("7658"));
+    }
+
+    #[test]
+    fn edit_counts_per_document() {
+        let store = Store::open_in_memory().unwrap();
+        let other = Uuid::new_v4();
+        let mut elsewhere = edit(EditStatus::Pending, 4, "claude");
+        elsewhere.document_id = other;
+        for record in [
+            edit(EditStatus::Applied, 1, "claude"),
+            edit(EditStatus::Applied, 2, "claude"),
+            edit(EditStatus::Pending, 3, "cursor"),
+            edit(EditStatus::Rejected, 3, "cursor"),
+            elsewhere,
+        ] {
+            store.put_edit(&record).unwrap();
+        }
+        let counts = store.edit_counts().unwrap();
+        assert_eq!(counts.len(), 2);
+        assert_eq!(
+            counts[&Uuid::nil()],
+            EditCounts {
+                applied: 2,
+                pending: 1
+            }
+        );
+        assert_eq!(
+            counts[&other],
+            EditCounts {
+                applied: 0,
+                pending: 1
+            }
+        );
     }
 }

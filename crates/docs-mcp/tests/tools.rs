@@ -1058,3 +1058,121 @@ async fn undo_reverts_applied_edits_and_refuses_when_later_changes_depend_on_the
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn deciding_all_edits_of_an_agent_or_a_document_at_once() {
+    let server = DocsServer::start().await.unwrap();
+    let (a, b) = (
+        server
+            .create_document(DocumentSpec::new("A").markdown("Alpha"))
+            .await
+            .unwrap(),
+        server
+            .create_document(DocumentSpec::new("B").markdown("Beta"))
+            .await
+            .unwrap(),
+    );
+    let agent = agent(&server, Policy::Review).await;
+    let insert = |doc: Uuid, text: &str| json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": text});
+    for (doc, text) in [(a, "A1"), (a, "A2"), (b, "B1")] {
+        assert_eq!(
+            agent.ok("insert_blocks", insert(doc, text)).await["status"],
+            "pending"
+        );
+    }
+    let counts = agent.service.edit_counts().unwrap();
+    assert_eq!((counts[&a].pending, counts[&b].pending), (2, 1));
+
+    // Approving everything of document A applies its two edits in the order they came.
+    let approved = agent
+        .service
+        .decide_all(
+            true,
+            &EditFilter {
+                document_id: Some(a),
+                ..EditFilter::default()
+            },
+            None,
+            "test",
+        )
+        .await
+        .unwrap();
+    assert_eq!(approved.len(), 2);
+    assert!(approved.iter().all(|e| e.status == EditStatus::Applied));
+    assert_eq!(stored_texts(&server, a).await, ["Alpha", "A1", "A2"]);
+
+    // Rejecting everything of the agent leaves B untouched and carries the comment.
+    let rejected = agent
+        .service
+        .decide_all(
+            false,
+            &EditFilter {
+                agent: Some(approved[0].agent.name.clone()),
+                ..EditFilter::default()
+            },
+            Some("not now".into()),
+            "test",
+        )
+        .await
+        .unwrap();
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(
+        (
+            rejected[0].document_id,
+            rejected[0].status,
+            rejected[0].comment.as_deref()
+        ),
+        (b, EditStatus::Rejected, Some("not now"))
+    );
+    assert_eq!(stored_texts(&server, b).await, ["Beta"]);
+    let counts = agent.service.edit_counts().unwrap();
+    assert_eq!((counts[&a].applied, counts[&a].pending), (2, 0));
+    assert!(!counts.contains_key(&b) || counts[&b] == Default::default());
+}
+
+#[tokio::test]
+async fn adding_a_document_by_url_remembers_it_with_its_title() {
+    let server = DocsServer::start().await.unwrap();
+    let public = server
+        .create_document(DocumentSpec::new("Public notes").link("public", "reader"))
+        .await
+        .unwrap();
+    let private = server
+        .create_document(DocumentSpec::new("Secret").link("restricted", "reader"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let (known, metadata) = agent
+        .service
+        .add_document(&format!("{}/docs/{public}/", server.url()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (known.id, known.title.as_deref()),
+        (public, Some("Public notes"))
+    );
+    assert_eq!(metadata.link_reach.as_deref(), Some("public"));
+    assert_eq!(
+        agent
+            .service
+            .known_documents()
+            .unwrap()
+            .iter()
+            .map(|k| k.id)
+            .collect::<Vec<_>>(),
+        [public]
+    );
+    let refused = agent
+        .service
+        .add_document(&private.to_string())
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code().as_str(), "NOT_SIGNED_IN");
+    let elsewhere = agent
+        .service
+        .add_document(&format!("https://other.example.org/docs/{public}/"))
+        .await
+        .unwrap_err();
+    assert_eq!(elsewhere.code().as_str(), "INVALID_INPUT");
+    assert_eq!(agent.service.known_documents().unwrap().len(), 1);
+}

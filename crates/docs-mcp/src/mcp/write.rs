@@ -279,7 +279,7 @@ impl DocsMcp {
         let mut record = self.service.submit(request).await?;
         if record.status == EditStatus::Pending {
             record = self
-                .wait_with_progress(record.id, self.service.config().approval_wait, context)
+                .wait_with_progress(record.id, self.service.approval_wait(), context)
                 .await?;
         }
         self.finish(record).await
@@ -512,7 +512,7 @@ impl DocsMcp {
             .await?;
         if record.status == EditStatus::Pending {
             record = self
-                .wait_with_progress(record.id, self.service.config().approval_wait, &context)
+                .wait_with_progress(record.id, self.service.approval_wait(), &context)
                 .await?;
         }
         self.finish(record).await
@@ -545,11 +545,7 @@ impl DocsMcp {
             Some(mut record) => {
                 if record.status == EditStatus::Pending {
                     record = self
-                        .wait_with_progress(
-                            record.id,
-                            self.service.config().approval_wait,
-                            &context,
-                        )
+                        .wait_with_progress(record.id, self.service.approval_wait(), &context)
                         .await?;
                 }
                 Some(self.finish(record).await?.0)
