@@ -1,27 +1,36 @@
-// The shell: header (instance, endpoint, pause), navigation, the four screens, and the one
-// event stream that keeps them current.
+// The shell: header (instance, endpoint, pause), navigation, the screens, and the one event
+// stream that keeps them current.
 
 import { h } from "./dom";
-import { onNavigate, onServiceEvent, rpc, toRpcError } from "./rpc";
+import { errorText, onNavigate, onServiceEvent, rpc } from "./rpc";
 import { AgentsScreen } from "./screens/agents";
 import { ConnectScreen } from "./screens/connect";
+import { DocumentsScreen } from "./screens/documents";
+import { HistoryScreen } from "./screens/history";
 import { PendingScreen } from "./screens/pending";
 import { SessionsScreen } from "./screens/sessions";
+import { SettingsScreen } from "./screens/settings";
 import { SCREENS, type Overview, type Screen, type ServiceEvent } from "./types";
 
 const LABELS: Record<Screen, string> = {
   connect: "Connect",
+  documents: "Documents",
   pending: "Pending edits",
   sessions: "Sessions",
+  history: "History",
   agents: "Connect agents",
+  settings: "Settings",
 };
 
 export class App {
   readonly root: HTMLElement;
+  readonly connect = new ConnectScreen((overview) => this.setOverview(overview));
+  readonly documents = new DocumentsScreen();
   readonly pending = new PendingScreen((count) => this.setCount(count));
   readonly sessions = new SessionsScreen();
-  readonly agents = new AgentsScreen();
-  readonly connect = new ConnectScreen((overview) => this.setOverview(overview));
+  readonly history = new HistoryScreen();
+  readonly agents = new AgentsScreen((overview) => this.setOverview(overview));
+  readonly settings = new SettingsScreen((settings) => this.documents.setDefaultPolicy(settings.default_policy));
   private tabs = new Map<Screen, HTMLButtonElement>();
   private panels = new Map<Screen, HTMLElement>();
   private pause: HTMLInputElement;
@@ -31,14 +40,17 @@ export class App {
   constructor() {
     this.pause = h("input", { type: "checkbox", id: "pause-agents" });
     this.pause.addEventListener("change", () => void this.setPaused(this.pause.checked));
-    this.endpointStatus = h("span", { class: "endpoint-status" });
+    this.endpointStatus = h("span", { class: "endpoint-status", role: "status", "aria-live": "polite" });
     const nav = h("nav", { "aria-label": "Screens" });
     const main = h("main", { id: "main" });
     const screens: Record<Screen, HTMLElement> = {
       connect: this.connect.root,
+      documents: this.documents.root,
       pending: this.pending.root,
       sessions: this.sessions.root,
+      history: this.history.root,
       agents: this.agents.root,
+      settings: this.settings.root,
     };
     for (const screen of SCREENS) {
       const tab = h("button", { type: "button", class: "tab", "data-screen": screen, onclick: () => this.show(screen) }, LABELS[screen]);
@@ -65,7 +77,7 @@ export class App {
     await onServiceEvent((event) => this.onEvent(event));
     await onNavigate((screen) => this.show(screen));
     await this.refreshOverview();
-    await Promise.all([this.pending.load(), this.sessions.load()]);
+    await Promise.all([this.pending.load(), this.sessions.load(), this.history.load(), this.settings.load()]);
     // Unless the user (or the tray) already picked a screen while loading.
     if (!this.current()) {
       this.show(this.overview?.instance ? (this.overview.pending_count > 0 ? "pending" : "agents") : "connect");
@@ -85,17 +97,20 @@ export class App {
   }
 
   onEvent(event: ServiceEvent): void {
+    this.documents.onEvent(event);
     this.pending.onEvent(event);
     this.sessions.onEvent(event);
+    this.history.onEvent(event);
+    this.settings.onEvent(event);
     if (event.type === "paused_changed") this.pause.checked = event.paused;
-    if (event.type === "resync") void this.refreshOverview();
+    if (event.type === "account_changed" || event.type === "resync") void this.refreshOverview();
   }
 
   private async refreshOverview(): Promise<void> {
     try {
       this.setOverview(await rpc("overview"));
     } catch (error) {
-      this.endpointStatus.textContent = toRpcError(error).message;
+      this.endpointStatus.textContent = errorText(error);
     }
   }
 
@@ -107,6 +122,7 @@ export class App {
       : `Agents cannot connect: ${overview.listen_error ?? "the endpoint is not running"}`;
     this.endpointStatus.classList.toggle("error", !overview.listening);
     this.connect.render(overview);
+    this.documents.setOverview(overview);
     this.agents.render(overview);
     this.setCount(overview.pending_count);
   }
@@ -120,7 +136,7 @@ export class App {
       await rpc("set_paused", { paused });
     } catch (error) {
       this.pause.checked = !paused;
-      this.endpointStatus.textContent = toRpcError(error).message;
+      this.endpointStatus.textContent = errorText(error);
     }
   }
 }

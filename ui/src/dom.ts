@@ -36,3 +36,19 @@ export function clear(el: Element): void {
 export function formatTime(ms: number): string {
   return new Date(ms).toLocaleString();
 }
+
+/** A `<time>`: the user's locale to read, ISO 8601 for machines. */
+export function timeElement(ms: number): HTMLTimeElement {
+  return h("time", { datetime: new Date(ms).toISOString() }, formatTime(ms));
+}
+
+/** A polite live region for an action's outcome. */
+export function statusLine(className: string): HTMLParagraphElement {
+  return h("p", { class: className, role: "status", "aria-live": "polite" });
+}
+
+/** Shows an outcome; a failure also gets the `error` class. */
+export function showStatus(el: HTMLElement, text: string, isError = false): void {
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}

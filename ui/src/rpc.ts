@@ -36,6 +36,12 @@ export function toRpcError(error: unknown): RpcError {
   });
 }
 
+/** What the user reads of a failure: what happened, then what to do next. */
+export function errorText(error: unknown): string {
+  const e = toRpcError(error);
+  return e.hint ? `${e.message} — ${e.hint}` : e.message;
+}
+
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"];
 
 /** Calls a command; rejects with an {@link RpcError}. */

@@ -1,12 +1,11 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { renderEditCard, PendingScreen } from "../src/screens/pending";
+import { editGroups, renderEditCard, PendingScreen } from "../src/screens/pending";
 import { onServiceEvent } from "../src/rpc";
 import type { EditRecord } from "../src/types";
-import fixture from "./fixtures/edit-record.json";
-
-const edit = fixture as EditRecord;
+import { edit } from "./fixtures";
+import { button, failure, mockCommands } from "./ipc";
 
 afterEach(() => {
   clearMocks();
@@ -117,5 +116,123 @@ describe("decisions through IPC", () => {
     await emit("service-event", { type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "pending", agent: "Claude Code" });
     await vi.waitFor(() => expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(1));
     await flush();
+  });
+});
+
+/** The fixture edit, by another id, agent or document. */
+function another(id: string, agent = edit.agent.name, document_id = edit.document_id): EditRecord {
+  return { ...edit, id, agent: { ...edit.agent, name: agent }, document_id, document_title: document_id === edit.document_id ? edit.document_title : "Plan" };
+}
+
+describe("focus", () => {
+  it("moves on to the next edit's Approve once the focused edit is decided", async () => {
+    const next = another("e2", "Cursor", "d2");
+    let decided = false;
+    mockCommands({
+      list_pending: () => (decided ? [next] : [edit, next]),
+      approve_edit: () => {
+        decided = true;
+        return { ...edit, status: "applied" };
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    const approve = screen.root.querySelector<HTMLButtonElement>(`[data-edit-id="${edit.id}"] button.primary`)!;
+    approve.focus();
+    approve.click();
+    await vi.waitFor(() => expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(1));
+    expect(document.activeElement).toBe(screen.root.querySelector('[data-edit-id="e2"] button.primary'));
+  });
+});
+
+describe("groups of pending edits", () => {
+  it("groups by agent; a document's group with the same edits is left out", () => {
+    expect(editGroups([edit, another("e2"), another("e3", "Cursor", "d2")])).toEqual([
+      { key: "agent:Claude Code", label: "by Claude Code", agent: "Claude Code", document_id: null, count: 2 },
+    ]);
+  });
+
+  it("groups by document when several agents edit it", () => {
+    expect(editGroups([edit, another("e2", "Cursor")])).toEqual([
+      { key: `document:${edit.document_id}`, label: "to Meeting notes", agent: null, document_id: edit.document_id, count: 2 },
+    ]);
+  });
+
+  it("has no group for single edits", () => {
+    expect(editGroups([edit, another("e2", "Cursor", "d2")])).toEqual([]);
+  });
+});
+
+describe("deciding a group", () => {
+  async function mount(pending: EditRecord[], decide_all: () => EditRecord[]) {
+    let decided = false;
+    const calls = mockCommands({
+      list_pending: () => (decided ? [] : pending),
+      decide_all: () => {
+        decided = true;
+        return decide_all();
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    return { screen, calls };
+  }
+
+  it("shows the toolbars above the cards, outside them, with the counts", async () => {
+    const { screen } = await mount([edit, another("e2"), another("e3", "Cursor")], () => []);
+    const group = screen.root.querySelector<HTMLElement>(".groups")!;
+    expect(group.hidden).toBe(false);
+    expect([...group.querySelectorAll(".group-label")].map((e) => e.textContent)).toEqual(["2 edits by Claude Code", "3 edits to Meeting notes"]);
+    expect([...group.querySelectorAll(".group > .actions button")].map((e) => e.textContent)).toEqual([
+      "Approve all (2)", "Reject all (2)…", "Approve all (3)", "Reject all (3)…",
+    ]);
+    expect(group.compareDocumentPosition(screen.root.querySelector(".edit-card")!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(screen.root.querySelector(".edit-card .group")).toBeNull();
+    expect(screen.root.querySelector(".edit-card button.primary")!.textContent).toBe("Approve");
+  });
+
+  it("Approve all sends decide_all for the agent, then reloads", async () => {
+    const { screen, calls } = await mount([edit, another("e2")], () => [{ ...edit, status: "applied" }, { ...another("e2"), status: "conflict" }]);
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")!.textContent).toBe("No edit waits for you."));
+    expect(calls).toEqual([
+      ["list_pending", {}],
+      ["decide_all", { decision: "approve", agent: "Claude Code", document_id: null, comment: null }],
+      ["list_pending", {}],
+    ]);
+    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied 1 of 2 edits by Claude Code.");
+    expect(screen.root.querySelector<HTMLElement>(".groups")!.hidden).toBe(true);
+  });
+
+  it("Reject all sends the document and the comment", async () => {
+    const { screen, calls } = await mount([edit, another("e2", "Cursor")], () => [{ ...edit, status: "rejected" }, { ...another("e2"), status: "rejected" }]);
+    button(screen.root, "Reject all (2)…").click();
+    const form = screen.root.querySelector<HTMLFormElement>(".group .reject-form")!;
+    expect(form.hidden).toBe(false);
+    form.querySelector("textarea")!.value = " Not this week ";
+    form.requestSubmit();
+    await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).toBe("Rejected 2 edits to Meeting notes."));
+    expect(calls[1]).toEqual(["decide_all", { decision: "reject", agent: null, document_id: edit.document_id, comment: "Not this week" }]);
+  });
+
+  it("shows a failed group decision's message and hint, and re-enables its buttons", async () => {
+    const { screen } = await mount([edit, another("e2")], () => failure("PAUSED", "agents are paused", "Resume agents first."));
+    const approve = button(screen.root, "Approve all (2)");
+    approve.click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".group-status")!.textContent).toBe("agents are paused — Resume agents first."));
+    expect(screen.root.querySelector(".group-status")!.classList.contains("error")).toBe(true);
+    expect(approve.disabled).toBe(false);
+  });
+
+  it("keeps a toolbar being worked on when more edits come", async () => {
+    const { screen } = await mount([edit, another("e2")], () => []);
+    button(screen.root, "Reject all (2)…").click();
+    const textarea = screen.root.querySelector<HTMLTextAreaElement>(".group textarea")!;
+    textarea.value = "half-typed";
+    screen.render([edit, another("e2"), another("e3")]);
+    expect(screen.root.querySelector(".group textarea")).toBe(textarea);
+    expect(screen.root.querySelector(".group-label")!.textContent).toBe("3 edits by Claude Code");
   });
 });

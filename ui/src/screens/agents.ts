@@ -1,21 +1,64 @@
-// Connect agents: one ready-to-copy configuration per MCP client.
+// Connect agents: one ready-to-copy configuration per MCP client, and a new token on demand.
 
 import { agentConfigs } from "../configs";
-import { clear, h } from "../dom";
-import { copyText } from "../rpc";
+import { clear, h, showStatus, statusLine } from "../dom";
+import { copyText, errorText, rpc } from "../rpc";
 import type { Overview } from "../types";
 
 export class AgentsScreen {
   readonly root: HTMLElement;
   private body: HTMLElement;
+  private regenerateButton: HTMLButtonElement;
+  private confirmation: HTMLElement;
+  private tokenStatus: HTMLElement;
 
-  constructor() {
+  constructor(private onOverview: (overview: Overview) => void) {
     this.body = h("div", { class: "configs" });
+    this.regenerateButton = h("button", {
+      type: "button",
+      class: "danger",
+      "aria-expanded": "false",
+      "aria-controls": "regenerate-confirmation",
+      onclick: () => this.confirm(this.confirmation.hidden),
+    }, "Regenerate token…");
+    this.confirmation = h("div", { id: "regenerate-confirmation", class: "confirmation", hidden: true },
+      h("p", {}, "Agents configured with the current token stop working until you paste their new configuration. Regenerate it?"),
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "danger", onclick: () => void this.regenerate() }, "Regenerate"),
+        h("button", { type: "button", class: "secondary", onclick: () => this.confirm(false) }, "Cancel"),
+      ),
+    );
+    this.tokenStatus = statusLine("form-status token-status");
     this.root = h("section", { "aria-labelledby": "agents-title" },
       h("h2", { id: "agents-title" }, "Connect agents"),
       h("p", { class: "lead" }, "Paste one of these into your AI client. The token is a secret: it lets any local program use your documents through this app."),
       this.body,
+      h("section", { class: "token", "aria-labelledby": "token-title" },
+        h("h3", { id: "token-title" }, "Token"),
+        h("p", { class: "note" }, "If the token leaked, make a new one; every agent then needs its configuration again."),
+        h("div", { class: "actions" }, this.regenerateButton),
+        this.confirmation,
+        this.tokenStatus,
+      ),
     );
+  }
+
+  private confirm(open: boolean): void {
+    this.confirmation.hidden = !open;
+    this.regenerateButton.setAttribute("aria-expanded", String(open));
+    if (open) this.confirmation.querySelector("button")!.focus();
+    else this.regenerateButton.focus();
+  }
+
+  async regenerate(): Promise<void> {
+    try {
+      const overview = await rpc("regenerate_token");
+      this.confirm(false);
+      showStatus(this.tokenStatus, "New token made: copy the configurations above into your agents again.");
+      this.onOverview(overview);
+    } catch (error) {
+      showStatus(this.tokenStatus, errorText(error), true);
+    }
   }
 
   render(overview: Overview): void {

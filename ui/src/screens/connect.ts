@@ -1,16 +1,32 @@
-// Connect: the Docs instance, checked through its public configuration endpoint.
+// Connect: the Docs instance (checked through its public configuration endpoint), and the
+// account signed in on it.
 
-import { h } from "../dom";
-import { rpc, toRpcError } from "../rpc";
-import type { Overview } from "../types";
+import { h, showStatus, statusLine } from "../dom";
+import { errorText, rpc, toRpcError } from "../rpc";
+import type { Account, Overview } from "../types";
+
+/** "Ada Lovelace (ada@example.org)", or whichever of the two is known. */
+export function accountName(account: Account | null): string | null {
+  const name = account?.full_name?.trim() || account?.short_name?.trim();
+  const email = account?.email?.trim();
+  if (name && email) return `${name} (${email})`;
+  return name || email || null;
+}
 
 export class ConnectScreen {
   readonly root: HTMLElement;
   private input: HTMLInputElement;
   private status: HTMLElement;
   private current: HTMLElement;
+  private account: HTMLElement;
+  private accountState: HTMLElement;
+  private sessionNote: HTMLElement;
+  private signInButton: HTMLButtonElement;
+  private signOutButton: HTMLButtonElement;
+  private accountStatus: HTMLElement;
+  private signingIn = false;
 
-  constructor(private onConnected: (overview: Overview) => void) {
+  constructor(private onOverview: (overview: Overview) => void) {
     this.input = h("input", {
       id: "instance-url",
       name: "instance",
@@ -20,7 +36,7 @@ export class ConnectScreen {
       autocomplete: "url",
       "aria-describedby": "instance-help",
     });
-    this.status = h("p", { class: "form-status", role: "status", "aria-live": "polite" });
+    this.status = statusLine("form-status");
     this.current = h("p", { class: "current-instance" });
     const form = h("form", { class: "connect-form" },
       h("label", { for: "instance-url" }, "Docs instance URL"),
@@ -33,11 +49,26 @@ export class ConnectScreen {
       event.preventDefault();
       void this.connect();
     });
+
+    this.accountState = h("p", { class: "account-state" });
+    this.sessionNote = h("p", { class: "note session-note", hidden: true },
+      "Your session is kept only until Docs MCP quits: no OS keyring is available to store it.");
+    this.signInButton = h("button", { type: "button", class: "primary", onclick: () => void this.signIn() }, "Sign in");
+    this.signOutButton = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => void this.signOut() }, "Sign out");
+    this.accountStatus = statusLine("form-status account-status");
+    this.account = h("section", { class: "account", "aria-labelledby": "account-title" },
+      h("h3", { id: "account-title" }, "Account"),
+      this.accountState,
+      this.sessionNote,
+      h("div", { class: "actions" }, this.signInButton, this.signOutButton),
+      this.accountStatus,
+    );
+
     this.root = h("section", { "aria-labelledby": "connect-title" },
       h("h2", { id: "connect-title" }, "Connect"),
       this.current,
       form,
-      h("p", { class: "note" }, "Public documents work without sign-in. Signing in to reach your private documents comes in a later version."),
+      this.account,
     );
   }
 
@@ -46,22 +77,69 @@ export class ConnectScreen {
       ? `Connected to ${overview.instance}.`
       : "No instance yet: give the address of your Docs.";
     if (overview.instance && !this.input.value) this.input.value = overview.instance;
+
+    const name = accountName(overview.account);
+    if (overview.signed_in) {
+      this.accountState.textContent = name ? `Signed in as ${name}.` : "Signed in.";
+    } else if (overview.instance) {
+      this.accountState.textContent = "Not signed in. Public documents still work; sign in to reach your own documents.";
+    } else {
+      this.accountState.textContent = "Connect an instance first. Public documents work without signing in.";
+    }
+    this.sessionNote.hidden = !overview.signed_in || overview.session_persisted;
+    this.signInButton.hidden = overview.signed_in;
+    // Busy until sign_in resolves, whatever overview comes in meanwhile.
+    this.signInButton.disabled = !overview.instance || this.signingIn;
+    this.signOutButton.hidden = !overview.signed_in;
   }
 
   async connect(): Promise<void> {
     const url = this.input.value.trim();
-    this.status.classList.remove("error");
-    this.status.textContent = `Checking ${url}…`;
+    showStatus(this.status, `Checking ${url}…`);
     try {
       const check = await rpc("check_instance", { url });
       const overview = await rpc("connect_instance", { url: check.url });
-      this.status.textContent = `Connected to ${check.url}${check.release_version ? ` (Docs ${check.release_version})` : ""}.`;
-      this.onConnected(overview);
+      showStatus(this.status, `Connected to ${check.url}${check.release_version ? ` (Docs ${check.release_version})` : ""}.`);
+      this.onOverview(overview);
     } catch (error) {
-      const e = toRpcError(error);
-      this.status.classList.add("error");
-      this.status.textContent = `${e.message} — ${e.hint}`;
+      showStatus(this.status, errorText(error), true);
       this.input.focus();
+    }
+  }
+
+  /** Opens the instance's login window; busy until it closes. */
+  async signIn(): Promise<void> {
+    this.setSigningIn(true);
+    showStatus(this.accountStatus, "Sign in in the window that opened; it closes by itself once you are signed in.");
+    try {
+      const overview = await rpc("sign_in");
+      showStatus(this.accountStatus, "Signed in.");
+      this.setSigningIn(false);
+      this.onOverview(overview);
+      this.signOutButton.focus();
+    } catch (error) {
+      if (toRpcError(error).code === "SIGN_IN_CANCELLED") showStatus(this.accountStatus, "Sign-in cancelled.");
+      else showStatus(this.accountStatus, errorText(error), true);
+      this.setSigningIn(false);
+    }
+  }
+
+  private setSigningIn(busy: boolean): void {
+    this.signingIn = busy;
+    if (busy) this.account.setAttribute("aria-busy", "true");
+    else this.account.removeAttribute("aria-busy");
+    this.signInButton.disabled = busy;
+    this.signInButton.textContent = busy ? "Signing in…" : "Sign in";
+  }
+
+  async signOut(): Promise<void> {
+    try {
+      const overview = await rpc("sign_out");
+      showStatus(this.accountStatus, "Signed out. Public documents still work.");
+      this.onOverview(overview);
+      this.signInButton.focus();
+    } catch (error) {
+      showStatus(this.accountStatus, errorText(error), true);
     }
   }
 }

@@ -1,85 +1,67 @@
-// Pending edits: one card per edit, live from service events.
+// Pending edits: one card per edit, group decisions per agent and per document, live from
+// service events.
 
-import { clear, formatTime, h } from "../dom";
-import { rpc, toRpcError } from "../rpc";
-import type { EditRecord, ServiceEvent } from "../types";
-
-/** The diff as text with added words in <ins> and removed words in <del>. */
-export function renderDiff(edit: EditRecord): HTMLElement {
-  const pre = h("pre", { class: "diff", "aria-label": "Changes" });
-  for (const span of edit.preview.diff) {
-    if (span.kind === "added") {
-      pre.append(h("ins", { class: "added", title: "added" }, span.text));
-    } else if (span.kind === "removed") {
-      pre.append(h("del", { class: "removed", title: "removed" }, span.text));
-    } else {
-      pre.append(span.text);
-    }
-  }
-  return pre;
-}
-
-function blocksText(blocks: EditRecord["preview"]["before"]): string {
-  return blocks.map((b) => b.markdown).join("\n\n");
-}
-
-export function documentName(edit: EditRecord): string {
-  return edit.document_title?.trim() || edit.document_id;
-}
+import { h, showStatus, timeElement } from "../dom";
+import { documentName, renderPreview, renderWords } from "../preview";
+import { errorText, rpc } from "../rpc";
+import type { Decision, EditRecord, ServiceEvent } from "../types";
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
   reject(edit: EditRecord, comment: string | null): Promise<void>;
 }
 
-/** One card: who, where, why, when, with which tool, the preview, and the decisions. */
-export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElement {
-  const titleId = `edit-${edit.id}-title`;
-  const status = h("p", { class: "card-status", role: "status" });
-  const commentId = `edit-${edit.id}-comment`;
+/** A reject form: an optional comment for the agent, Send and Cancel. */
+function rejectForm(commentId: string, onCancel: () => void) {
   const comment = h("textarea", { id: commentId, rows: 2, name: "comment" });
-  const rejectForm = h(
-    "form",
-    { class: "reject-form", hidden: true },
+  const form = h("form", { class: "reject-form", hidden: true },
     h("label", { for: commentId }, "Comment for the agent (optional)"),
     comment,
     h("div", { class: "actions" },
       h("button", { type: "submit", class: "danger" }, "Send rejection"),
-      h("button", { type: "button", class: "secondary", onclick: () => toggleReject(false) }, "Cancel"),
+      h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel"),
     ),
   );
-  const approveButton = h("button", { type: "button", class: "primary" }, "Approve");
-  const rejectButton = h("button", { type: "button", class: "secondary" }, "Reject…");
-  approveButton.setAttribute("aria-describedby", titleId);
-  rejectButton.setAttribute("aria-describedby", titleId);
+  /** The comment, `null` when left empty. */
+  const text = () => comment.value.trim() || null;
+  return { form, comment, text };
+}
+
+/** Disables `container`'s buttons while `run` runs, and shows its failure. (The screen's
+ * notice tells a success.) */
+async function decide(container: HTMLElement, status: HTMLElement, doing: string, run: () => Promise<void>) {
+  for (const b of container.querySelectorAll("button")) b.disabled = true;
+  showStatus(status, doing);
+  try {
+    await run();
+    showStatus(status, "");
+  } catch (error) {
+    showStatus(status, errorText(error), true);
+  } finally {
+    for (const b of container.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+/** One card: who, where, why, when, with which tool, the preview, and the decisions. */
+export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElement {
+  const titleId = `edit-${edit.id}-title`;
+  const status = h("p", { class: "card-status", role: "status" });
+  const reject = rejectForm(`edit-${edit.id}-comment`, () => toggleReject(false));
+  const approveButton = h("button", { type: "button", class: "primary", "aria-describedby": titleId }, "Approve");
+  const rejectButton = h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Reject…");
 
   function toggleReject(open: boolean) {
-    rejectForm.hidden = !open;
+    reject.form.hidden = !open;
     rejectButton.setAttribute("aria-expanded", String(open));
-    if (open) comment.focus();
+    if (open) reject.comment.focus();
     else rejectButton.focus();
   }
 
-  async function decide(run: () => Promise<void>, doing: string) {
-    for (const b of card.querySelectorAll("button")) b.disabled = true;
-    status.textContent = doing;
-    status.classList.remove("error");
-    try {
-      await run();
-    } catch (error) {
-      const e = toRpcError(error);
-      status.textContent = `${e.message}${e.hint ? ` — ${e.hint}` : ""}`;
-      status.classList.add("error");
-      for (const b of card.querySelectorAll("button")) b.disabled = false;
-    }
-  }
-
-  approveButton.addEventListener("click", () => decide(() => actions.approve(edit), "Applying…"));
-  rejectButton.addEventListener("click", () => toggleReject(rejectForm.hidden));
-  rejectForm.addEventListener("submit", (event) => {
+  approveButton.addEventListener("click", () => decide(card, status, "Applying…", () => actions.approve(edit)));
+  rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
+  reject.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const text = comment.value.trim();
-    void decide(() => actions.reject(edit, text === "" ? null : text), "Rejecting…");
+    void decide(card, status, "Rejecting…", () => actions.reject(edit, reject.text()));
   });
 
   const card = h(
@@ -92,41 +74,113 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     ),
     h("dl", { class: "meta" },
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
-      h("dt", {}, "When"), h("dd", {}, h("time", { datetime: new Date(edit.created_at).toISOString() }, formatTime(edit.created_at))),
+      h("dt", {}, "When"), h("dd", {}, timeElement(edit.created_at)),
       h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),
-      h("dt", {}, "Words"), h("dd", { class: "words" },
-        h("span", { class: "added" }, `+${edit.preview.words_added}`), " ",
-        h("span", { class: "removed" }, `−${edit.preview.words_removed}`)),
+      h("dt", {}, "Words"), renderWords(edit),
     ),
-    renderDiff(edit),
-    h("details", { class: "before-after" },
-      h("summary", {}, "Before and after"),
-      h("div", { class: "columns" },
-        h("section", { "aria-label": "Before" }, h("h4", {}, "Before"), h("pre", { class: "before" }, blocksText(edit.preview.before) || "(nothing)")),
-        h("section", { "aria-label": "After" }, h("h4", {}, "After"), h("pre", { class: "after" }, blocksText(edit.preview.after) || "(nothing)")),
-      ),
-    ),
+    ...renderPreview(edit),
     h("div", { class: "actions" }, approveButton, rejectButton),
-    rejectForm,
+    reject.form,
     status,
   );
   return card;
 }
 
+/** Pending edits decided together: all of one agent's, or all of one document's. */
+export interface EditGroup {
+  key: string;
+  /** Ends "… edits <label>": "by Claude Code", "to Meeting notes". */
+  label: string;
+  agent: string | null;
+  document_id: string | null;
+  count: number;
+}
+
+/** The groups of more than one edit; a document's group is left out when an agent's has the
+ * same edits (one agent editing one document). */
+export function editGroups(edits: EditRecord[]): EditGroup[] {
+  const groups = new Map<string, EditGroup & { ids: string[] }>();
+  const add = (key: string, label: string, agent: string | null, document_id: string | null, id: string) => {
+    const group = groups.get(key) ?? { key, label, agent, document_id, count: 0, ids: [] };
+    group.count += 1;
+    group.ids.push(id);
+    groups.set(key, group);
+  };
+  for (const edit of edits) {
+    add(`agent:${edit.agent.name}`, `by ${edit.agent.name}`, edit.agent.name, null, edit.id);
+    add(`document:${edit.document_id}`, `to ${documentName(edit)}`, null, edit.document_id, edit.id);
+  }
+  const agentSets = new Set([...groups.values()].filter((g) => g.agent !== null).map((g) => g.ids.join()));
+  return [...groups.values()]
+    .filter((g) => g.count > 1 && (g.agent !== null || !agentSets.has(g.ids.join())))
+    .map(({ ids: _ids, ...group }) => group);
+}
+
+type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null) => Promise<void>;
+
+/** Numbers the toolbars' element ids (agent names may hold any character). */
+let groupCount = 0;
+
+/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment. */
+class GroupControls {
+  readonly root: HTMLElement;
+  private label: HTMLElement;
+  private approve: HTMLButtonElement;
+  private rejectButton: HTMLButtonElement;
+
+  constructor(private group: EditGroup, decideGroup: DecideGroup) {
+    const labelId = `group-${++groupCount}`;
+    const status = h("p", { class: "group-status", role: "status" });
+    this.label = h("span", { id: labelId, class: "group-label" });
+    this.approve = h("button", { type: "button", class: "secondary", "aria-describedby": labelId });
+    this.rejectButton = h("button", { type: "button", class: "secondary", "aria-describedby": labelId, "aria-expanded": "false" });
+    const reject = rejectForm(`${labelId}-comment`, () => toggleReject(false));
+    const toggleReject = (open: boolean) => {
+      reject.form.hidden = !open;
+      this.rejectButton.setAttribute("aria-expanded", String(open));
+      if (open) reject.comment.focus();
+      else this.rejectButton.focus();
+    };
+    this.approve.addEventListener("click", () => decide(this.root, status, "Applying…", () => decideGroup(this.group, "approve", null)));
+    this.rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
+    reject.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void decide(this.root, status, "Rejecting…", () => decideGroup(this.group, "reject", reject.text()));
+    });
+    this.root = h("div", { class: "group", role: "group", "aria-labelledby": labelId, "data-group": group.key },
+      h("div", { class: "actions" }, this.label, this.approve, this.rejectButton),
+      reject.form,
+      status,
+    );
+    this.update(group);
+  }
+
+  update(group: EditGroup): void {
+    this.group = group;
+    this.label.textContent = `${group.count} edits ${group.label}`;
+    this.approve.textContent = `Approve all (${group.count})`;
+    this.rejectButton.textContent = `Reject all (${group.count})…`;
+  }
+}
+
 /** The screen: loads the pending edits, reloads on edit events. */
 export class PendingScreen {
   readonly root: HTMLElement;
+  private groups: HTMLElement;
   private list: HTMLElement;
   private notice: HTMLElement;
+  private groupControls = new Map<string, GroupControls>();
   private loading: Promise<void> | null = null;
 
   constructor(private onCount: (count: number) => void = () => {}) {
+    this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
     this.list = h("div", { class: "cards", "aria-live": "polite" });
     this.notice = h("p", { class: "notice", role: "status" });
     this.root = h("section", { "aria-labelledby": "pending-title" },
       h("h2", { id: "pending-title" }, "Pending edits"),
       h("p", { class: "lead" }, "Agents' edits wait here until you approve or reject them. Nothing is applied before."),
       this.notice,
+      this.groups,
       this.list,
     );
   }
@@ -146,6 +200,15 @@ export class PendingScreen {
     },
   };
 
+  readonly decideGroup: DecideGroup = async (group, decision, comment) => {
+    const decided = await rpc("decide_all", { decision, agent: group.agent, document_id: group.document_id, comment });
+    const applied = decided.filter((e) => e.status === "applied").length;
+    this.notice.textContent = decision === "approve"
+      ? `Applied ${applied} of ${decided.length} edits ${group.label}.`
+      : `Rejected ${decided.length} edits ${group.label}.`;
+    await this.load();
+  };
+
   load(): Promise<void> {
     this.loading ??= this.fetch().finally(() => (this.loading = null));
     return this.loading;
@@ -155,32 +218,41 @@ export class PendingScreen {
     try {
       this.render(await rpc("list_pending"));
     } catch (error) {
-      const e = toRpcError(error);
-      clear(this.list);
-      this.list.append(h("p", { class: "error", role: "alert" }, `${e.message} — ${e.hint}`));
+      this.list.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(error)));
     }
   }
 
   render(edits: EditRecord[]): void {
     this.onCount(edits.length);
-    const focusedId = (document.activeElement?.closest("[data-edit-id]") as HTMLElement | null)?.dataset.editId;
+    const hadFocus = this.root.contains(document.activeElement);
+    this.renderGroups(editGroups(edits));
     const keep = new Map<string, Element>();
     for (const card of this.list.querySelectorAll("[data-edit-id]")) {
       keep.set((card as HTMLElement).dataset.editId!, card);
     }
-    clear(this.list);
     if (edits.length === 0) {
-      this.list.append(h("p", { class: "empty" }, "No edit waits for you."));
-      return;
-    }
-    for (const edit of edits) {
+      this.list.replaceChildren(h("p", { class: "empty" }, "No edit waits for you."));
+    } else {
       // Keep a card being worked on (focus, half-typed comment) as it is.
-      const existing = keep.get(edit.id);
-      this.list.append(existing ?? renderEditCard(edit, this.actions));
+      this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.actions)));
     }
-    if (focusedId && !edits.some((e) => e.id === focusedId)) {
-      this.list.querySelector<HTMLElement>("button")?.focus();
+    // The focused control left with its decided edit or group: on to the next decision.
+    if (hadFocus && !this.root.contains(document.activeElement)) {
+      this.root.querySelector<HTMLElement>("button")?.focus();
     }
+  }
+
+  /** Updates the group toolbars in place (a half-typed comment survives new edits). */
+  private renderGroups(groups: EditGroup[]): void {
+    const next = new Map<string, GroupControls>();
+    for (const group of groups) {
+      const controls = this.groupControls.get(group.key);
+      if (controls) controls.update(group);
+      next.set(group.key, controls ?? new GroupControls(group, this.decideGroup));
+    }
+    this.groupControls = next;
+    this.groups.replaceChildren(...[...next.values()].map((c) => c.root));
+    this.groups.hidden = next.size === 0;
   }
 
   onEvent(event: ServiceEvent): void {

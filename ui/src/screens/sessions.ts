@@ -1,7 +1,7 @@
 // Sessions: the documents the service has open, live.
 
-import { clear, formatTime, h } from "../dom";
-import { rpc, toRpcError } from "../rpc";
+import { clear, h, showStatus, statusLine, timeElement } from "../dom";
+import { errorText, rpc } from "../rpc";
 import type { ServiceEvent, SessionRow } from "../types";
 
 export function sessionState(row: SessionRow): string {
@@ -10,15 +10,20 @@ export function sessionState(row: SessionRow): string {
   return row.read_only ? "Connected (read-only)" : "Connected";
 }
 
+const COLUMNS = ["Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Last activity", "Actions"];
+
 export class SessionsScreen {
   readonly root: HTMLElement;
   private body: HTMLElement;
+  private status: HTMLElement;
 
   constructor() {
     this.body = h("div", { "aria-live": "polite" });
+    this.status = statusLine("form-status");
     this.root = h("section", { "aria-labelledby": "sessions-title" },
       h("h2", { id: "sessions-title" }, "Sessions"),
       h("p", { class: "lead" }, "Documents agents have open, live in their collaboration rooms. Idle sessions close by themselves."),
+      this.status,
       this.body,
     );
   }
@@ -27,32 +32,55 @@ export class SessionsScreen {
     try {
       this.render(await rpc("list_sessions"));
     } catch (error) {
-      const e = toRpcError(error);
       clear(this.body);
-      this.body.append(h("p", { class: "error", role: "alert" }, `${e.message} — ${e.hint}`));
+      this.body.append(h("p", { class: "error", role: "alert" }, errorText(error)));
     }
   }
 
   render(rows: SessionRow[]): void {
     clear(this.body);
     if (rows.length === 0) {
-      this.body.append(h("p", { class: "empty" }, "No document is open."));
+      // Not `.empty`: the end-to-end test waits for the first `#main .empty`, the pending screen's.
+      this.body.append(h("p", { class: "no-items" }, "No document is open."));
       return;
     }
     this.body.append(
       h("table", {},
         h("caption", { class: "visually-hidden" }, "Open documents"),
-        h("thead", {}, h("tr", {},
-          ...["Document", "State", "Collaborators", "Unsaved writes", "Last activity"].map((c) => h("th", { scope: "col" }, c)))),
-        h("tbody", {}, ...rows.map((row) => h("tr", { "data-document-id": row.document_id },
-          h("th", { scope: "row" }, row.title?.trim() || row.document_id),
-          h("td", {}, sessionState(row)),
-          h("td", {}, row.collaborators.length ? row.collaborators.join(", ") : "—"),
-          h("td", {}, String(row.pending_acks + row.pending_saves)),
-          h("td", {}, formatTime(row.last_activity)),
-        ))),
+        h("thead", {}, h("tr", {}, ...COLUMNS.map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, ...rows.map((row) => this.renderRow(row))),
       ),
     );
+  }
+
+  private renderRow(row: SessionRow): HTMLElement {
+    const titleId = `session-${row.document_id}-title`;
+    const title = row.title?.trim() || row.document_id;
+    return h("tr", { "data-document-id": row.document_id },
+      h("th", { scope: "row", id: titleId }, title),
+      h("td", {}, sessionState(row)),
+      h("td", {}, row.collaborators.length ? row.collaborators.join(", ") : "—"),
+      h("td", {}, String(row.pending_acks + row.pending_saves)),
+      h("td", {}, String(row.edits_applied)),
+      h("td", {}, String(row.edits_pending)),
+      h("td", {}, timeElement(row.last_activity)),
+      h("td", {}, h("button", {
+        type: "button",
+        class: "secondary",
+        "aria-describedby": titleId,
+        onclick: () => void this.disconnect(row.document_id, title),
+      }, "Disconnect")),
+    );
+  }
+
+  async disconnect(documentId: string, title: string): Promise<void> {
+    try {
+      await rpc("disconnect_session", { document_id: documentId });
+      showStatus(this.status, `Disconnected from ${title}.`);
+      await this.load();
+    } catch (error) {
+      showStatus(this.status, errorText(error), true);
+    }
   }
 
   onEvent(event: ServiceEvent): void {

@@ -1,0 +1,48 @@
+// An edit's change as the user reviews it: shared by the pending cards and the history.
+
+import { h } from "./dom";
+import type { EditRecord, PreviewBlock } from "./types";
+
+export function documentName(edit: EditRecord): string {
+  return edit.document_title?.trim() || edit.document_id;
+}
+
+/** The counts of words added and removed. */
+export function renderWords(edit: EditRecord): HTMLElement {
+  return h("dd", { class: "words" },
+    h("span", { class: "added" }, `+${edit.preview.words_added}`), " ",
+    h("span", { class: "removed" }, `−${edit.preview.words_removed}`));
+}
+
+/** The diff as text with added words in <ins> and removed words in <del>. */
+export function renderDiff(edit: EditRecord): HTMLElement {
+  const pre = h("pre", { class: "diff", "aria-label": "Changes" });
+  for (const span of edit.preview.diff) {
+    if (span.kind === "added") {
+      pre.append(h("ins", { class: "added", title: "added" }, span.text));
+    } else if (span.kind === "removed") {
+      pre.append(h("del", { class: "removed", title: "removed" }, span.text));
+    } else {
+      pre.append(span.text);
+    }
+  }
+  return pre;
+}
+
+function blocksText(blocks: PreviewBlock[]): string {
+  return blocks.map((b) => b.markdown).join("\n\n");
+}
+
+/** The diff, then the blocks before and after (folded). */
+export function renderPreview(edit: EditRecord): HTMLElement[] {
+  return [
+    renderDiff(edit),
+    h("details", { class: "before-after" },
+      h("summary", {}, "Before and after"),
+      h("div", { class: "columns" },
+        h("section", { "aria-label": "Before" }, h("h4", {}, "Before"), h("pre", { class: "before" }, blocksText(edit.preview.before) || "(nothing)")),
+        h("section", { "aria-label": "After" }, h("h4", {}, "After"), h("pre", { class: "after" }, blocksText(edit.preview.after) || "(nothing)")),
+      ),
+    ),
+  ];
+}

@@ -1,0 +1,283 @@
+// Documents: the user's documents (signed in) or the known ones (added by URL, opened by
+// agents), and the policy that handles agents' writes to each.
+
+import { h, showStatus, statusLine, timeElement } from "../dom";
+import { isPolicy, POLICY_LABELS, policyOptions } from "../policy";
+import { errorText, rpc } from "../rpc";
+import type { DocumentRow, DocumentSource, Overview, Policy, ServiceEvent } from "../types";
+
+/** Typing in the search box waits this long for the next key before asking the instance. */
+export const SEARCH_DELAY_MS = 300;
+
+interface Entry {
+  row: DocumentRow;
+  tr: HTMLElement;
+  select: HTMLSelectElement;
+}
+
+function title(row: DocumentRow): string {
+  return row.title?.trim() || "Untitled";
+}
+
+function updated(row: DocumentRow): Node | string {
+  const ms = row.updated_at ? Date.parse(row.updated_at) : NaN;
+  return Number.isNaN(ms) ? "—" : timeElement(ms);
+}
+
+export class DocumentsScreen {
+  readonly root: HTMLElement;
+  private intro: HTMLElement;
+  private browse: HTMLElement;
+  private search: HTMLInputElement;
+  private table: HTMLTableElement;
+  private tbody: HTMLTableSectionElement;
+  private note: HTMLElement;
+  private moreButton: HTMLButtonElement;
+  private status: HTMLElement;
+  private addInput: HTMLInputElement;
+  private addStatus: HTMLElement;
+  private entries = new Map<string, Entry>();
+  /** The instance and account the list was loaded for. */
+  private loadedFor: string | null = null;
+  private hasInstance = false;
+  private source: DocumentSource = "known";
+  private page = 1;
+  /** Counts loads: a slower, older answer must not overwrite a newer one. */
+  private generation = 0;
+  private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private defaultPolicy: Policy | null = null;
+
+  constructor() {
+    this.intro = h("p", { class: "lead" });
+    const sources = h("fieldset", { class: "source" },
+      h("legend", {}, "Show"),
+      ...(["all", "favorites"] as const).map((source) => h("label", {},
+        h("input", { type: "radio", name: "document-source", value: source, checked: source === "all", onchange: () => this.setSource(source) }),
+        source === "all" ? " All" : " Favorites")),
+    );
+    this.search = h("input", { id: "documents-search", type: "search", name: "query", autocomplete: "off" });
+    this.search.addEventListener("input", () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => void this.load(), SEARCH_DELAY_MS);
+    });
+    const searchForm = h("form", { role: "search", class: "search" },
+      h("label", { for: "documents-search" }, "Search titles"),
+      this.search,
+    );
+    searchForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      clearTimeout(this.searchTimer);
+      void this.load();
+    });
+    this.browse = h("div", { class: "browse", hidden: true }, sources, searchForm);
+
+    this.tbody = h("tbody");
+    this.table = h("table", { hidden: true },
+      h("caption", { class: "visually-hidden" }, "Documents and their policies"),
+      h("thead", {}, h("tr", {}, ...["Document", "Updated", "Policy", "Actions"].map((c) => h("th", { scope: "col" }, c)))),
+      this.tbody,
+    );
+    // Not `.empty`: the end-to-end test waits for the first `#main .empty`, the pending screen's.
+    this.note = h("p", { class: "no-items", hidden: true });
+    this.moreButton = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => void this.load(true) }, "Load more");
+    this.status = statusLine("form-status");
+
+    this.addInput = h("input", {
+      id: "add-document-url",
+      name: "url",
+      type: "text",
+      required: true,
+      placeholder: "https://docs.example.org/docs/…",
+      "aria-describedby": "add-document-help",
+    });
+    this.addStatus = statusLine("form-status");
+    const addForm = h("form", { class: "add-document" },
+      h("label", { for: "add-document-url" }, "Add a document by URL"),
+      this.addInput,
+      h("p", { id: "add-document-help", class: "help" }, "Its address in the browser, or its id. Public documents work without signing in."),
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "secondary" }, "Add")),
+      this.addStatus,
+    );
+    addForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.add();
+    });
+
+    this.root = h("section", { "aria-labelledby": "documents-title" },
+      h("h2", { id: "documents-title" }, "Documents"),
+      this.intro,
+      h("p", { class: "help" }, "Policy: Automatic applies agents' edits at once, Review waits for your approval, Read-only refuses them."),
+      this.browse,
+      this.status,
+      this.table,
+      this.note,
+      h("div", { class: "actions" }, this.moreButton),
+      addForm,
+    );
+  }
+
+  /** Reloads when the instance or the account changed. */
+  setOverview(overview: Overview): void {
+    const key = JSON.stringify([overview.instance, overview.signed_in, overview.account?.id ?? null]);
+    if (key === this.loadedFor) return;
+    this.loadedFor = key;
+    this.hasInstance = overview.instance !== null;
+    this.browse.hidden = !overview.signed_in;
+    this.intro.textContent = overview.signed_in
+      ? "Your documents on the instance. Choose how agents' edits to each are handled."
+      : "Not signed in: these are the documents added here or opened by agents. Public documents work; sign in (Connect) to list your own.";
+    if (!this.hasInstance) {
+      this.generation += 1;
+      this.showRows([], false, "Connect a Docs instance first.");
+      return;
+    }
+    this.source = overview.signed_in ? this.checkedSource() : "known";
+    void this.load();
+  }
+
+  /** The default policy, as the "Default (…)" choice of each row says it. */
+  setDefaultPolicy(policy: Policy): void {
+    this.defaultPolicy = policy;
+    for (const entry of this.entries.values()) this.refreshPolicy(entry);
+  }
+
+  private checkedSource(): DocumentSource {
+    return this.browse.querySelector<HTMLInputElement>('input[name="document-source"]:checked')?.value === "favorites" ? "favorites" : "all";
+  }
+
+  private setSource(source: DocumentSource): void {
+    this.source = source;
+    void this.load();
+  }
+
+  /** The first page, or the next one (`more`). */
+  async load(more = false): Promise<void> {
+    const generation = ++this.generation;
+    const page = more ? this.page + 1 : 1;
+    const query = this.source === "known" ? "" : this.search.value.trim();
+    this.moreButton.disabled = true;
+    try {
+      const list = await rpc("list_documents", { source: this.source, query: query || null, page: page === 1 ? null : page });
+      if (generation !== this.generation) return;
+      this.page = page;
+      const rows = more ? [...[...this.entries.values()].map((e) => e.row), ...list.documents] : list.documents;
+      this.showRows(rows, list.has_more, this.emptyText(query));
+      if (!more) showStatus(this.status, "");
+    } catch (error) {
+      if (generation !== this.generation) return;
+      showStatus(this.status, errorText(error), true);
+    } finally {
+      this.moreButton.disabled = false;
+    }
+  }
+
+  private emptyText(query: string): string {
+    if (query) return `No document matches “${query}”.`;
+    if (this.source === "favorites") return "No favorite documents.";
+    if (this.source === "known") return "No document yet: add one by URL below, or let an agent open one.";
+    return "No documents.";
+  }
+
+  private showRows(rows: DocumentRow[], hasMore: boolean, emptyText: string): void {
+    const focused = this.moreButton === document.activeElement;
+    const old = this.entries;
+    this.entries = new Map();
+    for (const row of rows) {
+      // Rows already shown stay (a focused policy select keeps its focus).
+      const entry = old.get(row.id)?.row === row ? old.get(row.id)! : this.renderRow(row);
+      this.entries.set(row.id, entry);
+      if (row.policy === null) this.defaultPolicy = row.effective_policy;
+    }
+    for (const entry of this.entries.values()) this.refreshPolicy(entry);
+    this.tbody.replaceChildren(...[...this.entries.values()].map((e) => e.tr));
+    this.table.hidden = rows.length === 0;
+    this.note.hidden = rows.length > 0;
+    this.note.textContent = emptyText;
+    this.moreButton.hidden = !hasMore;
+    // "Load more" disappears at the last page: the focus moves on to the last row.
+    if (focused && !hasMore) this.tbody.lastElementChild?.querySelector("select")?.focus();
+  }
+
+  private renderRow(row: DocumentRow): Entry {
+    const titleId = `document-${row.id}-title`;
+    const name = title(row);
+    const select = h("select", { class: "policy", "aria-label": `Policy for ${name}` }, h("option", { value: "" }), ...policyOptions());
+    const entry: Entry = {
+      row,
+      select,
+      tr: h("tr", { "data-document-id": row.id },
+        h("th", { scope: "row", id: titleId },
+          name,
+          row.is_favorite ? [" ", h("span", { class: "favorite", role: "img", "aria-label": "favorite", title: "Favorite" }, "★")] : null),
+        h("td", {}, updated(row)),
+        h("td", {}, select),
+        h("td", {}, h("button", {
+          type: "button",
+          class: "secondary",
+          "aria-describedby": titleId,
+          onclick: () => void this.open(row, name),
+        }, "Open in browser")),
+      ),
+    };
+    select.addEventListener("change", () => void this.setPolicy(entry, name));
+    return entry;
+  }
+
+  private refreshPolicy(entry: Entry): void {
+    entry.select.options[0].text = this.defaultPolicy ? `Default (${POLICY_LABELS[this.defaultPolicy]})` : "Default";
+    entry.select.value = entry.row.policy ?? "";
+  }
+
+  private async setPolicy(entry: Entry, name: string): Promise<void> {
+    const value = entry.select.value;
+    const policy = isPolicy(value) ? value : null;
+    try {
+      await rpc("set_policy", { document_id: entry.row.id, policy });
+      entry.row.policy = policy;
+      showStatus(this.status, `Policy of ${name}: ${entry.select.selectedOptions[0].text}.`);
+    } catch (error) {
+      entry.select.value = entry.row.policy ?? "";
+      showStatus(this.status, errorText(error), true);
+    }
+  }
+
+  private async open(row: DocumentRow, name: string): Promise<void> {
+    try {
+      await rpc("open_in_browser", { document_id: row.id });
+      showStatus(this.status, `Opened ${name} in the browser.`);
+    } catch (error) {
+      showStatus(this.status, errorText(error), true);
+    }
+  }
+
+  async add(): Promise<void> {
+    const url = this.addInput.value.trim();
+    if (!url) return;
+    try {
+      const row = await rpc("add_document", { url });
+      const rows = [row, ...[...this.entries.values()].map((e) => e.row).filter((r) => r.id !== row.id)];
+      this.showRows(rows, !this.moreButton.hidden, this.note.textContent ?? "");
+      this.addInput.value = "";
+      showStatus(this.addStatus, `Added ${title(row)}.`);
+    } catch (error) {
+      showStatus(this.addStatus, errorText(error), true);
+      this.addInput.focus();
+    }
+  }
+
+  onEvent(event: ServiceEvent): void {
+    if (event.type === "policy_changed") {
+      if (event.document_id === null) {
+        if (isPolicy(event.policy)) this.setDefaultPolicy(event.policy);
+        return;
+      }
+      const entry = this.entries.get(event.document_id);
+      if (!entry) return;
+      entry.row.policy = isPolicy(event.policy) ? event.policy : null;
+      this.refreshPolicy(entry);
+    }
+    // Whoever is signed in now: the overview that follows reloads the list.
+    if (event.type === "account_changed") this.loadedFor = null;
+    if (event.type === "resync" && this.hasInstance) void this.load();
+  }
+}

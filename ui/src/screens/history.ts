@@ -1,0 +1,157 @@
+// History: the journal of decided edits, newest first, with Undo on applied ones. Live from
+// edit events.
+
+import { h, showStatus, statusLine, timeElement } from "../dom";
+import { documentName, renderPreview, renderWords } from "../preview";
+import { errorText, rpc } from "../rpc";
+import type { EditRecord, EditStatus, ServiceEvent } from "../types";
+
+export const STATUS_LABELS: Record<EditStatus, string> = {
+  pending: "Pending",
+  applied: "Applied",
+  rejected: "Rejected",
+  conflict: "Conflict",
+  failed: "Failed",
+  undone: "Undone",
+};
+
+const DECIDED: EditStatus[] = ["applied", "rejected", "conflict", "failed", "undone"];
+
+/** When it was decided, else when it was asked. */
+function decidedOrCreated(edit: EditRecord): number {
+  return edit.decided_at ?? edit.created_at;
+}
+
+/** Replaces a select's options, keeping its choice when still offered. */
+function fillSelect(select: HTMLSelectElement, allLabel: string, options: [value: string, label: string][]): void {
+  const chosen = select.value;
+  select.replaceChildren(new Option(allLabel, ""), ...options.map(([value, label]) => new Option(label, value)));
+  select.value = options.some(([value]) => value === chosen) ? chosen : "";
+}
+
+export class HistoryScreen {
+  readonly root: HTMLElement;
+  private documentSelect: HTMLSelectElement;
+  private agentSelect: HTMLSelectElement;
+  private statusSelect: HTMLSelectElement;
+  private list: HTMLElement;
+  private notice: HTMLElement;
+  /** Every document and agent seen, so a filter's choices stay when it narrows the list. */
+  private documents = new Map<string, string>();
+  private agents = new Set<string>();
+  /** Counts loads: a slower, older answer must not overwrite a newer one. */
+  private generation = 0;
+
+  constructor() {
+    const select = (id: string, label: string) => {
+      const el = h("select", { id, onchange: () => void this.load() });
+      return { el, field: h("div", { class: "field" }, h("label", { for: id }, label), el) };
+    };
+    const documentFilter = select("history-document", "Document");
+    const agentFilter = select("history-agent", "Agent");
+    const statusFilter = select("history-status", "Status");
+    this.documentSelect = documentFilter.el;
+    this.agentSelect = agentFilter.el;
+    this.statusSelect = statusFilter.el;
+    fillSelect(this.documentSelect, "All documents", []);
+    fillSelect(this.agentSelect, "All agents", []);
+    fillSelect(this.statusSelect, "Every status", DECIDED.map((s) => [s, STATUS_LABELS[s]]));
+    this.list = h("div", { class: "history" });
+    this.notice = statusLine("notice");
+    this.root = h("section", { "aria-labelledby": "history-title" },
+      h("h2", { id: "history-title" }, "History"),
+      h("p", { class: "lead" }, "Every decided edit, newest first. Undo an applied edit to put the document back as it was."),
+      h("div", { class: "filters", role: "group", "aria-label": "Filters" }, documentFilter.field, agentFilter.field, statusFilter.field),
+      this.notice,
+      this.list,
+    );
+  }
+
+  async load(): Promise<void> {
+    const generation = ++this.generation;
+    const status = this.statusSelect.value as EditStatus | "";
+    try {
+      const edits = await rpc("list_history", {
+        filter: {
+          document_id: this.documentSelect.value || null,
+          agent: this.agentSelect.value || null,
+          status: status ? [status] : null,
+          limit: null,
+        },
+      });
+      if (generation !== this.generation) return;
+      this.render(edits);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.list.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(error)));
+    }
+  }
+
+  render(edits: EditRecord[]): void {
+    for (const edit of edits) {
+      this.documents.set(edit.document_id, documentName(edit));
+      this.agents.add(edit.agent.name);
+    }
+    fillSelect(this.documentSelect, "All documents",
+      [...this.documents].sort((a, b) => a[1].localeCompare(b[1])));
+    fillSelect(this.agentSelect, "All agents", [...this.agents].sort().map((a) => [a, a]));
+    if (edits.length === 0) {
+      const filtered = this.documentSelect.value || this.agentSelect.value || this.statusSelect.value;
+      // Not `.empty`: the end-to-end test waits for the first `#main .empty`, the pending screen's.
+      this.list.replaceChildren(h("p", { class: "no-items" }, filtered ? "No edit matches these filters." : "No edit decided yet."));
+      return;
+    }
+    // An entry whose status did not change stays as it is (focus, its Undo's message).
+    const keep = new Map<string, HTMLElement>();
+    for (const el of this.list.querySelectorAll<HTMLElement>("[data-entry]")) keep.set(el.dataset.entry!, el);
+    const newestFirst = [...edits].sort((a, b) => decidedOrCreated(b) - decidedOrCreated(a));
+    this.list.replaceChildren(...newestFirst.map((edit) => keep.get(`${edit.id}:${edit.status}`) ?? this.renderEntry(edit)));
+  }
+
+  private renderEntry(edit: EditRecord): HTMLElement {
+    const titleId = `history-${edit.id}-title`;
+    const status = statusLine("card-status");
+    const undoButton = edit.status === "applied"
+      ? h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Undo")
+      : null;
+    undoButton?.addEventListener("click", async () => {
+      undoButton.disabled = true;
+      showStatus(status, "Undoing…");
+      try {
+        await rpc("undo_edit", { id: edit.id });
+        showStatus(this.notice, `Undid the edit of ${edit.agent.name} to ${documentName(edit)}.`);
+        await this.load();
+      } catch (error) {
+        showStatus(status, errorText(error), true);
+        undoButton.disabled = false;
+      }
+    });
+    const field = (label: string, className: string, value: Node | string | null) =>
+      value === null ? null : [h("dt", {}, label), h("dd", { class: className }, value)];
+    return h("article", { class: "card history-entry", "aria-labelledby": titleId, "data-entry": `${edit.id}:${edit.status}` },
+      h("h3", { id: titleId },
+        h("span", { class: `badge status-${edit.status}` }, STATUS_LABELS[edit.status]), " ",
+        h("span", { class: "agent" }, edit.agent.name),
+        " on ",
+        h("span", { class: "document" }, documentName(edit)),
+      ),
+      h("dl", { class: "meta" },
+        field("Reason", "reason", edit.reason?.trim() || "(none given)"),
+        field("Tool", "tool", h("code", {}, edit.tool)),
+        field("Asked", "asked", timeElement(edit.created_at)),
+        field("Decided", "decided", edit.decided_at === null ? null : timeElement(edit.decided_at)),
+        field("By", "decided-by", edit.decided_by),
+        field("Comment", "comment", edit.comment),
+        field("Error", "error", edit.error && errorText(edit.error)),
+        h("dt", {}, "Words"), renderWords(edit),
+      ),
+      ...renderPreview(edit),
+      undoButton && h("div", { class: "actions" }, undoButton),
+      status,
+    );
+  }
+
+  onEvent(event: ServiceEvent): void {
+    if (event.type === "edit_changed" || event.type === "resync") void this.load();
+  }
+}

@@ -1,0 +1,133 @@
+// Settings: the endpoint's port, how long an agent waits for a decision, the default policy,
+// launch at login.
+
+import { h, showStatus, statusLine } from "../dom";
+import { isPolicy, policyOptions } from "../policy";
+import { errorText, rpc } from "../rpc";
+import type { ServiceEvent, Settings } from "../types";
+
+/** A number field's value when it is a whole number in [min, max], else `null`. */
+function wholeNumber(input: HTMLInputElement): number | null {
+  const value = Number(input.value);
+  const ok = input.value.trim() !== "" && Number.isInteger(value) && value >= Number(input.min) && value <= Number(input.max);
+  return ok ? value : null;
+}
+
+export class SettingsScreen {
+  readonly root: HTMLElement;
+  private port: HTMLInputElement;
+  private portNote: HTMLElement;
+  private wait: HTMLInputElement;
+  private defaultPolicy: HTMLSelectElement;
+  private launchAtLogin: HTMLInputElement;
+  private saveButton: HTMLButtonElement;
+  private status: HTMLElement;
+  /** As last loaded or saved; `null` until then (nothing to save). */
+  private settings: Settings | null = null;
+
+  constructor(private onSettings: (settings: Settings) => void) {
+    this.port = h("input", { id: "settings-port", type: "number", min: 1024, max: 65535, step: 1, required: true, "aria-describedby": "settings-port-help settings-port-note" });
+    this.port.addEventListener("input", () => this.updatePortNote());
+    this.portNote = h("p", { id: "settings-port-note", class: "note", "aria-live": "polite" });
+    this.wait = h("input", { id: "settings-wait", type: "number", min: 1, max: 600, step: 1, required: true, "aria-describedby": "settings-wait-help" });
+    this.defaultPolicy = h("select", { id: "settings-default-policy", "aria-describedby": "settings-policy-help" }, ...policyOptions());
+    this.launchAtLogin = h("input", { id: "settings-launch", type: "checkbox" });
+    this.saveButton = h("button", { type: "submit", class: "primary", disabled: true }, "Save");
+    this.status = statusLine("form-status");
+    const form = h("form", { class: "settings-form", novalidate: true },
+      h("div", { class: "field" },
+        h("label", { for: "settings-port" }, "Port of the MCP endpoint"),
+        this.port,
+        h("p", { id: "settings-port-help", class: "help" }, "On 127.0.0.1, from 1024 to 65535. Agents' configurations name it."),
+        this.portNote,
+      ),
+      h("div", { class: "field" },
+        h("label", { for: "settings-wait" }, "Approval wait (seconds)"),
+        this.wait,
+        h("p", { id: "settings-wait-help", class: "help" }, "How long an agent's call waits for your decision, from 1 to 600; then it answers that the edit is pending."),
+      ),
+      h("div", { class: "field" },
+        h("label", { for: "settings-default-policy" }, "Default policy"),
+        this.defaultPolicy,
+        h("p", { id: "settings-policy-help", class: "help" }, "For documents without their own (Documents screen). Automatic applies agents' edits at once, Review waits for your approval, Read-only refuses them."),
+      ),
+      h("div", { class: "field" },
+        h("label", { for: "settings-launch", class: "checkbox" }, this.launchAtLogin, " Launch at login"),
+      ),
+      h("div", { class: "actions" }, this.saveButton),
+      this.status,
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.save();
+    });
+    this.root = h("section", { "aria-labelledby": "settings-title" },
+      h("h2", { id: "settings-title" }, "Settings"),
+      form,
+    );
+  }
+
+  async load(): Promise<void> {
+    try {
+      this.render(await rpc("get_settings"));
+    } catch (error) {
+      showStatus(this.status, errorText(error), true);
+    }
+  }
+
+  private render(settings: Settings): void {
+    this.settings = settings;
+    this.port.value = String(settings.port);
+    this.wait.value = String(settings.approval_wait_secs);
+    this.defaultPolicy.value = settings.default_policy;
+    this.launchAtLogin.checked = settings.launch_at_login;
+    this.saveButton.disabled = false;
+    this.updatePortNote();
+    this.onSettings(settings);
+  }
+
+  private updatePortNote(): void {
+    const active = this.settings?.active_port;
+    this.portNote.textContent = active !== undefined && this.port.value !== String(active)
+      ? `Applies at the next start of Docs MCP; the endpoint listens on port ${active} until then.`
+      : "";
+  }
+
+  async save(): Promise<void> {
+    if (!this.settings) return;
+    const port = wholeNumber(this.port);
+    const wait = wholeNumber(this.wait);
+    this.port.setAttribute("aria-invalid", String(port === null));
+    this.wait.setAttribute("aria-invalid", String(wait === null));
+    if (port === null || wait === null) {
+      showStatus(this.status, port === null
+        ? "The port must be a whole number from 1024 to 65535."
+        : "The approval wait must be a whole number of seconds from 1 to 600.", true);
+      (port === null ? this.port : this.wait).focus();
+      return;
+    }
+    const policy = this.defaultPolicy.value;
+    try {
+      const saved = await rpc("save_settings", {
+        settings: {
+          port,
+          approval_wait_secs: wait,
+          default_policy: isPolicy(policy) ? policy : this.settings.default_policy,
+          launch_at_login: this.launchAtLogin.checked,
+          active_port: this.settings.active_port,
+        },
+      });
+      this.render(saved);
+      showStatus(this.status, "Saved.");
+    } catch (error) {
+      showStatus(this.status, errorText(error), true);
+    }
+  }
+
+  onEvent(event: ServiceEvent): void {
+    if (event.type === "policy_changed" && event.document_id === null && isPolicy(event.policy) && this.settings) {
+      this.settings.default_policy = event.policy;
+      this.defaultPolicy.value = event.policy;
+    }
+  }
+}

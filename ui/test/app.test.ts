@@ -1,0 +1,82 @@
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { App } from "../src/app";
+import type { EditRecord, Overview } from "../src/types";
+import { documentRow, edit, overview, settings, signedIn } from "./fixtures";
+import { mockCommands, serviceEvent, texts } from "./ipc";
+
+afterEach(() => {
+  clearMocks();
+  document.body.replaceChildren();
+});
+
+async function start({ current = overview, pending = [] as EditRecord[] } = {}) {
+  let shown: Overview = current;
+  const calls = mockCommands({
+    overview: () => shown,
+    list_documents: () => ({ documents: [documentRow("a", { title: "Meeting notes", policy: "auto", effective_policy: "auto" })], has_more: false }),
+    list_pending: () => pending,
+    list_sessions: () => [],
+    list_history: () => [],
+    get_settings: () => ({ ...settings, default_policy: "read-only" }),
+  });
+  const app = new App();
+  document.body.append(app.root);
+  await app.start();
+  return { app, calls, signIn: () => (shown = signedIn) };
+}
+
+describe("the app", () => {
+  it("has one tab per screen; the shown one is aria-current", async () => {
+    const { app } = await start();
+    expect(texts(app.root, "nav button")).toEqual([
+      "Connect", "Documents", "Pending edits", "Sessions", "History", "Connect agents", "Settings",
+    ]);
+    app.show("history");
+    expect([...app.root.querySelectorAll("nav button")].map((b) => b.getAttribute("aria-current"))).toEqual([
+      null, null, null, null, "page", null, null,
+    ]);
+    expect([...app.root.querySelectorAll<HTMLElement>(".panel")].filter((p) => !p.hidden).map((p) => p.dataset.panel)).toEqual(["history"]);
+  });
+
+  it("loads every screen once at start, and shows Connect agents when nothing waits", async () => {
+    const { app, calls } = await start();
+    await vi.waitFor(() => expect(app.root.querySelectorAll('[data-panel="documents"] tbody tr')).toHaveLength(1));
+    expect(calls.map(([cmd]) => cmd).sort()).toEqual(
+      ["get_settings", "list_documents", "list_history", "list_pending", "list_sessions", "overview"],
+    );
+    expect(app.current()).toBe("agents");
+  });
+
+  it("shows Pending edits, with their count, when edits wait", async () => {
+    const { app } = await start({ current: { ...overview, pending_count: 2 }, pending: [edit, { ...edit, id: "e2" }] });
+    expect(app.current()).toBe("pending");
+    expect(app.root.querySelector('[data-screen="pending"]')!.textContent).toBe("Pending edits (2)");
+  });
+
+  it("gives the documents the default policy of the settings", async () => {
+    const { app } = await start();
+    await vi.waitFor(() => expect(app.root.querySelectorAll('[data-panel="documents"] tbody tr')).toHaveLength(1));
+    expect(app.root.querySelector<HTMLSelectElement>('[data-panel="documents"] select')!.options[0].text).toBe("Default (Read-only)");
+  });
+
+  it("on account_changed, reads the overview again and lists the account's documents", async () => {
+    const { app, calls, signIn } = await start();
+    signIn();
+    await serviceEvent({ type: "account_changed", signed_in: true });
+    await vi.waitFor(() => expect(calls.at(-1)).toEqual(["list_documents", { source: "all", query: null, page: null }]));
+    expect(calls.slice(-2)[0]).toEqual(["overview", {}]);
+    expect(app.root.querySelector(".account-state")!.textContent).toBe("Signed in as Ada Lovelace (ada@example.org).");
+  });
+
+  // src-tauri/tests/app_e2e.rs clicks the first `.edit-card button.primary` and waits for the
+  // first `#main .empty`.
+  it("keeps the selectors of the end-to-end test: Approve first in a card, one .empty", async () => {
+    const { app } = await start({ pending: [edit, { ...edit, id: "e2" }] });
+    expect(app.root.querySelector("#main .edit-card button.primary")!.textContent).toBe("Approve");
+    expect(app.root.querySelector("#main .edit-card .group")).toBeNull();
+    expect(app.root.querySelector("#main .empty")).toBeNull();
+    app.pending.render([]);
+    expect(texts(app.root, "#main .empty")).toEqual(["No edit waits for you."]);
+  });
+});

@@ -1,0 +1,150 @@
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { formatTime } from "../src/dom";
+import { HistoryScreen } from "../src/screens/history";
+import type { EditRecord, HistoryFilter } from "../src/types";
+import { edit } from "./fixtures";
+import { button, failure, mockCommands, texts } from "./ipc";
+
+afterEach(() => {
+  clearMocks();
+  document.body.replaceChildren();
+});
+
+const applied: EditRecord = { ...edit, id: "h1", status: "applied", decided_by: "user", decided_at: 1795000060000, applied_at: 1795000060000 };
+const rejected: EditRecord = {
+  ...edit,
+  id: "h2",
+  agent: { name: "Cursor", connection: "http" },
+  document_id: "d2",
+  document_title: "Plan",
+  status: "rejected",
+  comment: "Not this week",
+  decided_by: "user",
+  decided_at: 1795000120000,
+};
+const conflict: EditRecord = {
+  ...edit,
+  id: "h3",
+  status: "conflict",
+  error: { code: "EDIT_CONFLICT", message: "block b1 was deleted", hint: "Read the document again." },
+  decided_by: "user",
+  decided_at: 1795000000500,
+};
+const noFilter: HistoryFilter = { document_id: null, agent: null, status: null, limit: null };
+
+function mount() {
+  const screen = new HistoryScreen();
+  document.body.append(screen.root);
+  return screen;
+}
+
+const entry = (screen: HistoryScreen, id: string) => screen.root.querySelector<HTMLElement>(`[data-entry^="${id}:"]`)!;
+
+describe("the history screen", () => {
+  it("lists decided edits newest first, with status, who, what, when, and the change", async () => {
+    const calls = mockCommands({ list_history: () => [conflict, applied, rejected] });
+    const screen = mount();
+    await screen.load();
+    expect(calls).toEqual([["list_history", { filter: noFilter }]]);
+    expect(texts(screen.root, ".history-entry h3")).toEqual([
+      "Rejected Cursor on Plan",
+      "Applied Claude Code on Meeting notes",
+      "Conflict Claude Code on Meeting notes",
+    ]);
+    expect(entry(screen, "h2").querySelector(".badge")!.className).toBe("badge status-rejected");
+    expect(texts(entry(screen, "h2"), ".meta dt")).toEqual(["Reason", "Tool", "Asked", "Decided", "By", "Comment", "Words"]);
+    expect(texts(entry(screen, "h2"), ".meta dd")).toEqual([
+      "Fix the release day", "update_block", formatTime(1795000000000), formatTime(1795000120000), "user", "Not this week", "+1 −1",
+    ]);
+    expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("block b1 was deleted — Read the document again.");
+    expect(texts(entry(screen, "h1"), ".diff ins")).toEqual(["Friday."]);
+    expect(texts(entry(screen, "h1"), ".diff del")).toEqual(["Monday."]);
+    expect(entry(screen, "h1").querySelector(".after")!.textContent).toBe("The team agreed to ship on Friday.");
+  });
+
+  it("offers Undo on applied edits only", async () => {
+    mockCommands({ list_history: () => [conflict, applied, rejected] });
+    const screen = mount();
+    await screen.load();
+    expect(["h1", "h2", "h3"].map((id) => texts(entry(screen, id), "button"))).toEqual([["Undo"], [], []]);
+  });
+
+  it("builds its filters from the edits and sends the chosen ones", async () => {
+    const calls = mockCommands({ list_history: ({ filter }) => (filter.agent === "Cursor" ? [rejected] : [conflict, applied, rejected]) });
+    const screen = mount();
+    await screen.load();
+    const option = (id: string) => [...screen.root.querySelector<HTMLSelectElement>(id)!.options].map((o) => [o.value, o.text]);
+    expect(option("#history-document")).toEqual([["", "All documents"], [edit.document_id, "Meeting notes"], ["d2", "Plan"]]);
+    expect(option("#history-agent")).toEqual([["", "All agents"], ["Claude Code", "Claude Code"], ["Cursor", "Cursor"]]);
+    expect(option("#history-status")).toEqual([
+      ["", "Every status"], ["applied", "Applied"], ["rejected", "Rejected"], ["conflict", "Conflict"], ["failed", "Failed"], ["undone", "Undone"],
+    ]);
+    const agent = screen.root.querySelector<HTMLSelectElement>("#history-agent")!;
+    agent.value = "Cursor";
+    agent.dispatchEvent(new Event("change"));
+    await vi.waitFor(() => expect(screen.root.querySelectorAll(".history-entry")).toHaveLength(1));
+    // The other agents stay offered while the list is narrowed.
+    expect(option("#history-agent")).toHaveLength(3);
+    const status = screen.root.querySelector<HTMLSelectElement>("#history-status")!;
+    status.value = "rejected";
+    status.dispatchEvent(new Event("change"));
+    await vi.waitFor(() => expect(calls).toHaveLength(3));
+    expect(calls.slice(1)).toEqual([
+      ["list_history", { filter: { ...noFilter, agent: "Cursor" } }],
+      ["list_history", { filter: { ...noFilter, agent: "Cursor", status: ["rejected"] } }],
+    ]);
+  });
+
+  it("says when nothing was decided, or nothing matches", async () => {
+    mockCommands({ list_history: () => [] });
+    const screen = mount();
+    await screen.load();
+    expect(screen.root.querySelector(".no-items")!.textContent).toBe("No edit decided yet.");
+    screen.root.querySelector<HTMLSelectElement>("#history-status")!.value = "failed";
+    await screen.load();
+    expect(screen.root.querySelector(".no-items")!.textContent).toBe("No edit matches these filters.");
+    expect(screen.root.querySelector(".empty")).toBeNull();
+  });
+
+  it("Undo sends undo_edit {id}, then reloads", async () => {
+    let undone = false;
+    const calls = mockCommands({
+      list_history: () => (undone ? [{ ...applied, status: "undone" }] : [applied]),
+      undo_edit: () => {
+        undone = true;
+        return { ...applied, id: "h9", undoes: "h1" };
+      },
+    });
+    const screen = mount();
+    await screen.load();
+    button(screen.root, "Undo").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".badge")!.textContent).toBe("Undone"));
+    expect(calls).toEqual([["list_history", { filter: noFilter }], ["undo_edit", { id: "h1" }], ["list_history", { filter: noFilter }]]);
+    expect(screen.root.querySelector(".notice")!.textContent).toBe("Undid the edit of Claude Code to Meeting notes.");
+    expect(screen.root.querySelectorAll("button")).toHaveLength(0);
+  });
+
+  it("shows why an undo was refused", async () => {
+    mockCommands({
+      list_history: () => [applied],
+      undo_edit: () => failure("UNDO_CONFLICT", "the block changed since", "Edit it by hand in Docs."),
+    });
+    const screen = mount();
+    await screen.load();
+    const undo = button(screen.root, "Undo");
+    undo.click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".card-status.error")!.textContent).toBe("the block changed since — Edit it by hand in Docs."));
+    expect(undo.disabled).toBe(false);
+  });
+
+  it("reloads on edit_changed", async () => {
+    let decided = [applied];
+    mockCommands({ list_history: () => decided });
+    const screen = mount();
+    await screen.load();
+    decided = [rejected, applied];
+    screen.onEvent({ type: "edit_changed", edit_id: "h2", document_id: "d2", status: "rejected", agent: "Cursor" });
+    await vi.waitFor(() => expect(screen.root.querySelectorAll(".history-entry")).toHaveLength(2));
+  });
+});

@@ -1,0 +1,82 @@
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { formatTime } from "../src/dom";
+import { SessionsScreen } from "../src/screens/sessions";
+import { session } from "./fixtures";
+import { button, failure, mockCommands, texts } from "./ipc";
+
+afterEach(() => {
+  clearMocks();
+  document.body.replaceChildren();
+});
+
+function mount() {
+  const screen = new SessionsScreen();
+  document.body.append(screen.root);
+  return screen;
+}
+
+describe("the sessions screen", () => {
+  it("renders one row per session: title, state, collaborators, writes, edits, activity, Disconnect", async () => {
+    mockCommands({ list_sessions: () => [session] });
+    const screen = mount();
+    await screen.load();
+    expect(texts(screen.root, "thead th")).toEqual([
+      "Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Last activity", "Actions",
+    ]);
+    expect(texts(screen.root, "tbody tr > *")).toEqual([
+      "Meeting notes", "Connected", "Ada, Claude Code", "2", "3", "2", formatTime(1795000000000), "Disconnect",
+    ]);
+    expect(screen.root.querySelector("tbody th")!.getAttribute("scope")).toBe("row");
+  });
+
+  it("says when no document is open", async () => {
+    mockCommands({ list_sessions: () => [] });
+    const screen = mount();
+    await screen.load();
+    expect(screen.root.querySelector(".no-items")!.textContent).toBe("No document is open.");
+  });
+
+  it("Disconnect sends disconnect_session {document_id}, then reloads", async () => {
+    let open = [session];
+    const calls = mockCommands({
+      list_sessions: () => open,
+      disconnect_session: () => {
+        open = [];
+        return null;
+      },
+    });
+    const screen = mount();
+    await screen.load();
+    button(screen.root, "Disconnect").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".no-items")).not.toBeNull());
+    expect(calls).toEqual([
+      ["list_sessions", {}],
+      ["disconnect_session", { document_id: session.document_id }],
+      ["list_sessions", {}],
+    ]);
+    expect(screen.root.querySelector(".form-status")!.textContent).toBe("Disconnected from Meeting notes.");
+  });
+
+  it("shows a failed disconnection's message and hint", async () => {
+    mockCommands({
+      list_sessions: () => [session],
+      disconnect_session: () => failure("NOT_FOUND", "no session for this document", "It closed already."),
+    });
+    const screen = mount();
+    await screen.load();
+    await screen.disconnect(session.document_id, "Meeting notes");
+    expect(screen.root.querySelector(".form-status.error")!.textContent).toBe("no session for this document — It closed already.");
+  });
+
+  it("reloads on sessions_changed", async () => {
+    let open = [session];
+    mockCommands({ list_sessions: () => open });
+    const screen = mount();
+    await screen.load();
+    open = [{ ...session, edits_pending: 0, collaborators: [] }];
+    screen.onEvent({ type: "sessions_changed" });
+    await vi.waitFor(() => expect(texts(screen.root, "tbody td")[1]).toBe("—"));
+    expect(texts(screen.root, "tbody td")[4]).toBe("0");
+  });
+});
