@@ -2,10 +2,12 @@
 //! the app's Tauri commands, and the one error shape, `{code, message, hint}`. The UI's
 //! `ui/src/types.ts` mirrors these types (the fixture test below keeps them honest).
 
+use std::collections::HashMap;
+
 use docs_client::SessionSnapshot;
-use docs_mcp::record::KnownDocument;
+use docs_mcp::record::{EditCounts, EditFilter, EditStatus, KnownDocument, Policy};
 use docs_mcp::{ErrorInfo, ServiceError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// The name of the one event stream that carries `docs_mcp::events::ServiceEvent`s (and a
@@ -75,13 +77,130 @@ pub struct SessionRow {
     pub pending_acks: u64,
     pub pending_saves: u64,
     pub collaborators: Vec<String>,
+    /// Agent edits of this document in the journal: applied, and waiting for a decision.
+    pub edits_applied: u64,
+    pub edits_pending: u64,
 }
 
-/// The session snapshots, with the titles of the documents known to the service.
-pub fn session_rows(snapshots: Vec<SessionSnapshot>, known: &[KnownDocument]) -> Vec<SessionRow> {
+/// Which documents the Documents screen lists. `Known`: added by URL or opened by agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentSource {
+    All,
+    Favorites,
+    Known,
+}
+
+/// One row of the Documents screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DocumentRow {
+    pub id: Uuid,
+    pub title: Option<String>,
+    /// The document in the browser.
+    pub url: String,
+    /// ISO 8601, when the instance says.
+    pub updated_at: Option<String>,
+    pub is_favorite: bool,
+    /// Whether the user can edit it, when the instance says.
+    pub can_edit: Option<bool>,
+    /// The document's own policy; `None`: it follows the default.
+    pub policy: Option<Policy>,
+    pub effective_policy: Policy,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DocumentList {
+    pub documents: Vec<DocumentRow>,
+    /// More pages exist on the instance.
+    pub has_more: bool,
+}
+
+/// Filters of the History screen; no status = every decided one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct HistoryFilter {
+    pub document_id: Option<Uuid>,
+    pub agent: Option<String>,
+    pub status: Option<Vec<EditStatus>>,
+    pub limit: Option<u32>,
+}
+
+impl HistoryFilter {
+    /// The journal: decided edits only, at most 200 unless asked otherwise.
+    pub fn to_edit_filter(&self) -> EditFilter {
+        EditFilter {
+            status: Some(self.status.clone().unwrap_or_else(|| {
+                vec![
+                    EditStatus::Applied,
+                    EditStatus::Rejected,
+                    EditStatus::Conflict,
+                    EditStatus::Failed,
+                    EditStatus::Undone,
+                ]
+            })),
+            document_id: self.document_id,
+            agent: self.agent.clone().filter(|a| !a.is_empty()),
+            limit: Some(self.limit.unwrap_or(200).clamp(1, 1000)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Approve,
+    Reject,
+}
+
+/// The Settings screen. The port applies at the next start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub port: u16,
+    pub approval_wait_secs: u64,
+    pub default_policy: Policy,
+    pub launch_at_login: bool,
+    /// The port the endpoint listens on now.
+    pub active_port: u16,
+}
+
+impl Settings {
+    /// Refuses what the service cannot use, with the field to fix.
+    pub fn validate(&self) -> CommandResult<()> {
+        if self.port < 1024 {
+            return Err(invalid(
+                format!("port {} is reserved", self.port),
+                "Pick a port between 1024 and 65535.",
+            ));
+        }
+        if !(1..=600).contains(&self.approval_wait_secs) {
+            return Err(invalid(
+                format!(
+                    "an approval wait of {} s is out of range",
+                    self.approval_wait_secs
+                ),
+                "Pick between 1 and 600 seconds.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An `INVALID_INPUT` error for the UI.
+pub fn invalid(message: impl Into<String>, hint: impl Into<String>) -> CommandError {
+    ServiceError::invalid(message, hint).into()
+}
+
+/// The session snapshots, with the titles of the documents known to the service and their
+/// edit counts.
+pub fn session_rows(
+    snapshots: Vec<SessionSnapshot>,
+    known: &[KnownDocument],
+    counts: &HashMap<Uuid, EditCounts>,
+) -> Vec<SessionRow> {
     let mut rows: Vec<SessionRow> = snapshots
         .into_iter()
         .map(|s| SessionRow {
+            edits_applied: counts.get(&s.document_id).map_or(0, |c| c.applied),
+            edits_pending: counts.get(&s.document_id).map_or(0, |c| c.pending),
             title: known
                 .iter()
                 .find(|k| k.id == s.document_id)
@@ -134,12 +253,25 @@ mod tests {
             title: Some("Minutes".into()),
             last_opened_at: 0,
         }];
-        let rows = session_rows(vec![snapshot(a, 1_000), snapshot(b, 2_000)], &known);
+        let counts = HashMap::from([(
+            b,
+            EditCounts {
+                applied: 3,
+                pending: 1,
+            },
+        )]);
+        let rows = session_rows(
+            vec![snapshot(a, 1_000), snapshot(b, 2_000)],
+            &known,
+            &counts,
+        );
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].document_id, b);
         assert_eq!(rows[0].title.as_deref(), Some("Minutes"));
         assert_eq!(rows[0].last_activity, 2_000);
+        assert_eq!((rows[0].edits_applied, rows[0].edits_pending), (3, 1));
         assert_eq!(rows[1].title, None);
+        assert_eq!((rows[1].edits_applied, rows[1].edits_pending), (0, 0));
         assert_eq!(rows[1].collaborators, vec!["Ada".to_owned()]);
     }
 

@@ -3,12 +3,17 @@
 
 use std::sync::Arc;
 
-use docs_mcp::record::EditRecord;
-use tauri::State;
+use docs_mcp::record::{EditRecord, Policy};
+use tauri::{AppHandle, State};
+use tauri_plugin_opener::OpenerExt as _;
 use uuid::Uuid;
 
-use crate::api::{CommandResult, InstanceCheck, Overview, SessionRow};
+use crate::api::{
+    CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
+    InstanceCheck, Overview, SessionRow, Settings, invalid,
+};
 use crate::host::{DECIDER, Host};
+use crate::{documents, tray};
 
 type HostState<'a> = State<'a, Arc<Host>>;
 
@@ -54,4 +59,103 @@ pub fn list_sessions(host: HostState<'_>) -> CommandResult<Vec<SessionRow>> {
 #[tauri::command]
 pub fn set_paused(host: HostState<'_>, paused: bool) -> CommandResult<()> {
     Ok(host.service.set_paused(paused)?)
+}
+
+#[tauri::command]
+pub async fn list_documents(
+    host: HostState<'_>,
+    source: DocumentSource,
+    query: Option<String>,
+    page: Option<u32>,
+) -> CommandResult<DocumentList> {
+    documents::list(&host.service, source, query.as_deref(), page).await
+}
+
+#[tauri::command]
+pub async fn add_document(host: HostState<'_>, url: String) -> CommandResult<DocumentRow> {
+    documents::add(&host.service, &url).await
+}
+
+#[tauri::command]
+pub fn set_policy(
+    host: HostState<'_>,
+    document_id: Option<Uuid>,
+    policy: Option<Policy>,
+) -> CommandResult<()> {
+    Ok(host.service.set_policy(document_id, policy)?)
+}
+
+#[tauri::command]
+pub fn open_in_browser(
+    app: AppHandle,
+    host: HostState<'_>,
+    document_id: Uuid,
+) -> CommandResult<()> {
+    let url = host
+        .service
+        .client()?
+        .instance()
+        .document_page(&document_id);
+    app.opener()
+        .open_url(url.as_str(), None::<&str>)
+        .map_err(|e| {
+            invalid(
+                format!("cannot open {url}: {e}"),
+                "Open it from your browser.",
+            )
+        })
+}
+
+#[tauri::command]
+pub async fn disconnect_session(host: HostState<'_>, document_id: Uuid) -> CommandResult<()> {
+    Ok(host.service.close_session(document_id).await?)
+}
+
+#[tauri::command]
+pub async fn decide_all(
+    host: HostState<'_>,
+    decision: Decision,
+    agent: Option<String>,
+    document_id: Option<Uuid>,
+    comment: Option<String>,
+) -> CommandResult<Vec<EditRecord>> {
+    host.decide_all(decision, agent, document_id, comment).await
+}
+
+#[tauri::command]
+pub fn list_history(host: HostState<'_>, filter: HistoryFilter) -> CommandResult<Vec<EditRecord>> {
+    host.history(&filter)
+}
+
+#[tauri::command]
+pub async fn undo_edit(host: HostState<'_>, id: Uuid) -> CommandResult<EditRecord> {
+    host.undo(id).await
+}
+
+#[tauri::command]
+pub fn get_settings(app: AppHandle, host: HostState<'_>) -> CommandResult<Settings> {
+    host.settings(tray::launches_at_login(&app))
+}
+
+#[tauri::command]
+pub fn save_settings(
+    app: AppHandle,
+    host: HostState<'_>,
+    settings: Settings,
+) -> CommandResult<Settings> {
+    host.save_settings(&settings)?;
+    if settings.launch_at_login != tray::launches_at_login(&app) {
+        tray::set_launch_at_login(&app, settings.launch_at_login).map_err(|e| {
+            invalid(
+                format!("cannot change launch at login: {e}"),
+                "Your desktop may not support login items; start Docs MCP yourself.",
+            )
+        })?;
+    }
+    host.settings(tray::launches_at_login(&app))
+}
+
+#[tauri::command]
+pub fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
+    host.regenerate_token()
 }

@@ -8,22 +8,30 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::{ClientConfig, DocsClient, InstanceUrl};
-use docs_mcp::record::{EditFilter, EditStatus};
-use docs_mcp::token::{BearerToken, TokenStore};
+use docs_mcp::record::{AgentInfo, EditFilter, EditRecord, EditStatus};
+use docs_mcp::token::{SharedToken, TokenStore};
 use docs_mcp::{DocsService, ServiceConfig};
 use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
 
-use crate::api::{CommandResult, InstanceCheck, Overview, SessionRow, session_rows};
+use crate::api::{
+    CommandResult, Decision, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings, invalid,
+    session_rows,
+};
 use crate::settings::AppSettings;
 
 /// Who decided, in the journal, for decisions made in the app.
 pub const DECIDER: &str = "app";
 
+/// Who undoes an edit from the app, as the journal and the document's collaborators see it.
+const UNDO_AGENT: &str = "Docs MCP (undo)";
+
 pub struct Host {
     pub service: Arc<DocsService>,
     data_dir: PathBuf,
     listen: SocketAddr,
-    token: Option<BearerToken>,
+    token_store: TokenStore,
+    token: Option<SharedToken>,
     listen_error: Option<String>,
     http: std::sync::Mutex<Option<tokio::task::JoinHandle<anyhow::Result<()>>>>,
     shutdown: CancellationToken,
@@ -37,7 +45,14 @@ impl Host {
             .map(PathBuf::from)
             .unwrap_or_else(docs_mcp::config::default_data_dir);
         std::fs::create_dir_all(&data_dir)?;
+        let settings = AppSettings::load(&data_dir);
         let mut config = ServiceConfig::new(data_dir.clone());
+        if let Some(port) = settings.port {
+            config.listen.set_port(port);
+        }
+        if let Some(secs) = settings.approval_wait_secs {
+            config.approval_wait = Duration::from_secs(secs);
+        }
         if let Ok(listen) = std::env::var("DOCS_MCP_LISTEN") {
             config.listen = listen
                 .parse()
@@ -47,7 +62,7 @@ impl Host {
         let instance = std::env::var("DOCS_INSTANCE_URL")
             .ok()
             .filter(|s| !s.trim().is_empty())
-            .or(AppSettings::load(&data_dir).instance);
+            .or(settings.instance);
         config.instance = instance.and_then(|url| match InstanceUrl::parse(url.trim()) {
             Ok(url) => Some(url),
             Err(e) => {
@@ -60,10 +75,11 @@ impl Host {
             .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
 
         let shutdown = CancellationToken::new();
-        let token = match TokenStore::new(&data_dir).load_or_create() {
+        let token_store = TokenStore::new(&data_dir);
+        let token = match token_store.load_or_create() {
             Ok((token, source)) => {
                 tracing::info!("MCP bearer token: in {source}");
-                Some(token)
+                Some(SharedToken::new(token))
             }
             Err(e) => {
                 tracing::error!(error = %e, "no bearer token: the MCP endpoint is not served");
@@ -95,6 +111,7 @@ impl Host {
             service,
             data_dir,
             listen,
+            token_store,
             token,
             listen_error,
             http: std::sync::Mutex::new(http),
@@ -113,7 +130,7 @@ impl Host {
             endpoint: format!("http://{}/mcp", self.listen),
             listening: self.listen_error.is_none(),
             listen_error: self.listen_error.clone(),
-            token: self.token.as_ref().map(|t| t.expose().to_owned()),
+            token: self.token.as_ref().map(|t| t.current().expose().to_owned()),
             app_path: std::env::current_exe()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| "docs-mcp-app".into()),
@@ -135,6 +152,7 @@ impl Host {
         Ok(session_rows(
             self.service.sessions(),
             &self.service.known_documents()?,
+            &self.service.edit_counts()?,
         ))
     }
 
@@ -155,13 +173,119 @@ impl Host {
         let checked = self.check_instance(url).await?;
         let url = InstanceUrl::parse(&checked.url)?;
         self.service.connect_instance(url, None, None)?;
-        let settings = AppSettings {
-            instance: Some(checked.url),
-        };
-        if let Err(e) = settings.save(&self.data_dir) {
+        if let Err(e) = self.update_settings(|s| s.instance = Some(checked.url)) {
             tracing::warn!(error = %e, "could not remember the instance");
         }
         self.overview()
+    }
+
+    fn update_settings(&self, change: impl FnOnce(&mut AppSettings)) -> std::io::Result<()> {
+        let mut settings = AppSettings::load(&self.data_dir);
+        change(&mut settings);
+        settings.save(&self.data_dir)
+    }
+
+    /// The settings as they apply now; `launch_at_login` is the OS's, given by the caller.
+    pub fn settings(&self, launch_at_login: bool) -> CommandResult<Settings> {
+        Ok(Settings {
+            port: AppSettings::load(&self.data_dir)
+                .port
+                .unwrap_or(docs_mcp::config::DEFAULT_PORT),
+            approval_wait_secs: self.service.approval_wait().as_secs(),
+            default_policy: self
+                .service
+                .policies()?
+                .default
+                .unwrap_or(self.service.config().default_policy),
+            launch_at_login,
+            active_port: self.listen.port(),
+        })
+    }
+
+    /// Stores the settings and applies what can be at once (all but the port).
+    pub fn save_settings(&self, settings: &Settings) -> CommandResult<()> {
+        settings.validate()?;
+        self.update_settings(|s| {
+            s.port = Some(settings.port).filter(|p| *p != docs_mcp::config::DEFAULT_PORT);
+            s.approval_wait_secs = Some(settings.approval_wait_secs);
+        })
+        .map_err(|e| {
+            invalid(
+                format!("cannot save the settings: {e}"),
+                format!("Check that {} is writable.", self.data_dir.display()),
+            )
+        })?;
+        self.service
+            .set_approval_wait(Duration::from_secs(settings.approval_wait_secs));
+        if self.service.policies()?.default != Some(settings.default_policy) {
+            self.service
+                .set_policy(None, Some(settings.default_policy))?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the bearer token where it is stored and in the running endpoint.
+    pub fn regenerate_token(&self) -> CommandResult<Overview> {
+        let Some(shared) = &self.token else {
+            return Err(invalid(
+                "there is no token to regenerate: the endpoint is not served",
+                "Restart Docs MCP; the log says why no token could be stored.",
+            ));
+        };
+        let (token, source) = self.token_store.regenerate().map_err(|e| {
+            invalid(
+                format!("cannot regenerate the token: {e:#}"),
+                "Unset DOCS_MCP_TOKEN if it is set, or check the OS keyring.",
+            )
+        })?;
+        tracing::info!("MCP bearer token regenerated, in {source}");
+        shared.replace(token);
+        self.overview()
+    }
+
+    /// The journal: decided edits, newest first.
+    pub fn history(&self, filter: &HistoryFilter) -> CommandResult<Vec<EditRecord>> {
+        Ok(self.service.edits(&filter.to_edit_filter())?)
+    }
+
+    /// Undoes an applied edit at once: the user asked for it, so no approval is needed.
+    pub async fn undo(&self, id: Uuid) -> CommandResult<EditRecord> {
+        let agent = AgentInfo {
+            name: UNDO_AGENT.into(),
+            connection: DECIDER.into(),
+        };
+        let record = self.service.undo(id, None, agent).await?;
+        if record.status == EditStatus::Pending {
+            return Ok(self.service.approve(record.id, DECIDER).await?);
+        }
+        Ok(record)
+    }
+
+    /// Decides every pending edit of an agent and/or a document.
+    pub async fn decide_all(
+        &self,
+        decision: Decision,
+        agent: Option<String>,
+        document_id: Option<Uuid>,
+        comment: Option<String>,
+    ) -> CommandResult<Vec<EditRecord>> {
+        let agent = agent.filter(|a| !a.trim().is_empty());
+        if agent.is_none() && document_id.is_none() {
+            return Err(invalid(
+                "deciding all edits needs an agent or a document",
+                "Pick the agent's or the document's \"Approve all\" / \"Reject all\".",
+            ));
+        }
+        let filter = EditFilter {
+            agent,
+            document_id,
+            ..EditFilter::default()
+        };
+        let approve = decision == Decision::Approve;
+        Ok(self
+            .service
+            .decide_all(approve, &filter, comment, DECIDER)
+            .await?)
     }
 
     /// Stops the endpoint and closes the sessions, saving what is pending.

@@ -8,6 +8,7 @@
 
 mod api;
 mod commands;
+mod documents;
 mod host;
 mod settings;
 mod tray;
@@ -27,7 +28,7 @@ fn main() -> std::process::ExitCode {
     if std::env::args().nth(1).as_deref() == Some("bridge") {
         return docs_mcp::cli::main();
     }
-    init_logging();
+    let _log_guard = init_logging();
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -38,13 +39,42 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn init_logging() {
+/// Logs to stderr and to a daily file in the OS's log directory (`DOCS_MCP_LOG_DIR`
+/// overrides it), keeping a week. The guard flushes the file when the app ends.
+fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+    let dir = std::env::var_os("DOCS_MCP_LOG_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(docs_mcp::config::default_log_dir);
+    let file = tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix("docs-mcp-app")
+        .filename_suffix("log")
+        .max_log_files(7)
+        .build(&dir);
+    let (file_layer, guard) = match file {
+        Ok(appender) => {
+            let (writer, guard) = tracing_appender::non_blocking(appender);
+            let layer = tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_writer(writer);
+            (Some(layer), Some(guard))
+        }
+        Err(e) => {
+            eprintln!("docs-mcp-app: no log file in {}: {e}", dir.display());
+            (None, None)
+        }
+    };
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(file_layer)
         .try_init();
+    guard
 }
 
 fn run() -> anyhow::Result<()> {
@@ -64,6 +94,7 @@ fn run() -> anyhow::Result<()> {
             Some(vec![MINIMIZED_ARG]),
         ))
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_opener::init())
         .invoke_handler(tauri::generate_handler![
             commands::overview,
             commands::check_instance,
@@ -73,6 +104,17 @@ fn run() -> anyhow::Result<()> {
             commands::reject_edit,
             commands::list_sessions,
             commands::set_paused,
+            commands::list_documents,
+            commands::add_document,
+            commands::set_policy,
+            commands::open_in_browser,
+            commands::disconnect_session,
+            commands::decide_all,
+            commands::list_history,
+            commands::undo_edit,
+            commands::get_settings,
+            commands::save_settings,
+            commands::regenerate_token,
         ])
         .setup(|app| {
             let host = Arc::new(tauri::async_runtime::block_on(Host::start())?);

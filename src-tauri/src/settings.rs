@@ -1,13 +1,19 @@
 //! What the app remembers between runs that the service does not: the instance URL the
-//! user connected (`<data_dir>/app-settings.json`).
+//! user connected, the endpoint's port and the approval wait (`<data_dir>/app-settings.json`).
+//! The default policy lives in the service's database; launch at login is the OS's.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct AppSettings {
     pub instance: Option<String>,
+    /// Port of the MCP endpoint; `None`: the default, 7658.
+    pub port: Option<u16>,
+    /// How long write tools wait for a decision; `None`: the service's default.
+    pub approval_wait_secs: Option<u64>,
 }
 
 pub fn path(data_dir: &Path) -> PathBuf {
@@ -43,9 +49,26 @@ mod tests {
         assert_eq!(AppSettings::load(&dir), AppSettings::default());
         let settings = AppSettings {
             instance: Some("https://docs.example.org".into()),
+            port: Some(7700),
+            approval_wait_secs: Some(45),
         };
         settings.save(&dir).unwrap();
         assert_eq!(AppSettings::load(&dir), settings);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn settings_of_an_older_version_still_load() {
+        let dir = std::env::temp_dir().join(format!("docs-mcp-app-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(path(&dir), r#"{"instance": "https://docs.example.org"}"#).unwrap();
+        assert_eq!(
+            AppSettings::load(&dir),
+            AppSettings {
+                instance: Some("https://docs.example.org".into()),
+                ..AppSettings::default()
+            }
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

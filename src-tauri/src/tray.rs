@@ -23,6 +23,26 @@ pub struct Tray {
     icon: TrayIcon,
     pending: MenuItem<Wry>,
     pause: CheckMenuItem<Wry>,
+    autostart: CheckMenuItem<Wry>,
+}
+
+/// Whether the OS starts the app at login.
+pub fn launches_at_login(app: &AppHandle) -> bool {
+    app.autolaunch().is_enabled().unwrap_or(false)
+}
+
+/// Turns launch at login on or off (tray menu and Settings), keeping the menu's tick true.
+pub fn set_launch_at_login(app: &AppHandle, enabled: bool) -> Result<(), String> {
+    let launcher = app.autolaunch();
+    let result = if enabled {
+        launcher.enable()
+    } else {
+        launcher.disable()
+    };
+    if let Some(tray) = app.try_state::<Tray>() {
+        let _ = tray.autostart.set_checked(launches_at_login(app));
+    }
+    result.map_err(|e| e.to_string())
 }
 
 pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
@@ -41,7 +61,7 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
         "autostart",
         "Launch at login",
         true,
-        app.autolaunch().is_enabled().unwrap_or(false),
+        launches_at_login(app),
         None::<&str>,
     )?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
@@ -57,7 +77,6 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
             &quit,
         ],
     )?;
-    let autostart_item = autostart.clone();
     let icon = TrayIconBuilder::with_id("main")
         .icon(Image::from_bytes(TRAY_ICON)?)
         .tooltip("Docs MCP")
@@ -74,17 +93,9 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
                 }
             }
             "autostart" => {
-                let launcher = app.autolaunch();
-                let enable = !launcher.is_enabled().unwrap_or(false);
-                let result = if enable {
-                    launcher.enable()
-                } else {
-                    launcher.disable()
-                };
-                if let Err(e) = result {
+                if let Err(e) = set_launch_at_login(app, !launches_at_login(app)) {
                     tracing::error!(error = %e, "cannot change launch at login");
                 }
-                let _ = autostart_item.set_checked(launcher.is_enabled().unwrap_or(false));
             }
             "quit" => {
                 let app = app.clone();
@@ -110,6 +121,7 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
         icon,
         pending,
         pause,
+        autostart,
     };
     tray.refresh(host);
     Ok(tray)

@@ -74,3 +74,21 @@ pub fn default_data_dir() -> PathBuf {
     base.unwrap_or_else(std::env::temp_dir)
         .join("lasuite-docs-mcp")
 }
+
+/// Where this OS keeps an app's logs (e.g. `~/.local/state/lasuite-docs-mcp/logs`).
+pub fn default_log_dir() -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let base = if cfg!(target_os = "windows") {
+        std::env::var_os("LOCALAPPDATA")
+            .map(|p| PathBuf::from(p).join("lasuite-docs-mcp").join("logs"))
+    } else if cfg!(target_os = "macos") {
+        home.map(|h| h.join("Library/Logs/lasuite-docs-mcp"))
+    } else {
+        std::env::var_os("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| home.map(|h| h.join(".local/state")))
+            .map(|p| p.join("lasuite-docs-mcp").join("logs"))
+    };
+    base.unwrap_or_else(|| std::env::temp_dir().join("lasuite-docs-mcp-logs"))
+}

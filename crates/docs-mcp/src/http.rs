@@ -26,7 +26,7 @@ use crate::error::{ErrorCode, ErrorInfo, ServiceError};
 use crate::mcp::DocsMcp;
 use crate::record::{EditFilter, EditStatus, Policy};
 use crate::service::DocsService;
-use crate::token::BearerToken;
+use crate::token::SharedToken;
 
 /// `decided_by` of decisions made through the control API unless the body names another.
 pub const DEFAULT_DECIDER: &str = "cli";
@@ -39,13 +39,13 @@ struct AppState {
 
 /// What the security layer accepts.
 struct Guard {
-    token: BearerToken,
+    token: SharedToken,
     hosts: Vec<String>,
     origins: Vec<String>,
 }
 
 impl Guard {
-    fn new(token: BearerToken, port: u16, extra_origins: &[String]) -> Self {
+    fn new(token: SharedToken, port: u16, extra_origins: &[String]) -> Self {
         let authorities = [
             format!("127.0.0.1:{port}"),
             format!("localhost:{port}"),
@@ -148,13 +148,13 @@ async fn security(State(state): State<AppState>, request: Request, next: Next) -
 /// bound to a loopback address.
 pub async fn serve_http(
     service: Arc<DocsService>,
-    token: BearerToken,
+    token: impl Into<SharedToken>,
     listener: tokio::net::TcpListener,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let local = listener.local_addr()?;
     ensure_loopback(local)?;
-    let router = router(service, token, local.port(), shutdown.child_token());
+    let router = router(service, token.into(), local.port(), shutdown.child_token());
     tracing::info!(address = %local, "MCP endpoint listening on http://{local}/mcp");
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown.cancelled_owned())
@@ -174,7 +174,7 @@ pub fn ensure_loopback(address: SocketAddr) -> anyhow::Result<()> {
 
 fn router(
     service: Arc<DocsService>,
-    token: BearerToken,
+    token: SharedToken,
     port: u16,
     mcp_shutdown: CancellationToken,
 ) -> Router {

@@ -9,6 +9,7 @@
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use anyhow::Context;
 use base64::Engine;
@@ -62,6 +63,35 @@ impl fmt::Debug for BearerToken {
 impl fmt::Display for BearerToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("<redacted>")
+    }
+}
+
+/// The token a running endpoint checks. Replacing it (the app's "Regenerate token") takes
+/// effect on the next request, without a restart.
+#[derive(Debug, Clone)]
+pub struct SharedToken(Arc<RwLock<BearerToken>>);
+
+impl SharedToken {
+    pub fn new(token: BearerToken) -> Self {
+        SharedToken(Arc::new(RwLock::new(token)))
+    }
+
+    pub fn current(&self) -> BearerToken {
+        self.0.read().expect("token lock").clone()
+    }
+
+    pub fn replace(&self, token: BearerToken) {
+        *self.0.write().expect("token lock") = token;
+    }
+
+    pub fn matches(&self, presented: &str) -> bool {
+        self.0.read().expect("token lock").matches(presented)
+    }
+}
+
+impl From<BearerToken> for SharedToken {
+    fn from(token: BearerToken) -> Self {
+        SharedToken::new(token)
     }
 }
 

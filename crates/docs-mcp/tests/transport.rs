@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use docs_client::InstanceUrl;
 use docs_mcp::record::{EditStatus, Policy};
-use docs_mcp::token::BearerToken;
+use docs_mcp::token::{BearerToken, SharedToken};
 use docs_mcp::{DocsService, ServiceConfig};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
@@ -54,6 +54,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// A service hosted in this process on a random loopback port.
 struct Hosted {
     service: Arc<DocsService>,
+    token: SharedToken,
     port: u16,
     shutdown: CancellationToken,
     dir: PathBuf,
@@ -70,14 +71,16 @@ impl Hosted {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let shutdown = CancellationToken::new();
+        let token = SharedToken::new(BearerToken::from_string(TOKEN).unwrap());
         tokio::spawn(docs_mcp::http::serve_http(
             service.clone(),
-            BearerToken::from_string(TOKEN).unwrap(),
+            token.clone(),
             listener,
             shutdown.clone(),
         ));
         Hosted {
             service,
+            token,
             port,
             shutdown,
             dir,
@@ -323,6 +326,31 @@ async fn http_endpoint_refuses_missing_or_wrong_tokens_and_foreign_hosts_and_ori
     let client = hosted.client().await;
     assert_eq!(tool_names(&client).await, TOOLS);
     client.cancel().await.unwrap();
+    hosted.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_replaced_token_is_refused_at_once_and_the_new_one_accepted() {
+    let hosted = Hosted::start(None).await;
+    let get = |token: String| {
+        let url = format!("{}/control/edits", hosted.base());
+        async move {
+            reqwest::Client::new()
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(get(TOKEN.to_owned()).await, 200);
+    let fresh = BearerToken::generate();
+    hosted.token.replace(fresh.clone());
+    assert_eq!(get(TOKEN.to_owned()).await, 401);
+    assert_eq!(get(fresh.expose().to_owned()).await, 200);
+    assert_eq!(hosted.token.current(), fresh);
     hosted.stop().await;
 }
 
