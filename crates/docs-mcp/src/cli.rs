@@ -221,6 +221,10 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
         .context("starting the service")?;
 
+    // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
+    if let Err(e) = service.restore_session().await {
+        tracing::warn!(error = %e, "could not check the Docs session");
+    }
     match &service.config().instance {
         Some(instance) => tracing::info!(
             "Docs instance: {instance} ({})",
