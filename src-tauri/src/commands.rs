@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use docs_mcp::record::EditRecord;
-use tauri::State;
+use tauri::{AppHandle, State};
 use uuid::Uuid;
 
 use crate::api::{CommandResult, InstanceCheck, Overview, SessionRow};
@@ -54,4 +54,17 @@ pub fn list_sessions(host: HostState<'_>) -> CommandResult<Vec<SessionRow>> {
 #[tauri::command]
 pub fn set_paused(host: HostState<'_>, paused: bool) -> CommandResult<()> {
     Ok(host.service.set_paused(paused)?)
+}
+
+/// Resolves once the sign-in window has signed the user in (`SIGN_IN_CANCELLED` if closed).
+#[tauri::command]
+pub async fn sign_in(app: AppHandle, host: HostState<'_>) -> CommandResult<Overview> {
+    crate::signin::sign_in(&app, &host).await?;
+    host.overview()
+}
+
+#[tauri::command]
+pub async fn sign_out(host: HostState<'_>) -> CommandResult<Overview> {
+    host.service.sign_out().await?;
+    host.overview()
 }

@@ -13,7 +13,7 @@ use docs_mcp::token::{BearerToken, TokenStore};
 use docs_mcp::{DocsService, ServiceConfig};
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{CommandResult, InstanceCheck, Overview, SessionRow, session_rows};
+use crate::api::{Account, CommandResult, InstanceCheck, Overview, SessionRow, session_rows};
 use crate::settings::AppSettings;
 
 /// Who decided, in the journal, for decisions made in the app.
@@ -58,6 +58,9 @@ impl Host {
         let listen = config.listen;
         let service = DocsService::start(config)
             .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
+        // The session stored by an earlier sign-in, checked in the background: the window
+        // does not wait for the instance (the UI hears `account_changed`).
+        tokio::spawn(restore_session(service.clone()));
 
         let shutdown = CancellationToken::new();
         let token = match TokenStore::new(&data_dir).load_or_create() {
@@ -108,6 +111,8 @@ impl Host {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instance: service.client().ok().map(|c| c.instance().to_string()),
             signed_in: service.has_user_session(),
+            account: service.account().map(Account::from),
+            session_persisted: service.session_persisted(),
             paused: service.is_paused(),
             pending_count: self.pending_count(),
             endpoint: format!("http://{}/mcp", self.listen),
@@ -155,6 +160,7 @@ impl Host {
         let checked = self.check_instance(url).await?;
         let url = InstanceUrl::parse(&checked.url)?;
         self.service.connect_instance(url, None, None)?;
+        restore_session(self.service.clone()).await;
         let settings = AppSettings {
             instance: Some(checked.url),
         };
@@ -162,6 +168,11 @@ impl Host {
             tracing::warn!(error = %e, "could not remember the instance");
         }
         self.overview()
+    }
+
+    /// The Docs instance the service is connected to.
+    pub fn instance(&self) -> CommandResult<InstanceUrl> {
+        Ok(self.service.client()?.instance().clone())
     }
 
     /// Stops the endpoint and closes the sessions, saving what is pending.
@@ -172,5 +183,12 @@ impl Host {
             let _ = tokio::time::timeout(Duration::from_secs(3), http).await;
         }
         self.service.shutdown().await;
+    }
+}
+
+/// Signs in with the session stored for the instance, if the keyring has one that still works.
+async fn restore_session(service: Arc<DocsService>) {
+    if let Err(e) = service.restore_session().await {
+        tracing::warn!(error = %e, "could not check the stored Docs session");
     }
 }

@@ -10,6 +10,7 @@ mod api;
 mod commands;
 mod host;
 mod settings;
+mod signin;
 mod tray;
 
 use std::sync::Arc;
@@ -73,7 +74,10 @@ fn run() -> anyhow::Result<()> {
             commands::reject_edit,
             commands::list_sessions,
             commands::set_paused,
+            commands::sign_in,
+            commands::sign_out,
         ])
+        .manage(signin::SignIn::default())
         .setup(|app| {
             let host = Arc::new(tauri::async_runtime::block_on(Host::start())?);
             app.manage(host.clone());
@@ -90,8 +94,10 @@ fn run() -> anyhow::Result<()> {
             Ok(())
         })
         .on_window_event(|window, event| {
-            // Closing the window keeps the app in the tray.
-            if let WindowEvent::CloseRequested { api, .. } = event {
+            // Closing the main window keeps the app in the tray (the sign-in window closes).
+            if let WindowEvent::CloseRequested { api, .. } = event
+                && window.label() == "main"
+            {
                 api.prevent_close();
                 let _ = window.hide();
             }
