@@ -40,10 +40,8 @@ fn main() -> std::process::ExitCode {
 }
 
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_env_filter(docs_mcp::cli::log_filter())
         .with_writer(std::io::stderr)
         .try_init();
 }
