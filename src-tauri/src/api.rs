@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use docs_client::SessionSnapshot;
+use docs_client::{SessionSnapshot, User};
 use docs_mcp::record::{EditCounts, EditFilter, EditStatus, KnownDocument, Policy};
 use docs_mcp::{ErrorInfo, ServiceError};
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,34 @@ pub const NAVIGATE_EVENT: &str = "navigate";
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct CommandError(pub ErrorInfo);
+
+/// The sign-in window was closed before the instance signed the user in.
+pub const SIGN_IN_CANCELLED: &str = "SIGN_IN_CANCELLED";
+
+impl CommandError {
+    /// An error only the app has (the service's are `ErrorCode`s).
+    fn app(code: &str, message: &str, hint: &str) -> Self {
+        CommandError(ErrorInfo {
+            code: code.to_owned(),
+            message: message.to_owned(),
+            hint: hint.to_owned(),
+        })
+    }
+
+    pub fn sign_in_cancelled() -> Self {
+        Self::app(
+            SIGN_IN_CANCELLED,
+            "the sign-in window was closed before signing in",
+            "Sign in again when you are ready; public documents work meanwhile.",
+        )
+    }
+}
+
+impl From<tauri::Error> for CommandError {
+    fn from(error: tauri::Error) -> Self {
+        ServiceError::Internal(error.to_string()).into()
+    }
+}
 
 impl From<ServiceError> for CommandError {
     fn from(error: ServiceError) -> Self {
@@ -42,6 +70,10 @@ pub struct Overview {
     /// The configured Docs instance, if any.
     pub instance: Option<String>,
     pub signed_in: bool,
+    /// Who is signed in, once the instance confirmed the session.
+    pub account: Option<Account>,
+    /// Whether the session is kept in the OS keyring (false: in memory, until the app quits).
+    pub session_persisted: bool,
     pub paused: bool,
     pub pending_count: u64,
     /// The MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
@@ -54,6 +86,26 @@ pub struct Overview {
     pub token: Option<String>,
     /// Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
     pub app_path: String,
+}
+
+/// The signed-in Docs user.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Account {
+    pub id: String,
+    pub email: Option<String>,
+    pub full_name: Option<String>,
+    pub short_name: Option<String>,
+}
+
+impl From<User> for Account {
+    fn from(user: User) -> Self {
+        Account {
+            id: user.id,
+            email: user.email,
+            full_name: user.full_name,
+            short_name: user.short_name,
+        }
+    }
 }
 
 /// A Docs instance that answered `GET /api/v1.0/config/`.
@@ -299,5 +351,55 @@ mod tests {
         assert_eq!(json["message"], "no instance is configured");
         assert!(json["hint"].as_str().unwrap().contains("instance URL"));
         assert_eq!(json.as_object().unwrap().len(), 3);
+        assert_eq!(
+            serde_json::to_value(CommandError::sign_in_cancelled()).unwrap(),
+            serde_json::json!({
+                "code": "SIGN_IN_CANCELLED",
+                "message": "the sign-in window was closed before signing in",
+                "hint": "Sign in again when you are ready; public documents work meanwhile."
+            })
+        );
+    }
+
+    /// `Account` and the new `Overview` fields as `ui/src/types.ts` declares them.
+    #[test]
+    fn overview_carries_the_account() {
+        let overview = Overview {
+            version: "0.1.0".into(),
+            instance: Some("https://docs.example.org".into()),
+            signed_in: true,
+            account: Some(Account::from(User {
+                id: "u1".into(),
+                email: Some("ada@example.org".into()),
+                full_name: Some("Ada Lovelace".into()),
+                short_name: Some("Ada".into()),
+                language: Some("en-us".into()),
+            })),
+            session_persisted: false,
+            paused: false,
+            pending_count: 0,
+            endpoint: "http://127.0.0.1:7658/mcp".into(),
+            listening: true,
+            listen_error: None,
+            token: None,
+            app_path: "/usr/bin/docs-mcp-app".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&overview).unwrap(),
+            serde_json::json!({
+                "version": "0.1.0",
+                "instance": "https://docs.example.org",
+                "signed_in": true,
+                "account": {"id": "u1", "email": "ada@example.org", "full_name": "Ada Lovelace", "short_name": "Ada"},
+                "session_persisted": false,
+                "paused": false,
+                "pending_count": 0,
+                "endpoint": "http://127.0.0.1:7658/mcp",
+                "listening": true,
+                "listen_error": null,
+                "token": null,
+                "app_path": "/usr/bin/docs-mcp-app"
+            })
+        );
     }
 }

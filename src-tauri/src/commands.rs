@@ -159,3 +159,16 @@ pub fn save_settings(
 pub fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
     host.regenerate_token()
 }
+
+/// Resolves once the sign-in window has signed the user in (`SIGN_IN_CANCELLED` if closed).
+#[tauri::command]
+pub async fn sign_in(app: AppHandle, host: HostState<'_>) -> CommandResult<Overview> {
+    crate::signin::sign_in(&app, &host).await?;
+    host.overview()
+}
+
+#[tauri::command]
+pub async fn sign_out(host: HostState<'_>) -> CommandResult<Overview> {
+    host.service.sign_out().await?;
+    host.overview()
+}

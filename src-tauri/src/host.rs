@@ -15,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::api::{
-    CommandResult, Decision, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings, invalid,
-    session_rows,
+    Account, CommandResult, Decision, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings,
+    invalid, session_rows,
 };
 use crate::settings::AppSettings;
 
@@ -73,6 +73,9 @@ impl Host {
         let listen = config.listen;
         let service = DocsService::start(config)
             .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
+        // The session stored by an earlier sign-in, checked in the background: the window
+        // does not wait for the instance (the UI hears `account_changed`).
+        tokio::spawn(restore_session(service.clone()));
 
         let shutdown = CancellationToken::new();
         let token_store = TokenStore::new(&data_dir);
@@ -125,6 +128,8 @@ impl Host {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instance: service.client().ok().map(|c| c.instance().to_string()),
             signed_in: service.has_user_session(),
+            account: service.account().map(Account::from),
+            session_persisted: service.session_persisted(),
             paused: service.is_paused(),
             pending_count: self.pending_count(),
             endpoint: format!("http://{}/mcp", self.listen),
@@ -173,6 +178,7 @@ impl Host {
         let checked = self.check_instance(url).await?;
         let url = InstanceUrl::parse(&checked.url)?;
         self.service.connect_instance(url, None, None)?;
+        restore_session(self.service.clone()).await;
         if let Err(e) = self.update_settings(|s| s.instance = Some(checked.url)) {
             tracing::warn!(error = %e, "could not remember the instance");
         }
@@ -288,6 +294,11 @@ impl Host {
             .await?)
     }
 
+    /// The Docs instance the service is connected to.
+    pub fn instance(&self) -> CommandResult<InstanceUrl> {
+        Ok(self.service.client()?.instance().clone())
+    }
+
     /// Stops the endpoint and closes the sessions, saving what is pending.
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
@@ -296,5 +307,12 @@ impl Host {
             let _ = tokio::time::timeout(Duration::from_secs(3), http).await;
         }
         self.service.shutdown().await;
+    }
+}
+
+/// Signs in with the session stored for the instance, if the keyring has one that still works.
+async fn restore_session(service: Arc<DocsService>) {
+    if let Err(e) = service.restore_session().await {
+        tracing::warn!(error = %e, "could not check the stored Docs session");
     }
 }

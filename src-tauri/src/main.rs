@@ -11,6 +11,7 @@ mod commands;
 mod documents;
 mod host;
 mod settings;
+mod signin;
 mod tray;
 
 use std::sync::Arc;
@@ -45,8 +46,7 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
 
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = docs_mcp::cli::log_filter();
     let dir = std::env::var_os("DOCS_MCP_LOG_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(docs_mcp::config::default_log_dir);
@@ -115,7 +115,10 @@ fn run() -> anyhow::Result<()> {
             commands::get_settings,
             commands::save_settings,
             commands::regenerate_token,
+            commands::sign_in,
+            commands::sign_out,
         ])
+        .manage(signin::SignIn::default())
         .setup(|app| {
             let host = Arc::new(tauri::async_runtime::block_on(Host::start())?);
             app.manage(host.clone());
@@ -132,8 +135,10 @@ fn run() -> anyhow::Result<()> {
             Ok(())
         })
         .on_window_event(|window, event| {
-            // Closing the window keeps the app in the tray.
-            if let WindowEvent::CloseRequested { api, .. } = event {
+            // Closing the main window keeps the app in the tray (the sign-in window closes).
+            if let WindowEvent::CloseRequested { api, .. } = event
+                && window.label() == "main"
+            {
                 api.prevent_close();
                 let _ = window.hide();
             }

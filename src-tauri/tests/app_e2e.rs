@@ -1,6 +1,8 @@
 //! End to end: the real app (`docs-mcp-app`) under Xvfb, driven through tauri-driver and
 //! WebKitWebDriver, against the Docs-like test server. An agent inserts a block over MCP; the
 //! pending card shows in the window; clicking Approve applies it, and the server stores it.
+//! Signing in opens the real sign-in window, which goes through the server's login
+//! (authenticate → callback → home); the agent then reads a private document, until sign-out.
 //! Screenshots go to `tests/artifacts/`.
 //!
 //! Needs `Xvfb`, `WebKitWebDriver` (Debian: xvfb, webkit2gtk-driver) and `tauri-driver`
@@ -13,10 +15,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use test_harness::{DocsServer, DocumentSpec};
 
@@ -200,6 +203,37 @@ impl WebDriver {
             .to_owned()
     }
 
+    /// Runs `script` in the window; it ends by calling `done(value)`.
+    async fn execute_async(&self, script: &str, timeout: Duration) -> Value {
+        self.post(
+            "/timeouts",
+            json!({"script": u64::try_from(timeout.as_millis()).unwrap()}),
+        )
+        .await;
+        let script = format!("const done = arguments[arguments.length - 1];\n{script}");
+        self.post("/execute/async", json!({"script": script, "args": []}))
+            .await
+    }
+
+    /// Calls a command of the app through its IPC, as the UI does: `Ok(result)` or
+    /// `Err({code, message, hint})`.
+    async fn invoke(&self, command: &str, timeout: Duration) -> Result<Value, Value> {
+        let value = self
+            .execute_async(
+                &format!(
+                    "window.__TAURI_INTERNALS__.invoke({command:?}).then(\
+                     (ok) => done({{ok}}), (err) => done({{err}}));"
+                ),
+                timeout,
+            )
+            .await;
+        match (value.get("ok"), value.get("err")) {
+            (Some(ok), None) => Ok(ok.clone()),
+            (None, Some(err)) => Err(err.clone()),
+            _ => panic!("{command}: unexpected answer {value}"),
+        }
+    }
+
     async fn screenshot(&self, path: &Path) {
         let value = self.get("/screenshot").await;
         if let Some(data) = value.as_str() {
@@ -216,6 +250,108 @@ impl WebDriver {
     }
 }
 
+/// The app running under Xvfb, driven through tauri-driver, with its own home and MCP port.
+struct App {
+    driver: WebDriver,
+    home: PathBuf,
+    mcp_port: u16,
+    // Dropped (killed) after the WebDriver session ended.
+    _driver_process: Process,
+    _xvfb: Process,
+}
+
+impl App {
+    /// Launches the app connected to `server`, and waits until its window shows a screen.
+    async fn launch(server: &DocsServer) -> App {
+        let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&home).unwrap();
+        let mcp_port = free_port();
+        let (driver_port, native_port) = (free_port(), free_port());
+        let (xvfb, display) = start_xvfb();
+        // The app is started by WebKitWebDriver, a child of tauri-driver: it inherits this
+        // environment. Without a session bus there is no Secret Service: the bearer token
+        // comes from DOCS_MCP_TOKEN, and a Docs session stays in memory.
+        let driver_process = Process(
+            Command::new(find_program("tauri-driver"))
+                .args([
+                    "--port",
+                    &driver_port.to_string(),
+                    "--native-port",
+                    &native_port.to_string(),
+                ])
+                .arg("--native-driver")
+                .arg(find_program("WebKitWebDriver"))
+                .env("DISPLAY", &display)
+                .env("HOME", &home)
+                .env("XDG_CONFIG_HOME", home.join("config"))
+                .env("XDG_DATA_HOME", home.join("data"))
+                .env("XDG_CACHE_HOME", home.join("cache"))
+                .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
+                .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
+                .env("DOCS_MCP_TOKEN", TOKEN)
+                .env("DOCS_INSTANCE_URL", server.url())
+                .env_remove("DBUS_SESSION_BUS_ADDRESS")
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("starting tauri-driver"),
+        );
+        let driver = WebDriver::start(&format!("http://127.0.0.1:{driver_port}"), APP).await;
+        // Loaded: the overview is in, and a screen is shown.
+        driver
+            .wait_for(".panel:not([hidden]) section", Duration::from_secs(30))
+            .await;
+        App {
+            driver,
+            home,
+            mcp_port,
+            _driver_process: driver_process,
+            _xvfb: xvfb,
+        }
+    }
+
+    /// An MCP client of the app's endpoint, named `name`.
+    async fn agent(&self, name: &str) -> RunningService<RoleClient, ClientConfig> {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!(
+                "http://127.0.0.1:{}/mcp",
+                self.mcp_port
+            ))
+            .auth_header(TOKEN),
+        );
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new(name, "1.0"),
+        )
+        .serve(transport)
+        .await
+        .expect("the app's MCP endpoint")
+    }
+
+    async fn quit(self) {
+        self.driver.end().await;
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+/// A tool's structured result, or its `{code, message, hint}` error.
+async fn call_tool(
+    agent: &RunningService<RoleClient, ClientConfig>,
+    tool: &'static str,
+    args: Value,
+) -> Result<Value, Value> {
+    let result = agent
+        .call_tool(
+            CallToolRequestParams::new(tool).with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"));
+    if result.is_error == Some(true) {
+        let body: Value = serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
+        return Err(body["error"].clone());
+    }
+    Ok(result.structured_content.unwrap_or(Value::Null))
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_edit_is_approved_in_the_window() {
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/artifacts");
@@ -225,55 +361,11 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .await
         .unwrap();
 
-    let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&home).unwrap();
-    let mcp_port = free_port();
-    let (driver_port, native_port) = (free_port(), free_port());
-    let (_xvfb, display) = start_xvfb();
-    // The app is started by WebKitWebDriver, a child of tauri-driver: it inherits this
-    // environment.
-    let _driver = Process(
-        Command::new(find_program("tauri-driver"))
-            .args([
-                "--port",
-                &driver_port.to_string(),
-                "--native-port",
-                &native_port.to_string(),
-            ])
-            .arg("--native-driver")
-            .arg(find_program("WebKitWebDriver"))
-            .env("DISPLAY", &display)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
-            .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
-            .env("DOCS_MCP_TOKEN", TOKEN)
-            .env("DOCS_INSTANCE_URL", server.url())
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("starting tauri-driver"),
-    );
-    let driver = WebDriver::start(&format!("http://127.0.0.1:{driver_port}"), APP).await;
-    // Loaded: the overview is in, and a screen is shown.
-    driver
-        .wait_for(".panel:not([hidden]) section", Duration::from_secs(30))
-        .await;
+    let app = App::launch(&server).await;
+    let driver = &app.driver;
 
     // The agent connects over MCP and inserts a block; the write waits for the human.
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{mcp_port}/mcp"))
-            .auth_header(TOKEN),
-    );
-    let agent = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("E2E agent", "1.0"),
-    )
-    .serve(transport)
-    .await
-    .expect("the app's MCP endpoint");
+    let agent = app.agent("E2E agent").await;
     let call = {
         let peer = agent.peer().clone();
         let arguments = json!({"document": id.to_string(), "position": {"at": "end"},
@@ -334,7 +426,107 @@ async fn an_agent_edit_is_approved_in_the_window() {
         stored.markdown
     );
 
-    driver.end().await;
     let _ = agent.cancel().await;
-    let _ = std::fs::remove_dir_all(&home);
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn signing_in_through_the_window_opens_private_documents_to_agents() {
+    let server = DocsServer::start().await.unwrap();
+    let ada = server
+        .create_user("ada@example.org", "Ada Lovelace")
+        .await
+        .unwrap();
+    let private = server
+        .create_document(
+            DocumentSpec::new("Ada's plan")
+                .markdown("Only for Ada.")
+                .link("restricted", "reader")
+                .access(&ada.id, "owner"),
+        )
+        .await
+        .unwrap();
+    let app = App::launch(&server).await;
+    let agent = app.agent("E2E reader").await;
+    let read = json!({"document": private.to_string(), "anchors": false});
+
+    let before = app
+        .driver
+        .invoke("overview", Duration::from_secs(10))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &before["signed_in"],
+            &before["account"],
+            &before["session_persisted"]
+        ),
+        (&json!(false), &Value::Null, &json!(false))
+    );
+    // Anonymous: Docs answers 401 for a restricted document.
+    let refused = call_tool(&agent, "read_document", read.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(refused["code"], "NOT_SIGNED_IN", "{refused}");
+
+    // The next login signs Ada in without the provider's form; the window goes through
+    // authenticate → callback → the instance's home by itself.
+    server.auto_sign_in("ada@example.org").await.unwrap();
+    let overview = app
+        .driver
+        .invoke("sign_in", Duration::from_secs(60))
+        .await
+        .unwrap_or_else(|e| panic!("sign_in failed: {e}"));
+    assert_eq!(overview["signed_in"], json!(true));
+    assert_eq!(
+        overview["account"],
+        json!({"id": ada.id, "email": "ada@example.org", "full_name": "Ada Lovelace", "short_name": "Ada"})
+    );
+    // No Secret Service under this test: the session is in the app's memory only.
+    assert_eq!(overview["session_persisted"], json!(false));
+
+    // The agent reads the private document through the app.
+    let content = call_tool(&agent, "read_document", read.clone())
+        .await
+        .unwrap_or_else(|e| panic!("read_document as Ada: {e}"));
+    assert_eq!(content["markdown"], "Only for Ada.\n");
+
+    // Signed out: private again.
+    let overview = app
+        .driver
+        .invoke("sign_out", Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(
+        (&overview["signed_in"], &overview["account"]),
+        (&json!(false), &Value::Null)
+    );
+    let refused = call_tool(&agent, "read_document", read).await.unwrap_err();
+    assert_eq!(refused["code"], "NOT_SIGNED_IN", "{refused}");
+
+    // The session was written nowhere under the app's home: not in its data, not in a
+    // webview cookie store or cache (the sign-in webview is incognito).
+    assert_eq!(
+        files_containing(&app.home, b"docs_sessionid"),
+        Vec::<PathBuf>::new()
+    );
+
+    let _ = agent.cancel().await;
+    app.quit().await;
+}
+
+/// Files under `dir` (recursively) whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_containing(&path, needle));
+        } else if std::fs::read(&path)
+            .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle))
+        {
+            found.push(path);
+        }
+    }
+    found
 }

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use docs_client::{InstanceUrl, Secret};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
 
 use crate::config::{DEFAULT_PORT, ServiceConfig, default_data_dir};
 use crate::record::{EditRecord, Policy};
@@ -166,13 +167,27 @@ pub fn main() -> std::process::ExitCode {
 
 /// Logs go to stderr only: stdout is the MCP channel in stdio mode.
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_env_filter(log_filter())
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
+}
+
+/// What to log: `RUST_LOG`, else `info`. Whatever `RUST_LOG` says, the two libraries that print
+/// cookie values stay below that level (cookie_store at debug, tungstenite's handshake request
+/// at trace): a session cookie must never reach a log.
+pub fn log_filter() -> EnvFilter {
+    quiet_cookie_loggers(
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+    )
+}
+
+fn quiet_cookie_loggers(filter: EnvFilter) -> EnvFilter {
+    // A directive for the same target replaces the one from RUST_LOG.
+    filter
+        .add_directive("cookie_store=info".parse().expect("a valid directive"))
+        .add_directive("tungstenite=debug".parse().expect("a valid directive"))
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -221,6 +236,10 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
         .context("starting the service")?;
 
+    // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
+    if let Err(e) = service.restore_session().await {
+        tracing::warn!(error = %e, "could not check the Docs session");
+    }
     match &service.config().instance {
         Some(instance) => tracing::info!(
             "Docs instance: {instance} ({})",
@@ -547,4 +566,50 @@ fn encode(value: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// Log output kept in memory.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn cookies_stay_out_of_logs_even_at_trace() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(quiet_cookie_loggers(EnvFilter::new(
+                "trace,cookie_store=trace",
+            )))
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .without_time()
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::debug!(target: "cookie_store::cookie_store", "inserting Set-Cookie 'docs_sessionid=secret'");
+            tracing::trace!(target: "tungstenite::handshake::client", "Request: \"Cookie: docs_sessionid=secret\"");
+            tracing::debug!(target: "tungstenite::handshake::client", "Client handshake done.");
+            tracing::trace!(target: "docs_client::session", "synced");
+        });
+        let output = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            output,
+            "DEBUG tungstenite::handshake::client: Client handshake done.\nTRACE docs_client::session: synced\n"
+        );
+    }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use docs_client::{InstanceUrl, Secret};
 
+use crate::credentials::CredentialStore;
 use crate::record::Policy;
 
 /// The fixed default port of the local MCP endpoint.
@@ -18,6 +19,8 @@ pub struct ServiceConfig {
     /// `docs_sessionid` of a signed-in user (headless sign-in); `None` = anonymous.
     pub session_cookie: Option<Secret>,
     pub csrf_token: Option<Secret>,
+    /// Where a signed-in session is kept between runs (the OS keyring; tests: memory only).
+    pub credentials: CredentialStore,
     /// Where the database (and, without a keyring, the token file) live.
     pub data_dir: PathBuf,
     /// Policy of documents without their own, unless the user stored another default.
@@ -43,6 +46,7 @@ impl ServiceConfig {
             instance: None,
             session_cookie: None,
             csrf_token: None,
+            credentials: CredentialStore::OsKeyring,
             data_dir,
             default_policy: Policy::Review,
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),

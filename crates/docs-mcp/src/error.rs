@@ -84,6 +84,10 @@ pub enum ServiceError {
     NoInstance,
     #[error("this needs a signed-in user")]
     NotSignedIn,
+    #[error(
+        "the Docs instance does not accept this session (it expired, was signed out, or is not a signed-in one)"
+    )]
+    SessionInvalid,
     #[error("agents are paused by the user")]
     Paused,
     #[error("writes to this document are disabled by the user's policy (read-only)")]
@@ -145,7 +149,9 @@ impl ServiceError {
             ServiceError::TextNotFound { .. } => ErrorCode::TextNotFound,
             ServiceError::AmbiguousMatch { .. } => ErrorCode::AmbiguousMatch,
             ServiceError::StaleRevision { .. } => ErrorCode::StaleRevision,
-            ServiceError::NoInstance | ServiceError::NotSignedIn => ErrorCode::NotSignedIn,
+            ServiceError::NoInstance | ServiceError::NotSignedIn | ServiceError::SessionInvalid => {
+                ErrorCode::NotSignedIn
+            }
             ServiceError::PolicyReadOnly | ServiceError::Paused | ServiceError::Rejected { .. } => {
                 ErrorCode::EditRejected
             }
@@ -181,6 +187,7 @@ impl ServiceError {
             ServiceError::StaleRevision { .. } => "Someone changed that block since you read it: read it again, then redo the edit on the current text.".into(),
             ServiceError::NoInstance => "Configure the Docs instance URL (DOCS_INSTANCE_URL, --instance, or the app).".into(),
             ServiceError::PolicyReadOnly => "The user set this document to read-only for agents; ask them to change its policy.".into(),
+            ServiceError::SessionInvalid => "Sign in again in the Docs MCP app (or give the session of a freshly signed-in browser in DOCS_SESSION_COOKIE).".into(),
             ServiceError::NotSignedIn => "Sign in to the Docs instance in the Docs MCP app (or set DOCS_SESSION_COOKIE).".into(),
             ServiceError::Paused => "The user paused agents; try again later.".into(),
             ServiceError::Rejected { .. } => "Do not retry the same edit; take the user's comment into account.".into(),

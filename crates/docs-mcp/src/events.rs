@@ -29,4 +29,8 @@ pub enum ServiceEvent {
     PausedChanged {
         paused: bool,
     },
+    /// The user signed in or out (or a stored session was restored or found expired).
+    AccountChanged {
+        signed_in: bool,
+    },
 }

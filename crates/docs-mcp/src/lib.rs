@@ -8,6 +8,7 @@
 pub mod bridge;
 pub mod cli;
 pub mod config;
+pub mod credentials;
 pub mod edits;
 pub mod error;
 pub mod events;

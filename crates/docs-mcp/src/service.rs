@@ -8,13 +8,13 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use docs_client::blocknote;
 use docs_client::{
     ClientConfig, DocsClient, Document, DocumentRef, DocumentSession, InstanceUrl, Presence,
-    Secret, SessionRegistry, SessionSnapshot,
+    Secret, SessionRegistry, SessionSnapshot, User,
 };
 use serde::Serialize;
 use tokio::sync::{broadcast, watch};
@@ -23,6 +23,7 @@ use yrs::updates::decoder::Decode;
 use yrs::{ReadTxn, StateVector, Transact};
 
 use crate::config::ServiceConfig;
+use crate::credentials::SessionCredentials;
 use crate::edits::{self, EditOp};
 use crate::error::{ServiceError, ServiceResult};
 use crate::events::ServiceEvent;
@@ -70,6 +71,10 @@ struct Instance {
     client: DocsClient,
     registry: Arc<SessionRegistry>,
     reaper: tokio::task::JoinHandle<()>,
+    /// Who the session belongs to, once `users/me` accepted it.
+    account: OnceLock<User>,
+    /// Whether the session is in the OS keyring (else it lives in memory only, or is none).
+    session_persisted: bool,
 }
 
 impl Drop for Instance {
@@ -145,11 +150,21 @@ impl DocsService {
         session_cookie: Option<Secret>,
         csrf_token: Option<Secret>,
     ) -> ServiceResult<()> {
-        let mut config = ClientConfig::new(url);
-        config.session_cookie = session_cookie;
-        config.csrf_token = csrf_token;
-        config.requests_per_minute = self.config.requests_per_minute;
-        let client = DocsClient::new(config)?;
+        let session = session_cookie.map(|session_cookie| SessionCredentials {
+            session_cookie,
+            csrf_token,
+        });
+        self.connect(url, session, None, false)
+    }
+
+    fn connect(
+        &self,
+        url: InstanceUrl,
+        session: Option<SessionCredentials>,
+        account: Option<User>,
+        session_persisted: bool,
+    ) -> ServiceResult<()> {
+        let client = self.client_for(url, session)?;
         let options = docs_client::SessionOptions {
             presence: Presence::new(&self.config.fallback_agent_name),
             write_timeout: self.config.approval_wait.max(Duration::from_secs(20)),
@@ -169,6 +184,8 @@ impl DocsService {
                 client,
                 registry,
                 reaper,
+                account: account.map(OnceLock::from).unwrap_or_default(),
+                session_persisted,
             }));
         self.trackers.lock().expect("trackers lock").clear();
         if let Some(previous) = previous {
@@ -176,6 +193,147 @@ impl DocsService {
         }
         self.emit(ServiceEvent::SessionsChanged);
         Ok(())
+    }
+
+    fn client_for(
+        &self,
+        url: InstanceUrl,
+        session: Option<SessionCredentials>,
+    ) -> ServiceResult<DocsClient> {
+        let mut config = ClientConfig::new(url);
+        if let Some(session) = session {
+            config = config.with_session(session.session_cookie, session.csrf_token);
+        }
+        config.requests_per_minute = self.config.requests_per_minute;
+        Ok(DocsClient::new(config)?)
+    }
+
+    /// The user a session belongs to, asked with a client of its own so that nothing changes
+    /// when the instance refuses it.
+    async fn verify(&self, url: &InstanceUrl, session: &SessionCredentials) -> ServiceResult<User> {
+        let probe = self.client_for(url.clone(), Some(session.clone()))?;
+        probe.me().await.map_err(|error| match error {
+            docs_client::Error::Unauthorized { .. } => ServiceError::SessionInvalid,
+            other => other.into(),
+        })
+    }
+
+    /// Signs in with the cookies of a browser session (`docs_sessionid`, `csrftoken`): checked
+    /// with `users/me` first, then the instance is reconnected as that user and the session
+    /// kept in the OS keyring (in memory only where there is none). A refused session changes
+    /// nothing.
+    pub async fn sign_in(
+        &self,
+        session_cookie: Secret,
+        csrf_token: Option<Secret>,
+    ) -> ServiceResult<User> {
+        let url = self.instance()?.client.instance().clone();
+        let session = SessionCredentials {
+            session_cookie,
+            csrf_token,
+        };
+        let user = self.verify(&url, &session).await?;
+        let persisted = self.config.credentials.save(&url, &session).await;
+        self.switch_account(&url, Some(session), Some(user.clone()), persisted)?;
+        tracing::info!(instance = %url, persisted, "signed in");
+        Ok(user)
+    }
+
+    /// Forgets the session (keyring included) and goes on anonymously: public documents still
+    /// work.
+    pub async fn sign_out(&self) -> ServiceResult<()> {
+        let url = self.instance()?.client.instance().clone();
+        self.config.credentials.forget(&url).await;
+        self.switch_account(&url, None, None, false)?;
+        tracing::info!(instance = %url, "signed out");
+        Ok(())
+    }
+
+    /// Takes up the session given in the configuration or, without one, the session stored
+    /// for the connected instance (by the app's sign-in), once the instance accepts it. A
+    /// refused session is dropped (and removed from the keyring): the service stays
+    /// anonymous. When the instance cannot be asked, a stored session is used unchecked.
+    pub async fn restore_session(&self) -> ServiceResult<Option<User>> {
+        let Ok(instance) = self.instance() else {
+            return Ok(None);
+        };
+        let url = instance.client.instance().clone();
+        let config = instance.client.config();
+        let (session, stored) = match &config.session_cookie {
+            Some(cookie) => (
+                SessionCredentials {
+                    session_cookie: cookie.clone(),
+                    csrf_token: config.csrf_token.clone(),
+                },
+                false,
+            ),
+            None => match self.config.credentials.load(&url).await {
+                Some(session) => (session, true),
+                None => return Ok(None),
+            },
+        };
+        match self.verify(&url, &session).await {
+            Ok(user) => {
+                if stored {
+                    self.switch_account(&url, Some(session), Some(user.clone()), true)?;
+                } else {
+                    let _ = instance.account.set(user.clone());
+                    self.emit(ServiceEvent::AccountChanged { signed_in: true });
+                }
+                tracing::info!(instance = %url, "signed in with the {} session", if stored { "stored" } else { "configured" });
+                Ok(Some(user))
+            }
+            Err(ServiceError::SessionInvalid) => {
+                tracing::info!(
+                    instance = %url,
+                    "the {} session was refused (expired or signed out): public documents only",
+                    if stored { "stored" } else { "configured" }
+                );
+                if stored {
+                    self.config.credentials.forget(&url).await;
+                } else {
+                    self.switch_account(&url, None, None, false)?;
+                }
+                Ok(None)
+            }
+            Err(error) => {
+                if stored {
+                    self.switch_account(&url, Some(session), None, true)?;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Reconnects the instance `url` with another session (or none), and tells the UIs.
+    fn switch_account(
+        &self,
+        url: &InstanceUrl,
+        session: Option<SessionCredentials>,
+        account: Option<User>,
+        persisted: bool,
+    ) -> ServiceResult<()> {
+        if self.instance()?.client.instance() != url {
+            return Err(ServiceError::invalid(
+                format!("the instance changed to another one than {url} meanwhile"),
+                "Sign in again, on the instance now connected.",
+            ));
+        }
+        let signed_in = session.is_some();
+        self.connect(url.clone(), session, account, persisted)?;
+        self.emit(ServiceEvent::AccountChanged { signed_in });
+        Ok(())
+    }
+
+    /// The signed-in user, once the instance confirmed the session.
+    pub fn account(&self) -> Option<User> {
+        self.instance().ok()?.account.get().cloned()
+    }
+
+    /// Whether the session is kept in the OS keyring; `false` when there is none, or when it
+    /// lives in memory only (no keyring, or given in the configuration).
+    pub fn session_persisted(&self) -> bool {
+        self.instance().is_ok_and(|i| i.session_persisted)
     }
 
     fn instance(&self) -> ServiceResult<Arc<Instance>> {

@@ -162,6 +162,18 @@ export function createControl({ store, state, stats, collab, typists }) {
     ],
     [
       'POST',
+      /^auto-sign-in$/,
+      async (req) => {
+        const b = await body(req);
+        if (typeof b.email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(b.email)) {
+          throw new ControlError(400, 'expected {"email": "<address>"}');
+        }
+        state.autoSignIn = b.email;
+        return { email: b.email };
+      },
+    ],
+    [
+      'POST',
       /^drop-connections$/,
       async () => ({ dropped: collab.dropAll() }),
     ],

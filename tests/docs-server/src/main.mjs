@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A La Suite Docs-like test server: fake Docs backend (REST /api/v1.0/) + the real
-// Hocuspocus collaboration server (/collaboration/ws/) + a test control API (/__test__/).
+// Hocuspocus collaboration server (/collaboration/ws/) + sign-in through a fake identity
+// provider and the frontend's pages (login.mjs) + a test control API (/__test__/).
 //
 //   node src/main.mjs [--port 0] [--legacy-content] [--throttle-rate 80] [--stay]
 //
@@ -49,6 +50,7 @@ const { Store } = await import('./store.mjs');
 const { createApi } = await import('./api.mjs');
 const { createCollab } = await import('./collab.mjs');
 const { createControl } = await import('./control.mjs');
+const { createLogin } = await import('./login.mjs');
 const { Typists } = await import('./typist.mjs');
 const { notFoundPage, send } = await import('./http.mjs');
 
@@ -57,6 +59,8 @@ const state = {
   origin: '',
   allowedOrigins: [],
   forcedThrottle: { count: 0, retryAfter: 0 },
+  // Email the next /api/v1.0/authenticate/ signs in without showing the login form.
+  autoSignIn: null,
 };
 const stats = { requests: 0, content_patches: {}, throttled: 0, ws_accepted: 0 };
 const store = new Store();
@@ -64,6 +68,7 @@ const collab = createCollab({ store, state, stats });
 const typists = new Typists({ state, opts });
 const api = createApi({ store, opts, state, stats, collab });
 const control = createControl({ store, state, stats, collab, typists });
+const login = createLogin({ store, state });
 
 const server = http.createServer(async (req, res) => {
   let url;
@@ -74,6 +79,7 @@ const server = http.createServer(async (req, res) => {
     return;
   }
   try {
+    if (await login(req, res, url)) return;
     if (url.pathname.startsWith('/api/v1.0/')) await api(req, res, url);
     else if (url.pathname.startsWith('/__test__/')) await control(req, res, url);
     else notFoundPage(res);

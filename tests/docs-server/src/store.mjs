@@ -25,7 +25,7 @@ export const randomToken = (n = 32) => {
 export class Store {
   constructor() {
     this.users = new Map(); // id -> user
-    this.sessions = new Map(); // key -> { userId|null, csrf|null }
+    this.sessions = new Map(); // key -> { userId|null, csrf|null, oidcStates: Map state -> next }
     this.documents = new Map(); // id -> doc
     this.pathCounter = 0;
   }
@@ -47,9 +47,16 @@ export class Store {
 
   createSession(userId = null) {
     const key = randomToken(32);
-    const session = { key, userId, csrf: userId ? randomToken(32) : null };
+    const session = { key, userId, csrf: userId ? randomToken(32) : null, oidcStates: new Map() };
     this.sessions.set(key, session);
     return session;
+  }
+
+  /** The user with this email (case-insensitive), or null. */
+  userByEmail(email) {
+    const wanted = String(email).toLowerCase();
+    for (const user of this.users.values()) if (user.email.toLowerCase() === wanted) return user;
+    return null;
   }
 
   /** The user of a session key, or null (anonymous). */

@@ -513,6 +513,14 @@ impl DocsServer {
         Ok(serde_json::from_value(v)?)
     }
 
+    /// Makes the next `GET /api/v1.0/authenticate/` sign in `email` without the identity
+    /// provider's form (straight to the callback), so a browser signs in unattended. The user
+    /// is created at the callback unless one has this email.
+    pub async fn auto_sign_in(&self, email: &str) -> anyhow::Result<()> {
+        self.post("auto-sign-in", json!({ "email": email })).await?;
+        Ok(())
+    }
+
     /// Creates a document; content goes through BlockNote exactly as Docs stores it.
     pub async fn create_document(&self, spec: DocumentSpec) -> anyhow::Result<Uuid> {
         let v = self.post("documents", spec.to_json()).await?;

@@ -709,3 +709,264 @@ async fn typist_types_live_and_saves() {
     server.reset_connections(id).await.unwrap();
     server.drop_connections().await.unwrap();
 }
+
+/// A client that shows redirects instead of following them, and keeps no cookies.
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn location(res: &reqwest::Response) -> String {
+    res.headers()["location"].to_str().unwrap().to_owned()
+}
+
+/// The `Set-Cookie` headers of a response, without their changing `expires=` attribute.
+fn set_cookies(res: &reqwest::Response) -> Vec<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| {
+            v.to_str()
+                .unwrap()
+                .split("; ")
+                .filter(|part| !part.starts_with("expires="))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .collect()
+}
+
+/// The value of cookie `name` in a `Set-Cookie` header.
+fn cookie_value(set_cookie: &str, name: &str) -> String {
+    set_cookie
+        .split(';')
+        .next()
+        .and_then(|pair| pair.strip_prefix(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("no {name} in {set_cookie}"))
+        .to_owned()
+}
+
+async fn me(server: &DocsServer, cookie: &str) -> (u16, Value) {
+    let res = http()
+        .get(format!("{}/api/v1.0/users/me/", server.url()))
+        .header("Cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn signing_in_goes_through_the_identity_provider_like_docs() {
+    let server = DocsServer::start().await.unwrap();
+    let alice = server
+        .create_user("alice@example.org", "Alice")
+        .await
+        .unwrap();
+    let doc = server
+        .create_document(
+            DocumentSpec::new("private")
+                .link("restricted", "reader")
+                .access(&alice.id, "owner"),
+        )
+        .await
+        .unwrap();
+    let client = no_redirects();
+    let base = server.url();
+
+    // authenticate → the provider's form, with a state kept in a (new, anonymous) session.
+    let res = client
+        .get(format!("{base}/api/v1.0/authenticate/?next=/docs/{doc}/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 302);
+    let form_url = location(&res);
+    let state = form_url
+        .strip_prefix("/__test__/oidc/login?state=")
+        .unwrap_or_else(|| panic!("{form_url}"))
+        .to_owned();
+    let cookies = set_cookies(&res);
+    assert_eq!(cookies.len(), 1);
+    let anonymous = cookie_value(&cookies[0], "docs_sessionid");
+    assert_eq!(
+        cookies[0],
+        format!("docs_sessionid={anonymous}; HttpOnly; Max-Age=43200; Path=/; SameSite=Lax")
+    );
+
+    let res = client
+        .get(format!("{base}{form_url}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "text/html; charset=utf-8");
+    let page = res.text().await.unwrap();
+    assert!(page.contains(&format!(
+        r#"<input type="hidden" name="state" value="{state}">"#
+    )));
+    assert!(page.contains(r#"<label for="email">Email</label>"#));
+    assert!(page.contains(r#"<button type="submit">Sign in</button>"#));
+
+    // An invalid email shows the form again.
+    let res = client
+        .post(format!("{base}/__test__/oidc/login"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!("email=nobody&state={state}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    assert!(
+        res.text()
+            .await
+            .unwrap()
+            .contains(r#"<p role="alert">Enter a valid email address.</p>"#)
+    );
+
+    let res = client
+        .post(format!("{base}/__test__/oidc/login"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!("email=alice%40example.org&state={state}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 302);
+    let callback = location(&res);
+    assert!(
+        callback.starts_with("/api/v1.0/callback/?code=")
+            && callback.ends_with(&format!("&state={state}")),
+        "{callback}"
+    );
+
+    // The callback needs the session that started the login.
+    let res = client
+        .get(format!("{base}{callback}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    assert_eq!(
+        res.text().await.unwrap(),
+        "OIDC callback state not found in session `oidc_states`!"
+    );
+
+    let res = client
+        .get(format!("{base}{callback}"))
+        .header("Cookie", format!("docs_sessionid={anonymous}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 302);
+    assert_eq!(location(&res), format!("/docs/{doc}/"));
+    let cookies = set_cookies(&res);
+    assert_eq!(cookies.len(), 2);
+    let session = cookie_value(&cookies[0], "docs_sessionid");
+    let csrf = cookie_value(&cookies[1], "csrftoken");
+    assert_ne!(session, anonymous);
+    assert_eq!(
+        cookies,
+        vec![
+            format!("docs_sessionid={session}; HttpOnly; Max-Age=43200; Path=/; SameSite=Lax"),
+            format!("csrftoken={csrf}; Max-Age=31449600; Path=/; SameSite=Lax"),
+        ]
+    );
+
+    // The new session is Alice's; the CSRF token is the one unsafe requests need.
+    let browser = format!("docs_sessionid={session}; csrftoken={csrf}");
+    assert_eq!(
+        me(&server, &browser).await,
+        (
+            200,
+            json!({"id": alice.id, "email": "alice@example.org", "full_name": "Alice", "short_name": "Alice", "language": "en-us"})
+        )
+    );
+    let res = http()
+        .patch(format!("{base}/api/v1.0/documents/{doc}/"))
+        .header("Cookie", &browser)
+        .header("Origin", base)
+        .header("X-CSRFToken", &csrf)
+        .json(&json!({"title": "Renamed"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    // The session that started the login is gone (Django's login() cycles the key), so the
+    // callback cannot be replayed.
+    let res = client
+        .get(format!("{base}{callback}"))
+        .header("Cookie", format!("docs_sessionid={anonymous}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+
+    // The frontend's pages.
+    for path in ["/", &format!("/docs/{doc}/")] {
+        let res = client.get(format!("{base}{path}")).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(res.headers()["content-type"], "text/html; charset=utf-8");
+        assert!(res.headers().get("set-cookie").is_none());
+        assert!(res.text().await.unwrap().contains("<title>Docs</title>"));
+    }
+}
+
+#[tokio::test]
+async fn auto_sign_in_skips_the_form_once_and_creates_the_user() {
+    let server = DocsServer::start().await.unwrap();
+    let client = no_redirects();
+    let base = server.url();
+    server.auto_sign_in("carol@example.org").await.unwrap();
+
+    let res = client
+        .get(format!("{base}/api/v1.0/authenticate/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 302);
+    let callback = location(&res);
+    assert!(
+        callback.starts_with("/api/v1.0/callback/?code="),
+        "{callback}"
+    );
+    let anonymous = cookie_value(&set_cookies(&res)[0], "docs_sessionid");
+    let res = client
+        .get(format!("{base}{callback}"))
+        .header("Cookie", format!("docs_sessionid={anonymous}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 302);
+    assert_eq!(location(&res), "/");
+    let cookies = set_cookies(&res);
+    let browser = format!(
+        "docs_sessionid={}; csrftoken={}",
+        cookie_value(&cookies[0], "docs_sessionid"),
+        cookie_value(&cookies[1], "csrftoken")
+    );
+    let (status, user) = me(&server, &browser).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (&user["email"], &user["full_name"], &user["short_name"]),
+        (&json!("carol@example.org"), &json!(""), &json!("carol"))
+    );
+
+    // Once only: the next login shows the form again.
+    let res = client
+        .get(format!("{base}/api/v1.0/authenticate/"))
+        .send()
+        .await
+        .unwrap();
+    assert!(location(&res).starts_with("/__test__/oidc/login?state="));
+
+    // Without a session, users/me is refused like Docs does.
+    let res = http()
+        .get(format!("{base}/api/v1.0/users/me/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    assert!(server.auto_sign_in("not an email").await.is_err());
+}
