@@ -1,5 +1,6 @@
 //! The Tauri commands: one-line adapters into the service (or the host around it). Types
-//! live in `api`; no decision is made here.
+//! live in `api`; no decision is made here. Arguments keep their snake_case names on the
+//! wire (`document_id`), as `ui/src/types.ts` declares them, not Tauri's default camelCase.
 
 use std::sync::Arc;
 
@@ -17,32 +18,32 @@ use crate::{documents, tray};
 
 type HostState<'a> = State<'a, Arc<Host>>;
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn overview(host: HostState<'_>) -> CommandResult<Overview> {
     host.overview()
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn check_instance(host: HostState<'_>, url: String) -> CommandResult<InstanceCheck> {
     host.check_instance(&url).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn connect_instance(host: HostState<'_>, url: String) -> CommandResult<Overview> {
     host.connect_instance(&url).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn list_pending(host: HostState<'_>) -> CommandResult<Vec<EditRecord>> {
     host.pending()
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn approve_edit(host: HostState<'_>, id: Uuid) -> CommandResult<EditRecord> {
     Ok(host.service.approve(id, DECIDER).await?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn reject_edit(
     host: HostState<'_>,
     id: Uuid,
@@ -51,17 +52,17 @@ pub async fn reject_edit(
     Ok(host.service.reject(id, comment, DECIDER).await?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn list_sessions(host: HostState<'_>) -> CommandResult<Vec<SessionRow>> {
     host.sessions()
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn set_paused(host: HostState<'_>, paused: bool) -> CommandResult<()> {
     Ok(host.service.set_paused(paused)?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_documents(
     host: HostState<'_>,
     source: DocumentSource,
@@ -71,12 +72,12 @@ pub async fn list_documents(
     documents::list(&host.service, source, query.as_deref(), page).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn add_document(host: HostState<'_>, url: String) -> CommandResult<DocumentRow> {
     documents::add(&host.service, &url).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn set_policy(
     host: HostState<'_>,
     document_id: Option<Uuid>,
@@ -85,7 +86,7 @@ pub fn set_policy(
     Ok(host.service.set_policy(document_id, policy)?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn open_in_browser(
     app: AppHandle,
     host: HostState<'_>,
@@ -106,12 +107,12 @@ pub fn open_in_browser(
         })
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn disconnect_session(host: HostState<'_>, document_id: Uuid) -> CommandResult<()> {
     Ok(host.service.close_session(document_id).await?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn decide_all(
     host: HostState<'_>,
     decision: Decision,
@@ -122,22 +123,22 @@ pub async fn decide_all(
     host.decide_all(decision, agent, document_id, comment).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn list_history(host: HostState<'_>, filter: HistoryFilter) -> CommandResult<Vec<EditRecord>> {
     host.history(&filter)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn undo_edit(host: HostState<'_>, id: Uuid) -> CommandResult<EditRecord> {
     host.undo(id).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn get_settings(app: AppHandle, host: HostState<'_>) -> CommandResult<Settings> {
     host.settings(tray::launches_at_login(&app))
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn save_settings(
     app: AppHandle,
     host: HostState<'_>,
@@ -155,19 +156,19 @@ pub fn save_settings(
     host.settings(tray::launches_at_login(&app))
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
     host.regenerate_token()
 }
 
 /// Resolves once the sign-in window has signed the user in (`SIGN_IN_CANCELLED` if closed).
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn sign_in(app: AppHandle, host: HostState<'_>) -> CommandResult<Overview> {
     crate::signin::sign_in(&app, &host).await?;
     host.overview()
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn sign_out(host: HostState<'_>) -> CommandResult<Overview> {
     host.service.sign_out().await?;
     host.overview()

@@ -203,6 +203,33 @@ impl WebDriver {
             .to_owned()
     }
 
+    /// Types `text` into a field.
+    async fn type_text(&self, element: &str, text: &str) {
+        self.post(&format!("/element/{element}/value"), json!({"text": text}))
+            .await;
+    }
+
+    /// Shows a screen through its tab, waits for `ready` in it, lets it paint, and saves a
+    /// screenshot as `tests/artifacts/<file>`; returns the `ready` element.
+    async fn screen(&self, screen: &str, ready: &str, file: &str) -> String {
+        let tab = self
+            .wait_for(
+                &format!(r#"button[data-screen="{screen}"]"#),
+                Duration::from_secs(5),
+            )
+            .await;
+        self.click(&tab).await;
+        let element = self
+            .wait_for(
+                &format!(r#"[data-panel="{screen}"]:not([hidden]) {ready}"#),
+                Duration::from_secs(30),
+            )
+            .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.screenshot(&artifacts().join(file)).await;
+        element
+    }
+
     /// Runs `script` in the window; it ends by calling `done(value)`.
     async fn execute_async(&self, script: &str, timeout: Duration) -> Value {
         self.post(
@@ -333,9 +360,26 @@ impl App {
     }
 }
 
+fn artifacts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/artifacts")
+}
+
+/// Polls the stored document until `check` holds on its markdown.
+async fn wait_stored(server: &DocsServer, id: uuid::Uuid, check: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let markdown = server.stored(id).await.unwrap().markdown;
+        if check(&markdown) {
+            return markdown;
+        }
+        assert!(Instant::now() < deadline, "stored document: {markdown}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// A tool's structured result, or its `{code, message, hint}` error.
 async fn call_tool(
-    agent: &RunningService<RoleClient, ClientConfig>,
+    agent: &rmcp::Peer<RoleClient>,
     tool: &'static str,
     args: Value,
 ) -> Result<Value, Value> {
@@ -354,7 +398,6 @@ async fn call_tool(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_edit_is_approved_in_the_window() {
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/artifacts");
     let server = DocsServer::start().await.unwrap();
     let id = server
         .create_document(DocumentSpec::new("Plan").markdown("First paragraph."))
@@ -395,7 +438,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     assert!(text.contains("Added by the agent."), "{text}");
     tokio::time::sleep(Duration::from_millis(500)).await; // let it paint
     driver
-        .screenshot(&artifacts.join("e2e-pending-edit.png"))
+        .screenshot(&artifacts().join("e2e-pending-edit.png"))
         .await;
 
     let approve = driver
@@ -408,7 +451,9 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .await;
     assert_eq!(driver.text(&notice).await, "No edit waits for you.");
     tokio::time::sleep(Duration::from_millis(500)).await;
-    driver.screenshot(&artifacts.join("e2e-approved.png")).await;
+    driver
+        .screenshot(&artifacts().join("e2e-approved.png"))
+        .await;
 
     // The tool answers `applied` when the decision came within its wait (20 s), else
     // `pending`; either way the block must now be stored.
@@ -425,6 +470,186 @@ async fn an_agent_edit_is_approved_in_the_window() {
         "{}",
         stored.markdown
     );
+
+    // Rejected with a comment: the agent gets the comment (in the tool's answer when the
+    // decision came within its wait, else from edit_status), and nothing is applied.
+    let call = {
+        let peer = agent.peer().clone();
+        tokio::spawn(async move {
+            call_tool(
+                &peer,
+                "insert_blocks",
+                json!({"document": id.to_string(), "position": {"at": "end"},
+                    "markdown": "Dear Sir,", "reason": "a formal opening"}),
+            )
+            .await
+        })
+    };
+    let reject = driver
+        .wait_for(
+            r#"[data-panel="pending"]:not([hidden]) .edit-card .actions button.secondary"#,
+            Duration::from_secs(30),
+        )
+        .await;
+    assert_eq!(driver.text(&reject).await, "Reject…");
+    driver.click(&reject).await;
+    let comment = driver
+        .wait_for(".edit-card textarea[name=comment]", Duration::from_secs(5))
+        .await;
+    driver.type_text(&comment, "Too formal for us").await;
+    driver
+        .screenshot(&artifacts().join("e2e-reject-with-comment.png"))
+        .await;
+    let send = driver
+        .wait_for(
+            ".edit-card .reject-form button.danger",
+            Duration::from_secs(5),
+        )
+        .await;
+    driver.click(&send).await;
+    driver
+        .wait_for("#main .empty", Duration::from_secs(30))
+        .await;
+    match call.await.unwrap() {
+        Err(error) => {
+            assert_eq!(error["code"], "EDIT_REJECTED", "{error}");
+            assert!(
+                error["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Too formal for us"),
+                "{error}"
+            );
+        }
+        Ok(pending) => {
+            assert_eq!(pending["status"], "pending", "{pending}");
+            let status = call_tool(
+                &agent,
+                "edit_status",
+                json!({"edit_id": pending["edit_id"]}),
+            )
+            .await
+            .unwrap();
+            assert_eq!(
+                (status["status"].as_str(), status["comment"].as_str()),
+                (Some("rejected"), Some("Too formal for us"))
+            );
+        }
+    }
+    assert!(
+        !server
+            .stored(id)
+            .await
+            .unwrap()
+            .markdown
+            .contains("Dear Sir")
+    );
+
+    // History: both decisions, newest first; Undo takes the applied block out again.
+    let newest = driver
+        .screen("history", ".history-entry", "e2e-history.png")
+        .await;
+    let text = driver.text(&newest).await;
+    assert!(
+        text.contains("Rejected") && text.contains("Too formal for us"),
+        "{text}"
+    );
+    let entries = driver
+        .find_all(r#"[data-panel="history"] .history-entry"#)
+        .await;
+    assert_eq!(entries.len(), 2);
+    let undo = driver
+        .wait_for(
+            r#"[data-panel="history"] .history-entry .actions button"#,
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(driver.text(&undo).await, "Undo");
+    driver.click(&undo).await;
+    let markdown = wait_stored(&server, id, |m| !m.contains("Added by the agent.")).await;
+    assert!(markdown.contains("First paragraph."), "{markdown}");
+
+    // Documents: the agent's document is known; another is added by its URL; setting the
+    // first one to Automatic lets the next agent edit through without a card.
+    let notes = server
+        .create_document(
+            DocumentSpec::new("Public notes")
+                .markdown("Notes.")
+                .link("public", "editor"),
+        )
+        .await
+        .unwrap();
+    driver
+        .screen(
+            "documents",
+            &format!(r#"tr[data-document-id="{id}"]"#),
+            "e2e-documents-known.png",
+        )
+        .await;
+    let url_field = driver
+        .wait_for("#add-document-url", Duration::from_secs(5))
+        .await;
+    driver
+        .type_text(&url_field, &format!("{}/docs/{notes}/", server.url()))
+        .await;
+    let add = driver
+        .wait_for(
+            "form.add-document button[type=submit]",
+            Duration::from_secs(5),
+        )
+        .await;
+    driver.click(&add).await;
+    let added = driver
+        .wait_for(
+            &format!(r#"tr[data-document-id="{notes}"]"#),
+            Duration::from_secs(30),
+        )
+        .await;
+    assert!(driver.text(&added).await.contains("Public notes"));
+    let automatic = driver
+        .wait_for(
+            &format!(r#"tr[data-document-id="{id}"] select.policy option[value="auto"]"#),
+            Duration::from_secs(5),
+        )
+        .await;
+    driver.click(&automatic).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    driver
+        .screenshot(&artifacts().join("e2e-documents.png"))
+        .await;
+    let applied = call_tool(
+        &agent,
+        "insert_blocks",
+        json!({"document": id.to_string(), "position": {"at": "end"},
+            "markdown": "Applied at once.", "reason": "policy is automatic"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(applied["status"], "applied", "{applied}");
+    assert!(
+        server
+            .stored(id)
+            .await
+            .unwrap()
+            .markdown
+            .contains("Applied at once.")
+    );
+
+    // Sessions: the open document with its edits; then the remaining screens.
+    let row = driver
+        .screen(
+            "sessions",
+            &format!(r#"tr[data-document-id="{id}"]"#),
+            "e2e-sessions.png",
+        )
+        .await;
+    let text = driver.text(&row).await;
+    assert!(text.contains("Plan"), "{text}");
+    driver
+        .screen("agents", "section", "e2e-connect-agents.png")
+        .await;
+    driver.screen("settings", "form", "e2e-settings.png").await;
+    driver.screen("connect", "section", "e2e-connect.png").await;
 
     let _ = agent.cancel().await;
     app.quit().await;

@@ -1,6 +1,6 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DocumentsScreen, SEARCH_DELAY_MS } from "../src/screens/documents";
+import { DocumentsScreen, KNOWN_RELOAD_DELAY_MS, SEARCH_DELAY_MS } from "../src/screens/documents";
 import type { DocumentList } from "../src/types";
 import { documentRow, overview, signedIn } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
@@ -51,6 +51,24 @@ describe("the documents screen, signed out", () => {
     ]);
     expect([select(screen, "a").value, select(screen, "b").value]).toEqual(["", "read-only"]);
     expect(texts(screen.root, "tbody button")).toEqual(["Open in browser", "Open in browser"]);
+  });
+
+  it("reloads once after a burst of sessions_changed, keeping unchanged rows as they are", async () => {
+    vi.useFakeTimers();
+    let known = list(notes);
+    const calls = mockCommands({ list_documents: () => known });
+    const screen = mount();
+    screen.setOverview(overview);
+    await vi.advanceTimersByTimeAsync(0);
+    const shown = screen.root.querySelector('tr[data-document-id="a"]');
+    known = list(notes, untitled);
+    for (let i = 0; i < 3; i++) screen.onEvent({ type: "sessions_changed" });
+    await vi.advanceTimersByTimeAsync(KNOWN_RELOAD_DELAY_MS - 1);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    expect(texts(screen.root, "tbody th")).toEqual(["Meeting notes ★", "Untitled"]);
+    expect(screen.root.querySelector('tr[data-document-id="a"]')).toBe(shown);
   });
 
   it("says how to get documents when none is known", async () => {

@@ -79,4 +79,16 @@ describe("the sessions screen", () => {
     await vi.waitFor(() => expect(texts(screen.root, "tbody td")[1]).toBe("—"));
     expect(texts(screen.root, "tbody td")[4]).toBe("0");
   });
+
+  it("reloads on edit_changed: the counts follow decisions", async () => {
+    let open = [session];
+    const calls = mockCommands({ list_sessions: () => open });
+    const screen = mount();
+    await screen.load();
+    open = [{ ...session, edits_applied: 7, edits_pending: 0 }];
+    screen.onEvent({ type: "edit_changed", edit_id: "e", document_id: session.document_id, status: "applied", agent: "Claude" });
+    await vi.waitFor(() => expect(texts(screen.root, "tbody td")[4]).toBe("0"));
+    expect(texts(screen.root, "tbody td")[3]).toBe("7");
+    expect(calls).toHaveLength(2);
+  });
 });

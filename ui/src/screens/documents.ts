@@ -8,6 +8,8 @@ import type { DocumentRow, DocumentSource, Overview, Policy, ServiceEvent } from
 
 /** Typing in the search box waits this long for the next key before asking the instance. */
 export const SEARCH_DELAY_MS = 300;
+/** Agents open documents in bursts (one `sessions_changed` per tool call): reload once after. */
+export const KNOWN_RELOAD_DELAY_MS = 500;
 
 interface Entry {
   row: DocumentRow;
@@ -36,6 +38,7 @@ export class DocumentsScreen {
   private status: HTMLElement;
   private addInput: HTMLInputElement;
   private addStatus: HTMLElement;
+  private knownReloadTimer: ReturnType<typeof setTimeout> | undefined;
   private entries = new Map<string, Entry>();
   /** The instance and account the list was loaded for. */
   private loadedFor: string | null = null;
@@ -184,7 +187,8 @@ export class DocumentsScreen {
     this.entries = new Map();
     for (const row of rows) {
       // Rows already shown stay (a focused policy select keeps its focus).
-      const entry = old.get(row.id)?.row === row ? old.get(row.id)! : this.renderRow(row);
+      const shown = old.get(row.id);
+      const entry = shown && JSON.stringify(shown.row) === JSON.stringify(row) ? shown : this.renderRow(row);
       this.entries.set(row.id, entry);
       if (row.policy === null) this.defaultPolicy = row.effective_policy;
     }
@@ -278,6 +282,11 @@ export class DocumentsScreen {
     }
     // Whoever is signed in now: the overview that follows reloads the list.
     if (event.type === "account_changed") this.loadedFor = null;
+    // A document an agent opens becomes known.
+    if (event.type === "sessions_changed" && this.source === "known" && this.hasInstance) {
+      clearTimeout(this.knownReloadTimer);
+      this.knownReloadTimer = setTimeout(() => void this.load(), KNOWN_RELOAD_DELAY_MS);
+    }
     if (event.type === "resync" && this.hasInstance) void this.load();
   }
 }

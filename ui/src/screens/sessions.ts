@@ -84,7 +84,9 @@ export class SessionsScreen {
   }
 
   onEvent(event: ServiceEvent): void {
-    if (event.type === "sessions_changed" || event.type === "document_changed" || event.type === "resync") {
+    // Edits change the applied/pending counts.
+    const reload = ["sessions_changed", "document_changed", "edit_changed", "resync"];
+    if (reload.includes(event.type)) {
       void this.load();
     }
   }
