@@ -20,6 +20,7 @@ const rejected: EditRecord = {
   document_title: "Plan",
   status: "rejected",
   comment: "Not this week",
+  error: { code: "EDIT_REJECTED", message: "the user rejected the edit: Not this week", hint: "Do not retry the same edit." },
   decided_by: "user",
   decided_at: 1795000120000,
 };
@@ -58,6 +59,7 @@ describe("the history screen", () => {
       "Fix the release day", "update_block", formatTime(1795000000000), formatTime(1795000120000), "user", "Not this week", "+1 −1",
     ]);
     expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("block b1 was deleted — Read the document again.");
+    expect(entry(screen, "h2").querySelector(".meta .error")).toBeNull();
     expect(texts(entry(screen, "h1"), ".diff ins")).toEqual(["Friday."]);
     expect(texts(entry(screen, "h1"), ".diff del")).toEqual(["Monday."]);
     expect(entry(screen, "h1").querySelector(".after")!.textContent).toBe("The team agreed to ship on Friday.");

@@ -142,7 +142,8 @@ export class HistoryScreen {
         field("Decided", "decided", edit.decided_at === null ? null : timeElement(edit.decided_at)),
         field("By", "decided-by", edit.decided_by),
         field("Comment", "comment", edit.comment),
-        field("Error", "error", edit.error && errorText(edit.error)),
+        // A rejection's error is the agent's copy of the comment, already shown.
+        field("Error", "error", edit.status !== "rejected" && edit.error ? errorText(edit.error) : null),
         h("dt", {}, "Words"), renderWords(edit),
       ),
       ...renderPreview(edit),
