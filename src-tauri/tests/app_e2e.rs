@@ -288,8 +288,9 @@ struct App {
 }
 
 impl App {
-    /// Launches the app connected to `server`, and waits until its window shows a screen.
-    async fn launch(server: &DocsServer) -> App {
+    /// Launches the app, connected to `server` through the environment when `connected`,
+    /// and waits until its window shows a screen.
+    async fn launch(server: &DocsServer, connected: bool) -> App {
         let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&home).unwrap();
         let mcp_port = free_port();
@@ -316,7 +317,10 @@ impl App {
                 .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
                 .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
                 .env("DOCS_MCP_TOKEN", TOKEN)
-                .env("DOCS_INSTANCE_URL", server.url())
+                .env(
+                    "DOCS_INSTANCE_URL",
+                    if connected { server.url() } else { "" },
+                )
                 .env_remove("DBUS_SESSION_BUS_ADDRESS")
                 .stdout(Stdio::null())
                 .spawn()
@@ -404,8 +408,40 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .await
         .unwrap();
 
-    let app = App::launch(&server).await;
+    let app = App::launch(&server, false).await;
     let driver = &app.driver;
+
+    // A first start: the Connect screen asks for the instance, checks it and connects.
+    let url_field = driver
+        .wait_for(
+            r#"[data-panel="connect"]:not([hidden]) #instance-url"#,
+            Duration::from_secs(10),
+        )
+        .await;
+    driver.type_text(&url_field, server.url()).await;
+    let connect = driver
+        .wait_for(
+            "form.connect-form button[type=submit]",
+            Duration::from_secs(5),
+        )
+        .await;
+    driver.click(&connect).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let current = driver
+            .wait_for(".current-instance", Duration::from_secs(5))
+            .await;
+        let text = driver.text(&current).await;
+        if text.starts_with("Connected to http://127.0.0.1") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not connected: {text}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await; // let it paint
+    driver
+        .screenshot(&artifacts().join("e2e-connected.png"))
+        .await;
 
     // The agent connects over MCP and inserts a block; the write waits for the human.
     let agent = app.agent("E2E agent").await;
@@ -671,7 +707,7 @@ async fn signing_in_through_the_window_opens_private_documents_to_agents() {
         )
         .await
         .unwrap();
-    let app = App::launch(&server).await;
+    let app = App::launch(&server, true).await;
     let agent = app.agent("E2E reader").await;
     let read = json!({"document": private.to_string(), "anchors": false});
 
