@@ -280,6 +280,41 @@ impl DocsClient {
     }
 
     /// Which content API the instance has, judged from a document's metadata.
+    /// Ends the signed-in session on the instance (`GET /api/v1.0/logout/`, as the Docs
+    /// frontend does), so a copy of the cookie stops working too. The redirect that follows
+    /// (the identity provider's end-session page, meant for a browser) is not followed.
+    pub async fn end_session(&self) -> Result<()> {
+        let Some(cookies) = self.cookie_header() else {
+            return Ok(());
+        };
+        self.spend_budget().await?;
+        let url = self.instance().api("logout/");
+        let no_redirect = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(self.config().request_timeout)
+            .user_agent(concat!("lasuite-docs-mcp/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::Network {
+                detail: e.to_string(),
+            })?;
+        let response = no_redirect
+            .get(url)
+            .header(reqwest::header::COOKIE, cookies)
+            .send()
+            .await
+            .map_err(|e| Error::Network {
+                detail: e.to_string(),
+            })?;
+        let status = response.status();
+        if status.is_success() || status.is_redirection() {
+            Ok(())
+        } else {
+            Err(Error::Network {
+                detail: format!("signing out answered HTTP {status}"),
+            })
+        }
+    }
+
     pub fn content_api_of(document: &Document) -> ContentApi {
         if document.content.is_some() {
             ContentApi::LegacyField

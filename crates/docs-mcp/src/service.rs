@@ -239,10 +239,17 @@ impl DocsService {
         Ok(user)
     }
 
-    /// Forgets the session (keyring included) and goes on anonymously: public documents still
-    /// work.
+    /// Ends the session on the instance, forgets it (keyring included) and goes on
+    /// anonymously: public documents still work.
     pub async fn sign_out(&self) -> ServiceResult<()> {
-        let url = self.instance()?.client.instance().clone();
+        let client = self.instance()?.client.clone();
+        let url = client.instance().clone();
+        // Best effort: the session is forgotten here whether or not the instance answers.
+        if client.config().session_cookie.is_some()
+            && let Err(error) = client.end_session().await
+        {
+            tracing::warn!(%error, instance = %url, "the instance did not end the session");
+        }
         self.config.credentials.forget(&url).await;
         self.switch_account(&url, None, None, false)?;
         tracing::info!(instance = %url, "signed out");

@@ -207,6 +207,14 @@ async fn signing_in_opens_private_documents_and_signing_out_closes_them() {
     assert_eq!(error.code(), ErrorCode::NotSignedIn);
     let refused = call(&agent, "read_document", read).await.unwrap_err();
     assert_eq!(refused["code"], "NOT_SIGNED_IN");
+    // The session was ended on the instance too: a copy of the cookie no longer works.
+    let me = reqwest::Client::new()
+        .get(format!("{}/api/v1.0/users/me/", server.url()))
+        .header("Cookie", format!("docs_sessionid={}", user.session_cookie))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status().as_u16(), 401);
 
     assert_eq!(
         serde_json::to_value(ServiceEvent::AccountChanged { signed_in: true }).unwrap(),

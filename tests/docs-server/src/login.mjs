@@ -7,6 +7,9 @@
 //   POST /__test__/oidc/login                → 302 to /api/v1.0/callback/?code=…&state=…
 //   GET  /api/v1.0/callback/?code=…&state=…  → login(): a NEW docs_sessionid (HttpOnly) and a
 //                                              rotated csrftoken, 302 to `next` (default `/`)
+//   GET  /api/v1.0/logout/                   → logout(): the session is ended on the server, its
+//                                              cookie cleared, 302 to `/` (where Docs sends the
+//                                              browser on to the provider's end-session page)
 //   GET  / and /docs/<id>/                   → the frontend (a tiny HTML page titled "Docs")
 //
 // `state.autoSignIn` (set through the control API) makes the next authenticate skip the form:
@@ -134,12 +137,19 @@ export function createLogin({ store, state }) {
     });
   };
 
+  const logout = (req, res) => {
+    const cookies = parseCookies(req.headers.cookie);
+    store.sessions.delete(cookies[SESSION_COOKIE]);
+    redirect(res, '/', { 'Set-Cookie': [cookie(SESSION_COOKIE, '', 0, true)] });
+  };
+
   /** Handles the request if it is part of signing in or a frontend page; false otherwise. */
   return async function handleLogin(req, res, url) {
     const path = url.pathname;
     const get = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/v1.0/authenticate/' && get) authenticate(req, res, url);
     else if (path === '/api/v1.0/callback/' && get) callback(req, res, url);
+    else if (path === '/api/v1.0/logout/' && get) logout(req, res);
     else if (path === LOGIN_PATH) await providerLogin(req, res, url);
     else if (get && (path === '/' || (/^\/docs\/([^/]+)\/$/.test(path) && isUuid(path.split('/')[2]))))
       send(res, 200, FRONTEND_PAGE, HTML);
