@@ -23,19 +23,13 @@ pub async fn list(
     let client = service.client()?;
     let instance = client.instance().clone();
     let page = page.unwrap_or(1).max(1);
+    let needle = query.map(str::to_lowercase);
     let result = match source {
         DocumentSource::Known => {
-            let needle = query.map(str::to_lowercase);
             let documents = service
                 .known_documents()?
                 .iter()
-                .filter(|k| match &needle {
-                    None => true,
-                    Some(needle) => k
-                        .title
-                        .as_deref()
-                        .is_some_and(|t| t.to_lowercase().contains(needle)),
-                })
+                .filter(|k| title_matches(k.title.as_deref(), needle.as_deref()))
                 .map(|k| known_row(&instance, k, &policies))
                 .collect();
             return Ok(DocumentList {
@@ -56,19 +50,15 @@ pub async fn list(
         }
         DocumentSource::Favorites => client.favorite_documents(Some(page)).await?,
     };
-    let needle = query.map(str::to_lowercase);
     Ok(DocumentList {
         has_more: result.next.is_some(),
         documents: result
             .results
             .iter()
-            // The favorites endpoint has no title filter.
-            .filter(|d| match (&needle, source) {
-                (Some(needle), DocumentSource::Favorites) => d
-                    .title
-                    .as_deref()
-                    .is_some_and(|t| t.to_lowercase().contains(needle)),
-                _ => true,
+            // The favorites endpoint has no title filter; the list filtered already.
+            .filter(|d| {
+                source != DocumentSource::Favorites
+                    || title_matches(d.title.as_deref(), needle.as_deref())
             })
             .map(|d| instance_row(&instance, d, &policies))
             .collect(),
@@ -82,13 +72,16 @@ pub async fn add(service: &DocsService, url: &str) -> CommandResult<DocumentRow>
     Ok(instance_row(&instance, &document, &service.policies()?))
 }
 
+/// Whether a title contains `needle` (lower case), ignoring case; no needle matches all.
+fn title_matches(title: Option<&str>, needle: Option<&str>) -> bool {
+    needle.is_none_or(|needle| title.is_some_and(|t| t.to_lowercase().contains(needle)))
+}
+
+/// The document's own policy, and the one that applies. `policies` come from
+/// `DocsService::policies`, whose default is always set.
 fn policy_of(id: &uuid::Uuid, policies: &StoredPolicies) -> (Option<Policy>, Policy) {
-    let own = policies
-        .documents
-        .iter()
-        .find_map(|(d, p)| (d == id).then_some(*p));
-    let default = policies.default.unwrap_or(Policy::Review);
-    (own, own.unwrap_or(default))
+    let own = policies.own(*id);
+    (own, own.or(policies.default).unwrap_or(Policy::Review))
 }
 
 fn instance_row(

@@ -163,6 +163,13 @@ struct Inner {
     instance_config: tokio::sync::OnceCell<InstanceConfig>,
 }
 
+/// What every HTTP client of an instance shares: the time-out and the user agent.
+fn http_builder(config: &ClientConfig) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .timeout(config.request_timeout)
+        .user_agent(concat!("lasuite-docs-mcp/", env!("CARGO_PKG_VERSION")))
+}
+
 impl DocsClient {
     pub fn new(config: ClientConfig) -> Result<Self> {
         crate::tls::install_crypto_provider();
@@ -177,10 +184,8 @@ impl DocsClient {
         if let Some(token) = &config.csrf_token {
             jar.add_cookie_str(&format!("{CSRF_COOKIE}={}; Path=/", token.expose()), base);
         }
-        let http = reqwest::Client::builder()
+        let http = http_builder(&config)
             .cookie_provider(jar.clone())
-            .timeout(config.request_timeout)
-            .user_agent(concat!("lasuite-docs-mcp/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| Error::Network {
                 detail: e.to_string(),
@@ -289,10 +294,8 @@ impl DocsClient {
         };
         self.spend_budget().await?;
         let url = self.instance().api("logout/");
-        let no_redirect = reqwest::Client::builder()
+        let no_redirect = http_builder(self.config())
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(self.config().request_timeout)
-            .user_agent(concat!("lasuite-docs-mcp/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| Error::Network {
                 detail: e.to_string(),

@@ -462,9 +462,7 @@ impl DocsService {
     pub fn policy_for(&self, document: Uuid) -> ServiceResult<Policy> {
         let stored = self.store.policies()?;
         Ok(stored
-            .documents
-            .into_iter()
-            .find_map(|(id, p)| (id == document).then_some(p))
+            .own(document)
             .or(stored.default)
             .unwrap_or(self.config.default_policy))
     }

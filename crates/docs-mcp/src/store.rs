@@ -18,6 +18,15 @@ pub struct StoredPolicies {
     pub documents: Vec<(Uuid, Policy)>,
 }
 
+impl StoredPolicies {
+    /// The document's own policy, if it has one.
+    pub fn own(&self, document: Uuid) -> Option<Policy> {
+        self.documents
+            .iter()
+            .find_map(|(id, p)| (*id == document).then_some(*p))
+    }
+}
+
 pub struct Store {
     conn: Mutex<Connection>,
 }
