@@ -119,6 +119,41 @@ describe("decisions through IPC", () => {
   });
 });
 
+describe("events during a load", () => {
+  it("loads again when an edit arrives while list_pending is still answering", async () => {
+    // The first answer was read before the edit was stored; it arrives after the event.
+    let answerFirst!: (edits: EditRecord[]) => void;
+    const answers = [new Promise<EditRecord[]>((resolve) => (answerFirst = resolve)), Promise.resolve([edit])];
+    const calls = mockCommands({ list_pending: () => answers.shift() ?? Promise.resolve([edit]) });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    const loading = screen.load();
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "pending", agent: "Claude Code" });
+    answerFirst([]);
+    await loading;
+    await vi.waitFor(() => expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(1));
+    expect(calls).toEqual([["list_pending", {}], ["list_pending", {}]]);
+  });
+
+  it("asks once more, not once per event, for events during a load", async () => {
+    let answerFirst!: (edits: EditRecord[]) => void;
+    const answers = [new Promise<EditRecord[]>((resolve) => (answerFirst = resolve))];
+    const calls = mockCommands({ list_pending: () => answers.shift() ?? Promise.resolve([edit, another("e2")]) });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    const loading = screen.load();
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    for (const id of [edit.id, "e2"]) {
+      screen.onEvent({ type: "edit_changed", edit_id: id, document_id: edit.document_id, status: "pending", agent: "Claude Code" });
+    }
+    answerFirst([edit]);
+    await loading;
+    expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(2);
+    expect(calls).toHaveLength(2);
+  });
+});
+
 /** The fixture edit, by another id, agent or document. */
 function another(id: string, agent = edit.agent.name, document_id = edit.document_id): EditRecord {
   return { ...edit, id, agent: { ...edit.agent, name: agent }, document_id, document_title: document_id === edit.document_id ? edit.document_title : "Plan" };

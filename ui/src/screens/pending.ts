@@ -170,7 +170,9 @@ export class PendingScreen {
   private list: HTMLElement;
   private notice: HTMLElement;
   private groupControls = new Map<string, GroupControls>();
+  /** The load under way; `stale`: something changed since it asked, so it asks again. */
   private loading: Promise<void> | null = null;
+  private stale = false;
 
   constructor(private onCount: (count: number) => void = () => {}) {
     this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
@@ -209,8 +211,20 @@ export class PendingScreen {
     await this.load();
   };
 
+  /** Loads the pending edits. Asked during a load (an event came meanwhile, and that load's
+   * answer may predate it), it loads once more after it: the returned promise resolves with
+   * the screen at least as new as the call. */
   load(): Promise<void> {
-    this.loading ??= this.fetch().finally(() => (this.loading = null));
+    if (this.loading) {
+      this.stale = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.stale = false;
+        await this.fetch();
+      } while (this.stale);
+    })().finally(() => (this.loading = null));
     return this.loading;
   }
 
