@@ -45,8 +45,6 @@ export interface EditRecord {
   reason: string | null;
   revision: string | null;
   preview: Preview;
-  update: string;
-  base_state_vector: string;
   touched_blocks: string[];
   new_blocks: string[];
   inverse: unknown;
