@@ -185,9 +185,10 @@ export interface Commands {
   set_policy: { args: { document_id: string | null; policy: Policy | null }; result: null };
   open_in_browser: { args: { document_id: string }; result: null };
   disconnect_session: { args: { document_id: string }; result: null };
-  /** Approves or rejects every pending edit of an agent and/or a document; returns them decided. */
+  /** Approves or rejects these pending edits (those of a group as the user saw it); returns
+   * the records it decided: an edit decided elsewhere meanwhile is skipped, not an error. */
   decide_all: {
-    args: { decision: Decision; agent: string | null; document_id: string | null; comment: string | null };
+    args: { decision: Decision; ids: string[]; comment: string | null };
     result: EditRecord[];
   };
   list_history: { args: { filter: HistoryFilter }; result: EditRecord[] };

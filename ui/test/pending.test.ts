@@ -184,13 +184,13 @@ describe("focus", () => {
 describe("groups of pending edits", () => {
   it("groups by agent; a document's group with the same edits is left out", () => {
     expect(editGroups([edit, another("e2"), another("e3", "Cursor", "d2")])).toEqual([
-      { key: "agent:Claude Code", label: "by Claude Code", agent: "Claude Code", document_id: null, count: 2 },
+      { key: "agent:Claude Code", by: "agent", name: "Claude Code", ids: [edit.id, "e2"] },
     ]);
   });
 
   it("groups by document when several agents edit it", () => {
     expect(editGroups([edit, another("e2", "Cursor")])).toEqual([
-      { key: `document:${edit.document_id}`, label: "to Meeting notes", agent: null, document_id: edit.document_id, count: 2 },
+      { key: `document:${edit.document_id}`, by: "document", name: "Meeting notes", ids: [edit.id, "e2"] },
     ]);
   });
 
@@ -228,20 +228,20 @@ describe("deciding a group", () => {
     expect(screen.root.querySelector(".edit-card button.primary")!.textContent).toBe("Approve");
   });
 
-  it("Approve all sends decide_all for the agent, then reloads", async () => {
+  it("Approve all sends decide_all with the ids of the agent's cards, then reloads", async () => {
     const { screen, calls } = await mount([edit, another("e2")], () => [{ ...edit, status: "applied" }, { ...another("e2"), status: "conflict" }]);
     button(screen.root, "Approve all (2)").click();
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")!.textContent).toBe("No edit waits for you."));
     expect(calls).toEqual([
       ["list_pending", {}],
-      ["decide_all", { decision: "approve", agent: "Claude Code", document_id: null, comment: null }],
+      ["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }],
       ["list_pending", {}],
     ]);
     expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied 1 of 2 edits by Claude Code.");
     expect(screen.root.querySelector<HTMLElement>(".groups")!.hidden).toBe(true);
   });
 
-  it("Reject all sends the document and the comment", async () => {
+  it("Reject all sends the ids of the document's cards and the comment", async () => {
     const { screen, calls } = await mount([edit, another("e2", "Cursor")], () => [{ ...edit, status: "rejected" }, { ...another("e2"), status: "rejected" }]);
     button(screen.root, "Reject all (2)…").click();
     const form = screen.root.querySelector<HTMLFormElement>(".group .reject-form")!;
@@ -249,7 +249,7 @@ describe("deciding a group", () => {
     form.querySelector("textarea")!.value = " Not this week ";
     form.requestSubmit();
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).toBe("Rejected 2 edits to Meeting notes."));
-    expect(calls[1]).toEqual(["decide_all", { decision: "reject", agent: null, document_id: edit.document_id, comment: "Not this week" }]);
+    expect(calls[1]).toEqual(["decide_all", { decision: "reject", ids: [edit.id, "e2"], comment: "Not this week" }]);
   });
 
   it("shows a failed group decision's message and hint, and re-enables its buttons", async () => {
@@ -261,13 +261,48 @@ describe("deciding a group", () => {
     expect(approve.disabled).toBe(false);
   });
 
-  it("keeps a toolbar being worked on when more edits come", async () => {
-    const { screen } = await mount([edit, another("e2")], () => []);
+  it("keeps a toolbar being worked on when more edits come; its counts follow the cards", async () => {
+    const { screen, calls } = await mount([edit, another("e2")], () => []);
     button(screen.root, "Reject all (2)…").click();
+    expect(button(screen.root, "Send rejection (2)")).toBeTruthy();
     const textarea = screen.root.querySelector<HTMLTextAreaElement>(".group textarea")!;
     textarea.value = "half-typed";
     screen.render([edit, another("e2"), another("e3")]);
     expect(screen.root.querySelector(".group textarea")).toBe(textarea);
     expect(screen.root.querySelector(".group-label")!.textContent).toBe("3 edits by Claude Code");
+    // The buttons count what a click sends: the three cards now shown.
+    expect(screen.root.querySelector<HTMLFormElement>(".group .reject-form")!.hidden).toBe(false);
+    button(screen.root, "Send rejection (3)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    expect(calls.find(([c]) => c === "decide_all")![1]).toEqual({ decision: "reject", ids: [edit.id, "e2", "e3"], comment: "half-typed" });
+  });
+
+  it("sends only the edits on screen: one stored after the render is not decided with them", async () => {
+    const pending = [edit, another("e2")];
+    const { screen, calls } = await mount(pending, () => []);
+    // e3 is stored now (list_pending would return it); its event has not been rendered yet.
+    pending.push(another("e3"));
+    calls.length = 0;
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    expect(calls[0]).toEqual(["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }]);
+  });
+
+  it("keeps the ids of the click while a render comes during the decision", async () => {
+    let answer!: (records: EditRecord[]) => void;
+    const calls = mockCommands({
+      list_pending: () => [edit, another("e2")],
+      decide_all: () => new Promise<EditRecord[]>((resolve) => (answer = resolve)),
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    screen.render([edit, another("e2"), another("e3")]);
+    expect(button(screen.root, "Approve all (3)").disabled).toBe(true);
+    answer([{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }]);
+    await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
+    expect(calls.filter(([c]) => c === "decide_all")).toEqual([["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }]]);
   });
 });

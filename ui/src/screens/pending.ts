@@ -14,17 +14,18 @@ export interface CardActions {
 /** A reject form: an optional comment for the agent, Send and Cancel. */
 function rejectForm(commentId: string, onCancel: () => void) {
   const comment = h("textarea", { id: commentId, rows: 2, name: "comment" });
+  const submit = h("button", { type: "submit", class: "danger" }, "Send rejection");
   const form = h("form", { class: "reject-form", hidden: true },
     h("label", { for: commentId }, "Comment for the agent (optional)"),
     comment,
     h("div", { class: "actions" },
-      h("button", { type: "submit", class: "danger" }, "Send rejection"),
+      submit,
       h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel"),
     ),
   );
   /** The comment, `null` when left empty. */
   const text = () => comment.value.trim() || null;
-  return { form, comment, text };
+  return { form, comment, submit, text };
 }
 
 /** Disables `container`'s buttons while `run` runs, and shows its failure. (The screen's
@@ -57,7 +58,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     else rejectButton.focus();
   }
 
-  approveButton.addEventListener("click", () => decide(card, status, "Applying…", () => actions.approve(edit)));
+  approveButton.addEventListener("click", () => decide(card, status, "Approving…", () => actions.approve(edit)));
   rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
   reject.form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -86,34 +87,37 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
   return card;
 }
 
-/** Pending edits decided together: all of one agent's, or all of one document's. */
+/** Pending edits decided together: all of one agent's, or all of one document's, as shown. */
 export interface EditGroup {
   key: string;
-  /** Ends "… edits <label>": "by Claude Code", "to Meeting notes". */
-  label: string;
-  agent: string | null;
-  document_id: string | null;
-  count: number;
+  /** "by" an agent, or "to" a document. */
+  by: "agent" | "document";
+  /** The agent's name, or the document's. */
+  name: string;
+  /** The edits of the group, in the order of the cards: what a group decision sends. */
+  ids: string[];
 }
 
 /** The groups of more than one edit; a document's group is left out when an agent's has the
  * same edits (one agent editing one document). */
 export function editGroups(edits: EditRecord[]): EditGroup[] {
-  const groups = new Map<string, EditGroup & { ids: string[] }>();
-  const add = (key: string, label: string, agent: string | null, document_id: string | null, id: string) => {
-    const group = groups.get(key) ?? { key, label, agent, document_id, count: 0, ids: [] };
-    group.count += 1;
+  const groups = new Map<string, EditGroup>();
+  const add = (by: EditGroup["by"], key: string, name: string, id: string) => {
+    const group = groups.get(key) ?? { key, by, name, ids: [] };
     group.ids.push(id);
     groups.set(key, group);
   };
   for (const edit of edits) {
-    add(`agent:${edit.agent.name}`, `by ${edit.agent.name}`, edit.agent.name, null, edit.id);
-    add(`document:${edit.document_id}`, `to ${documentName(edit)}`, null, edit.document_id, edit.id);
+    add("agent", `agent:${edit.agent.name}`, edit.agent.name, edit.id);
+    add("document", `document:${edit.document_id}`, documentName(edit), edit.id);
   }
-  const agentSets = new Set([...groups.values()].filter((g) => g.agent !== null).map((g) => g.ids.join()));
-  return [...groups.values()]
-    .filter((g) => g.count > 1 && (g.agent !== null || !agentSets.has(g.ids.join())))
-    .map(({ ids: _ids, ...group }) => group);
+  const agentSets = new Set([...groups.values()].filter((g) => g.by === "agent").map((g) => g.ids.join()));
+  return [...groups.values()].filter((g) => g.ids.length > 1 && (g.by === "agent" || !agentSets.has(g.ids.join())));
+}
+
+/** "by <agent>" or "to <document>". */
+function groupLabel(group: EditGroup): (Node | string)[] {
+  return group.by === "agent" ? ["by ", h("span", { class: "agent" }, group.name)] : ["to ", h("span", { class: "document" }, group.name)];
 }
 
 type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null) => Promise<void>;
@@ -121,12 +125,14 @@ type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null
 /** Numbers the toolbars' element ids (agent names may hold any character). */
 let groupCount = 0;
 
-/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment. */
+/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment. The
+ * counts are those of the ids a click sends: the group's cards as rendered. */
 class GroupControls {
   readonly root: HTMLElement;
   private label: HTMLElement;
   private approve: HTMLButtonElement;
   private rejectButton: HTMLButtonElement;
+  private sendRejection: HTMLButtonElement;
 
   constructor(private group: EditGroup, decideGroup: DecideGroup) {
     const labelId = `group-${++groupCount}`;
@@ -135,13 +141,15 @@ class GroupControls {
     this.approve = h("button", { type: "button", class: "secondary", "aria-describedby": labelId });
     this.rejectButton = h("button", { type: "button", class: "secondary", "aria-describedby": labelId, "aria-expanded": "false" });
     const reject = rejectForm(`${labelId}-comment`, () => toggleReject(false));
+    this.sendRejection = reject.submit;
     const toggleReject = (open: boolean) => {
       reject.form.hidden = !open;
       this.rejectButton.setAttribute("aria-expanded", String(open));
       if (open) reject.comment.focus();
       else this.rejectButton.focus();
     };
-    this.approve.addEventListener("click", () => decide(this.root, status, "Applying…", () => decideGroup(this.group, "approve", null)));
+    // `this.group` is read at the click: the ids on screen then, not those of a later render.
+    this.approve.addEventListener("click", () => decide(this.root, status, "Approving…", () => decideGroup(this.group, "approve", null)));
     this.rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
     reject.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -157,9 +165,11 @@ class GroupControls {
 
   update(group: EditGroup): void {
     this.group = group;
-    this.label.textContent = `${group.count} edits ${group.label}`;
-    this.approve.textContent = `Approve all (${group.count})`;
-    this.rejectButton.textContent = `Reject all (${group.count})…`;
+    const count = group.ids.length;
+    this.label.replaceChildren(`${count} edits `, ...groupLabel(group));
+    this.approve.textContent = `Approve all (${count})`;
+    this.rejectButton.textContent = `Reject all (${count})…`;
+    this.sendRejection.textContent = `Send rejection (${count})`;
   }
 }
 
@@ -203,11 +213,12 @@ export class PendingScreen {
   };
 
   readonly decideGroup: DecideGroup = async (group, decision, comment) => {
-    const decided = await rpc("decide_all", { decision, agent: group.agent, document_id: group.document_id, comment });
+    const decided = await rpc("decide_all", { decision, ids: [...group.ids], comment });
     const applied = decided.filter((e) => e.status === "applied").length;
+    const label = group.by === "agent" ? `by ${group.name}` : `to ${group.name}`;
     this.notice.textContent = decision === "approve"
-      ? `Applied ${applied} of ${decided.length} edits ${group.label}.`
-      : `Rejected ${decided.length} edits ${group.label}.`;
+      ? `Applied ${applied} of ${decided.length} edits ${label}.`
+      : `Rejected ${decided.length} edits ${label}.`;
     await this.load();
   };
 
