@@ -9,7 +9,12 @@ export interface ErrorInfo {
   hint: string;
 }
 
-export type EditStatus = "pending" | "applied" | "rejected" | "conflict" | "failed" | "undone";
+/** An edit's life: `pending` (waits for a decision) → `applying` (approved and merged into
+ * the live document, not yet acknowledged by the collaboration server and saved through the
+ * REST API) → `applied`, or `conflict` (a person changed a block it touches since its preview)
+ * or `failed` (not in the document); `rejected`; `undone` (an applied edit reverted). */
+export const EDIT_STATUSES = ["pending", "applying", "applied", "rejected", "conflict", "failed", "undone"] as const;
+export type EditStatus = (typeof EDIT_STATUSES)[number];
 
 export interface AgentInfo {
   name: string;
@@ -137,7 +142,7 @@ export interface DocumentList {
 export interface HistoryFilter {
   document_id: string | null;
   agent: string | null;
-  /** Default: every decided status (applied, rejected, conflict, failed, undone). */
+  /** Default: every status but `pending` (applying, applied, rejected, conflict, failed, undone). */
   status: EditStatus[] | null;
   limit: number | null;
 }

@@ -4,10 +4,11 @@
 import { h, showStatus, statusLine, timeElement } from "../dom";
 import { documentName, renderPreview, renderWords } from "../preview";
 import { errorText, rpc } from "../rpc";
-import type { EditRecord, EditStatus, ServiceEvent } from "../types";
+import { EDIT_STATUSES, type EditRecord, type EditStatus, type ServiceEvent } from "../types";
 
 export const STATUS_LABELS: Record<EditStatus, string> = {
   pending: "Pending",
+  applying: "Applying — not yet saved",
   applied: "Applied",
   rejected: "Rejected",
   conflict: "Conflict",
@@ -15,7 +16,8 @@ export const STATUS_LABELS: Record<EditStatus, string> = {
   undone: "Undone",
 };
 
-const DECIDED: EditStatus[] = ["applied", "rejected", "conflict", "failed", "undone"];
+/** The journal's statuses: every one but pending, in the order of `EditStatus`. */
+const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");
 
 /** When it was decided, else when it was asked. */
 function decidedOrCreated(edit: EditRecord): number {
@@ -111,6 +113,7 @@ export class HistoryScreen {
   private renderEntry(edit: EditRecord): HTMLElement {
     const titleId = `history-${edit.id}-title`;
     const status = statusLine("card-status");
+    // Only a saved edit can be undone (an applying one may still end as failed or conflict).
     const undoButton = edit.status === "applied"
       ? h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Undo")
       : null;
