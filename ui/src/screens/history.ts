@@ -2,19 +2,9 @@
 // edit events.
 
 import { h, showStatus, statusLine, timeElement } from "../dom";
-import { documentName, renderPreview, renderWords } from "../preview";
+import { documentName, renderPreview, renderWords, STATUS_LABELS } from "../preview";
 import { errorText, rpc } from "../rpc";
 import { EDIT_STATUSES, type EditRecord, type EditStatus, type ServiceEvent } from "../types";
-
-export const STATUS_LABELS: Record<EditStatus, string> = {
-  pending: "Pending",
-  applying: "Applying — not yet saved",
-  applied: "Applied",
-  rejected: "Rejected",
-  conflict: "Conflict",
-  failed: "Failed",
-  undone: "Undone",
-};
 
 /** The journal's statuses: every one but pending, in the order of `EditStatus`. */
 const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");

@@ -2,9 +2,9 @@
 // service events.
 
 import { h, showStatus, timeElement } from "../dom";
-import { documentName, renderPreview, renderWords } from "../preview";
+import { documentName, renderPreview, renderWords, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import type { Decision, EditRecord, ServiceEvent } from "../types";
+import type { Decision, EditRecord, EditStatus, ServiceEvent } from "../types";
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
@@ -173,6 +173,93 @@ class GroupControls {
   }
 }
 
+/** A line of the screen's notice; `problem`: an approved edit that is not in the document. */
+export interface NoticeLine {
+  parts: (Node | string)[];
+  problem?: boolean;
+}
+
+/** An approved edit that ended as a conflict or failed, and why (the record's error). */
+function notApplied(edit: EditRecord): NoticeLine {
+  const what = edit.status === "conflict" ? " conflicts with a change made to the document since its preview" : " failed";
+  const why = edit.error ? `: ${errorText(edit.error)}` : ".";
+  return { problem: true, parts: ["Not applied: ", ...theEditOf(edit), what, why] };
+}
+
+/** What became of an approval, as `approve_edit` answered. */
+export function approvalOutcome(edit: EditRecord): NoticeLine {
+  switch (edit.status) {
+    case "applied":
+      return { parts: ["Applied ", ...theEditOf(edit), "."] };
+    case "applying":
+      return { parts: ["Approved ", ...theEditOf(edit), ". Docs has not confirmed it yet: it will be saved as soon as the instance answers."] };
+    case "conflict":
+    case "failed":
+      return notApplied(edit);
+    default:
+      return { parts: [...theEditOf(edit, true), ` is ${edit.status} (it was not applied).`] };
+  }
+}
+
+/** What became of an applying edit, once an event says. `null`: nothing to tell. */
+export function confirmationOutcome(edit: EditRecord, status: EditStatus): NoticeLine | null {
+  switch (status) {
+    case "applied":
+      return { parts: ["Docs confirmed ", ...theEditOf(edit), ": it is saved."] };
+    case "conflict":
+      return { problem: true, parts: ["Not applied after all: ", ...theEditOf(edit), " conflicts with a change made to the document meanwhile. History says what changed."] };
+    case "failed":
+      return { problem: true, parts: ["Not applied after all: ", ...theEditOf(edit), " failed. History says why."] };
+    default:
+      return null;
+  }
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** How each status reads in a group's count, in this order: "12 applied, 1 conflict". */
+const COUNTED: Record<EditStatus, [one: string, many: string]> = {
+  applied: ["applied", "applied"],
+  applying: ["not yet confirmed by Docs", "not yet confirmed by Docs"],
+  conflict: ["conflict", "conflicts"],
+  failed: ["failed", "failed"],
+  rejected: ["rejected", "rejected"],
+  undone: ["undone", "undone"],
+  pending: ["still pending", "still pending"],
+};
+
+/** What became of a group decision: a summary, then each edit not applied and why. `sent`:
+ * how many ids were sent (those not returned were decided elsewhere meanwhile). */
+export function groupOutcome(group: EditGroup, decision: Decision, sent: number, decided: EditRecord[]): NoticeLine[] {
+  const skipped = sent - decided.length;
+  const elsewhere: NoticeLine[] = skipped > 0
+    ? [{ parts: [`${plural(skipped, "edit was", "edits were")} already decided elsewhere, and left as ${skipped === 1 ? "it was" : "they were"}.`] }]
+    : [];
+  if (decided.length === 0) {
+    return [{ parts: ["Nothing decided: these edits were already decided elsewhere."] }];
+  }
+  const edits = plural(decided.length, "edit", "edits");
+  if (decision === "reject") {
+    return [{ parts: [`Rejected ${edits} `, ...groupLabel(group), "."] }, ...elsewhere];
+  }
+  const count = (status: EditStatus) => decided.filter((e) => e.status === status).length;
+  const applying = count("applying");
+  const lines: NoticeLine[] = [];
+  if (count("applied") === decided.length) {
+    lines.push({ parts: [`Applied ${edits} `, ...groupLabel(group), "."] });
+  } else {
+    const counts = (Object.keys(COUNTED) as EditStatus[]).filter((s) => count(s) > 0).map((s) => `${count(s)} ${COUNTED[s][count(s) === 1 ? 0 : 1]}`);
+    lines.push({ parts: [`Approved ${edits} `, ...groupLabel(group), `: ${counts.join(", ")}.`] });
+  }
+  if (applying > 0) {
+    lines.push({ parts: [applying === 1
+      ? "Docs has not confirmed one of them yet: it will be saved as soon as the instance answers."
+      : `Docs has not confirmed ${applying} of them yet: they will be saved as soon as the instance answers.`] });
+  }
+  lines.push(...decided.filter((e) => e.status === "conflict" || e.status === "failed").map(notApplied));
+  return [...lines, ...elsewhere];
+}
+
 /** The screen: loads the pending edits, reloads on edit events. */
 export class PendingScreen {
   readonly root: HTMLElement;
@@ -183,11 +270,16 @@ export class PendingScreen {
   /** The load under way; `stale`: something changed since it asked, so it asks again. */
   private loading: Promise<void> | null = null;
   private stale = false;
+  /** Approved edits Docs has not confirmed yet, until an event says how they ended. */
+  private confirming = new Map<string, EditRecord>();
+  /** Approvals under way, and the final statuses events reported meanwhile. */
+  private decisions = 0;
+  private settled = new Map<string, EditStatus>();
 
   constructor(private onCount: (count: number) => void = () => {}) {
     this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
     this.list = h("div", { class: "cards", "aria-live": "polite" });
-    this.notice = h("p", { class: "notice", role: "status" });
+    this.notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
     this.root = h("section", { "aria-labelledby": "pending-title" },
       h("h2", { id: "pending-title" }, "Pending edits"),
       h("p", { class: "lead" }, "Agents' edits wait here until you approve or reject them. Nothing is applied before."),
@@ -198,29 +290,59 @@ export class PendingScreen {
   }
 
   readonly actions: CardActions = {
-    approve: async (edit) => {
+    approve: (edit) => this.deciding(async () => {
       const result = await rpc("approve_edit", { id: edit.id });
-      this.notice.textContent = result.status === "applied"
-        ? `Applied the edit of ${edit.agent.name} to ${documentName(edit)}.`
-        : `The edit was not applied (${result.status}): ${result.error?.message ?? ""}`;
+      this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
-    },
+    }),
     reject: async (edit, comment) => {
       await rpc("reject_edit", { id: edit.id, comment });
-      this.notice.textContent = `Rejected the edit of ${edit.agent.name}; the agent gets your comment.`;
+      this.say([{ parts: ["Rejected ", ...theEditOf(edit), comment ? "; the agent gets your comment." : "."] }]);
       await this.load();
     },
   };
 
-  readonly decideGroup: DecideGroup = async (group, decision, comment) => {
-    const decided = await rpc("decide_all", { decision, ids: [...group.ids], comment });
-    const applied = decided.filter((e) => e.status === "applied").length;
-    const label = group.by === "agent" ? `by ${group.name}` : `to ${group.name}`;
-    this.notice.textContent = decision === "approve"
-      ? `Applied ${applied} of ${decided.length} edits ${label}.`
-      : `Rejected ${decided.length} edits ${label}.`;
+  readonly decideGroup: DecideGroup = (group, decision, comment) => this.deciding(async () => {
+    const ids = [...group.ids];
+    const decided = await rpc("decide_all", { decision, ids, comment });
+    this.say([...groupOutcome(group, decision, ids.length, decided), ...this.follow(decided)]);
     await this.load();
-  };
+  });
+
+  /** Runs an approval; final statuses that events report meanwhile are kept for `follow`
+   * (an event may come before the command's answer). */
+  private async deciding(run: () => Promise<void>): Promise<void> {
+    this.decisions += 1;
+    try {
+      await run();
+    } finally {
+      this.decisions -= 1;
+      if (this.decisions === 0) this.settled.clear();
+    }
+  }
+
+  /** Watches the applying edits among `records` until an event says how they ended; tells at
+   * once of those an event already settled. */
+  private follow(records: EditRecord[]): NoticeLine[] {
+    const lines: NoticeLine[] = [];
+    for (const record of records.filter((r) => r.status === "applying")) {
+      const status = this.settled.get(record.id);
+      if (status === undefined) {
+        this.confirming.set(record.id, record);
+      } else {
+        const line = confirmationOutcome(record, status);
+        if (line) lines.push(line);
+      }
+    }
+    return lines;
+  }
+
+  /** Replaces the notice's lines, or adds to them. */
+  private say(lines: NoticeLine[], add = false): void {
+    const paragraphs = lines.map((line) => h("p", { class: line.problem ? "problem" : null }, ...line.parts));
+    if (add) this.notice.append(...paragraphs);
+    else this.notice.replaceChildren(...paragraphs);
+  }
 
   /** Loads the pending edits. Asked during a load (an event came meanwhile, and that load's
    * answer may predate it), it loads once more after it: the returned promise resolves with
@@ -281,6 +403,16 @@ export class PendingScreen {
   }
 
   onEvent(event: ServiceEvent): void {
+    if (event.type === "edit_changed") {
+      const final = event.status !== "pending" && event.status !== "applying";
+      if (final && this.decisions > 0) this.settled.set(event.edit_id, event.status);
+      const approved = this.confirming.get(event.edit_id);
+      if (approved && event.status !== "applying") {
+        this.confirming.delete(event.edit_id);
+        const line = confirmationOutcome(approved, event.status);
+        if (line) this.say([line], true);
+      }
+    }
     if (event.type === "edit_changed" || event.type === "resync") void this.load();
   }
 }
