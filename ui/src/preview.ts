@@ -1,6 +1,6 @@
 // An edit's change as the user reviews it: shared by the pending cards and the history.
 
-import { h } from "./dom";
+import { h, nameLabel } from "./dom";
 import type { EditRecord, EditStatus, PreviewBlock } from "./types";
 
 /** An edit's status, in words. */
@@ -18,16 +18,14 @@ export function documentName(edit: EditRecord): string {
   return edit.document_title?.trim() || edit.document_id;
 }
 
-/** An agent's name as its client reported it (untrusted): text, never markup, clamped to one
- * line by CSS (`.agent`), the whole name in `title`. */
+/** An agent's name as its client reported it (untrusted): text, never markup, clamped. */
 export function agentName(name: string): HTMLElement {
-  return h("span", { class: "agent", title: name }, name);
+  return nameLabel(name, "agent");
 }
 
 /** A document's name, clamped like an agent's. */
 export function documentLabel(edit: EditRecord): HTMLElement {
-  const name = documentName(edit);
-  return h("span", { class: "document", title: name }, name);
+  return nameLabel(documentName(edit), "document");
 }
 
 /** "the edit of <agent> to <document>". */

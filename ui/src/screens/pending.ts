@@ -1,8 +1,8 @@
 // Pending edits: one card per edit, group decisions per agent and per document, live from
 // service events.
 
-import { h, showStatus, timeElement } from "../dom";
-import { documentName, renderPreview, renderWords, theEditOf } from "../preview";
+import { h, nameLabel, showStatus, timeElement } from "../dom";
+import { agentName, documentLabel, documentName, renderPreview, renderWords, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
 import type { Decision, EditRecord, EditStatus, ServiceEvent } from "../types";
 
@@ -69,9 +69,9 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     "article",
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id },
     h("h3", { id: titleId },
-      h("span", { class: "agent" }, edit.agent.name),
+      agentName(edit.agent.name),
       " wants to edit ",
-      h("span", { class: "document" }, documentName(edit)),
+      documentLabel(edit),
     ),
     h("dl", { class: "meta" },
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
@@ -117,7 +117,7 @@ export function editGroups(edits: EditRecord[]): EditGroup[] {
 
 /** "by <agent>" or "to <document>". */
 function groupLabel(group: EditGroup): (Node | string)[] {
-  return group.by === "agent" ? ["by ", h("span", { class: "agent" }, group.name)] : ["to ", h("span", { class: "document" }, group.name)];
+  return group.by === "agent" ? ["by ", agentName(group.name)] : ["to ", nameLabel(group.name, "document")];
 }
 
 type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null) => Promise<void>;
