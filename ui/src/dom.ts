@@ -52,3 +52,15 @@ export function showStatus(el: HTMLElement, text: string, isError = false): void
   el.textContent = text;
   el.classList.toggle("error", isError);
 }
+
+/** A name someone else chose (an agent's, a collaborator's, a document's title): text, never
+ * markup, on one line clamped by CSS (`.clamp`: ellipsis), the whole name in `title`. */
+export function nameLabel(name: string, className: string): HTMLSpanElement {
+  return h("span", { class: `${className} clamp`, title: name }, name);
+}
+
+/** A name shortened to `max` characters, for where CSS cannot clamp (an `<option>`). */
+export function shortName(name: string, max = 60): string {
+  const chars = [...name];
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : name;
+}

@@ -1,10 +1,36 @@
 // An edit's change as the user reviews it: shared by the pending cards and the history.
 
-import { h } from "./dom";
-import type { EditRecord, PreviewBlock } from "./types";
+import { h, nameLabel } from "./dom";
+import type { EditRecord, EditStatus, PreviewBlock } from "./types";
+
+/** An edit's status, in words. */
+export const STATUS_LABELS: Record<EditStatus, string> = {
+  pending: "Pending",
+  applying: "Applying — not yet saved",
+  applied: "Applied",
+  rejected: "Rejected",
+  conflict: "Conflict",
+  failed: "Failed",
+  undone: "Undone",
+};
 
 export function documentName(edit: EditRecord): string {
   return edit.document_title?.trim() || edit.document_id;
+}
+
+/** An agent's name as its client reported it (untrusted): text, never markup, clamped. */
+export function agentName(name: string): HTMLElement {
+  return nameLabel(name, "agent");
+}
+
+/** A document's name, clamped like an agent's. */
+export function documentLabel(edit: EditRecord): HTMLElement {
+  return nameLabel(documentName(edit), "document");
+}
+
+/** "the edit of <agent> to <document>". */
+export function theEditOf(edit: EditRecord, capital = false): (Node | string)[] {
+  return [capital ? "The edit of " : "the edit of ", agentName(edit.agent.name), " to ", documentLabel(edit)];
 }
 
 /** The counts of words added and removed. */

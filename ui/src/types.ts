@@ -9,7 +9,12 @@ export interface ErrorInfo {
   hint: string;
 }
 
-export type EditStatus = "pending" | "applied" | "rejected" | "conflict" | "failed" | "undone";
+/** An edit's life: `pending` (waits for a decision) → `applying` (approved and merged into
+ * the live document, not yet acknowledged by the collaboration server and saved through the
+ * REST API) → `applied`, or `conflict` (a person changed a block it touches since its preview)
+ * or `failed` (not in the document); `rejected`; `undone` (an applied edit reverted). */
+export const EDIT_STATUSES = ["pending", "applying", "applied", "rejected", "conflict", "failed", "undone"] as const;
+export type EditStatus = (typeof EDIT_STATUSES)[number];
 
 export interface AgentInfo {
   name: string;
@@ -45,8 +50,6 @@ export interface EditRecord {
   reason: string | null;
   revision: string | null;
   preview: Preview;
-  update: string;
-  base_state_vector: string;
   touched_blocks: string[];
   new_blocks: string[];
   inverse: unknown;
@@ -139,7 +142,7 @@ export interface DocumentList {
 export interface HistoryFilter {
   document_id: string | null;
   agent: string | null;
-  /** Default: every decided status (applied, rejected, conflict, failed, undone). */
+  /** Default: every status but `pending` (applying, applied, rejected, conflict, failed, undone). */
   status: EditStatus[] | null;
   limit: number | null;
 }
@@ -187,9 +190,10 @@ export interface Commands {
   set_policy: { args: { document_id: string | null; policy: Policy | null }; result: null };
   open_in_browser: { args: { document_id: string }; result: null };
   disconnect_session: { args: { document_id: string }; result: null };
-  /** Approves or rejects every pending edit of an agent and/or a document; returns them decided. */
+  /** Approves or rejects these pending edits (those of a group as the user saw it); returns
+   * the records it decided: an edit decided elsewhere meanwhile is skipped, not an error. */
   decide_all: {
-    args: { decision: Decision; agent: string | null; document_id: string | null; comment: string | null };
+    args: { decision: Decision; ids: string[]; comment: string | null };
     result: EditRecord[];
   };
   list_history: { args: { filter: HistoryFilter }; result: EditRecord[] };

@@ -2,7 +2,7 @@ import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTime } from "../src/dom";
 import { HistoryScreen } from "../src/screens/history";
-import type { EditRecord, HistoryFilter } from "../src/types";
+import { EDIT_STATUSES, type EditRecord, type HistoryFilter } from "../src/types";
 import { edit } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
 
@@ -32,6 +32,7 @@ const conflict: EditRecord = {
   decided_by: "user",
   decided_at: 1795000000500,
 };
+const applying: EditRecord = { ...edit, id: "h4", status: "applying", decided_by: "user", decided_at: 1795000180000 };
 const noFilter: HistoryFilter = { document_id: null, agent: null, status: null, limit: null };
 
 function mount() {
@@ -80,7 +81,8 @@ describe("the history screen", () => {
     expect(option("#history-document")).toEqual([["", "All documents"], [edit.document_id, "Meeting notes"], ["d2", "Plan"]]);
     expect(option("#history-agent")).toEqual([["", "All agents"], ["Claude Code", "Claude Code"], ["Cursor", "Cursor"]]);
     expect(option("#history-status")).toEqual([
-      ["", "Every status"], ["applied", "Applied"], ["rejected", "Rejected"], ["conflict", "Conflict"], ["failed", "Failed"], ["undone", "Undone"],
+      ["", "Every status"], ["applying", "Applying — not yet saved"], ["applied", "Applied"], ["rejected", "Rejected"],
+      ["conflict", "Conflict"], ["failed", "Failed"], ["undone", "Undone"],
     ]);
     const agent = screen.root.querySelector<HTMLSelectElement>("#history-agent")!;
     agent.value = "Cursor";
@@ -96,6 +98,40 @@ describe("the history screen", () => {
       ["list_history", { filter: { ...noFilter, agent: "Cursor" } }],
       ["list_history", { filter: { ...noFilter, agent: "Cursor", status: ["rejected"] } }],
     ]);
+  });
+
+  it("shows an applying edit with its own badge, not as applied, and without Undo", async () => {
+    mockCommands({ list_history: () => [applying, applied] });
+    const screen = mount();
+    await screen.load();
+    expect(texts(screen.root, ".history-entry .badge")).toEqual(["Applying — not yet saved", "Applied"]);
+    expect(entry(screen, "h4").querySelector(".badge")!.className).toBe("badge status-applying");
+    expect(texts(entry(screen, "h4"), "button")).toEqual([]);
+    expect(texts(entry(screen, "h1"), "button")).toEqual(["Undo"]);
+  });
+
+  it("offers every status but pending as a filter, in the order of EditStatus, and sends applying", async () => {
+    const calls = mockCommands({ list_history: () => [applying] });
+    const screen = mount();
+    await screen.load();
+    const statuses = [...screen.root.querySelector<HTMLSelectElement>("#history-status")!.options].map((o) => o.value);
+    expect(statuses).toEqual(["", ...EDIT_STATUSES.filter((s) => s !== "pending")]);
+    const status = screen.root.querySelector<HTMLSelectElement>("#history-status")!;
+    status.value = "applying";
+    status.dispatchEvent(new Event("change"));
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]).toEqual(["list_history", { filter: { ...noFilter, status: ["applying"] } }]);
+  });
+
+  it("redraws an applying edit once Docs confirms it, with Undo then", async () => {
+    let journal = [applying];
+    mockCommands({ list_history: () => journal });
+    const screen = mount();
+    await screen.load();
+    journal = [{ ...applying, status: "applied", applied_at: 1795000181000 }];
+    screen.onEvent({ type: "edit_changed", edit_id: "h4", document_id: edit.document_id, status: "applied", agent: "Claude Code" });
+    await vi.waitFor(() => expect(texts(screen.root, ".badge")).toEqual(["Applied"]));
+    expect(texts(entry(screen, "h4"), "button")).toEqual(["Undo"]);
   });
 
   it("says when nothing was decided, or nothing matches", async () => {

@@ -5,7 +5,7 @@ import { editGroups, renderEditCard, PendingScreen } from "../src/screens/pendin
 import { onServiceEvent } from "../src/rpc";
 import type { EditRecord } from "../src/types";
 import { edit } from "./fixtures";
-import { button, failure, mockCommands } from "./ipc";
+import { button, failure, mockCommands, texts } from "./ipc";
 
 afterEach(() => {
   clearMocks();
@@ -119,6 +119,41 @@ describe("decisions through IPC", () => {
   });
 });
 
+describe("events during a load", () => {
+  it("loads again when an edit arrives while list_pending is still answering", async () => {
+    // The first answer was read before the edit was stored; it arrives after the event.
+    let answerFirst!: (edits: EditRecord[]) => void;
+    const answers = [new Promise<EditRecord[]>((resolve) => (answerFirst = resolve)), Promise.resolve([edit])];
+    const calls = mockCommands({ list_pending: () => answers.shift() ?? Promise.resolve([edit]) });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    const loading = screen.load();
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "pending", agent: "Claude Code" });
+    answerFirst([]);
+    await loading;
+    await vi.waitFor(() => expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(1));
+    expect(calls).toEqual([["list_pending", {}], ["list_pending", {}]]);
+  });
+
+  it("asks once more, not once per event, for events during a load", async () => {
+    let answerFirst!: (edits: EditRecord[]) => void;
+    const answers = [new Promise<EditRecord[]>((resolve) => (answerFirst = resolve))];
+    const calls = mockCommands({ list_pending: () => answers.shift() ?? Promise.resolve([edit, another("e2")]) });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    const loading = screen.load();
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    for (const id of [edit.id, "e2"]) {
+      screen.onEvent({ type: "edit_changed", edit_id: id, document_id: edit.document_id, status: "pending", agent: "Claude Code" });
+    }
+    answerFirst([edit]);
+    await loading;
+    expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(2);
+    expect(calls).toHaveLength(2);
+  });
+});
+
 /** The fixture edit, by another id, agent or document. */
 function another(id: string, agent = edit.agent.name, document_id = edit.document_id): EditRecord {
   return { ...edit, id, agent: { ...edit.agent, name: agent }, document_id, document_title: document_id === edit.document_id ? edit.document_title : "Plan" };
@@ -149,13 +184,13 @@ describe("focus", () => {
 describe("groups of pending edits", () => {
   it("groups by agent; a document's group with the same edits is left out", () => {
     expect(editGroups([edit, another("e2"), another("e3", "Cursor", "d2")])).toEqual([
-      { key: "agent:Claude Code", label: "by Claude Code", agent: "Claude Code", document_id: null, count: 2 },
+      { key: "agent:Claude Code", by: "agent", name: "Claude Code", ids: [edit.id, "e2"] },
     ]);
   });
 
   it("groups by document when several agents edit it", () => {
     expect(editGroups([edit, another("e2", "Cursor")])).toEqual([
-      { key: `document:${edit.document_id}`, label: "to Meeting notes", agent: null, document_id: edit.document_id, count: 2 },
+      { key: `document:${edit.document_id}`, by: "document", name: "Meeting notes", ids: [edit.id, "e2"] },
     ]);
   });
 
@@ -193,20 +228,23 @@ describe("deciding a group", () => {
     expect(screen.root.querySelector(".edit-card button.primary")!.textContent).toBe("Approve");
   });
 
-  it("Approve all sends decide_all for the agent, then reloads", async () => {
+  it("Approve all sends decide_all with the ids of the agent's cards, then reloads", async () => {
     const { screen, calls } = await mount([edit, another("e2")], () => [{ ...edit, status: "applied" }, { ...another("e2"), status: "conflict" }]);
     button(screen.root, "Approve all (2)").click();
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")!.textContent).toBe("No edit waits for you."));
     expect(calls).toEqual([
       ["list_pending", {}],
-      ["decide_all", { decision: "approve", agent: "Claude Code", document_id: null, comment: null }],
+      ["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }],
       ["list_pending", {}],
     ]);
-    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied 1 of 2 edits by Claude Code.");
+    expect(texts(screen.root, ".notice p")).toEqual([
+      "Approved 2 edits by Claude Code: 1 applied, 1 conflict.",
+      "Not applied: the edit of Claude Code to Meeting notes conflicts with a change made to the document since its preview.",
+    ]);
     expect(screen.root.querySelector<HTMLElement>(".groups")!.hidden).toBe(true);
   });
 
-  it("Reject all sends the document and the comment", async () => {
+  it("Reject all sends the ids of the document's cards and the comment", async () => {
     const { screen, calls } = await mount([edit, another("e2", "Cursor")], () => [{ ...edit, status: "rejected" }, { ...another("e2"), status: "rejected" }]);
     button(screen.root, "Reject all (2)…").click();
     const form = screen.root.querySelector<HTMLFormElement>(".group .reject-form")!;
@@ -214,7 +252,7 @@ describe("deciding a group", () => {
     form.querySelector("textarea")!.value = " Not this week ";
     form.requestSubmit();
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).toBe("Rejected 2 edits to Meeting notes."));
-    expect(calls[1]).toEqual(["decide_all", { decision: "reject", agent: null, document_id: edit.document_id, comment: "Not this week" }]);
+    expect(calls[1]).toEqual(["decide_all", { decision: "reject", ids: [edit.id, "e2"], comment: "Not this week" }]);
   });
 
   it("shows a failed group decision's message and hint, and re-enables its buttons", async () => {
@@ -226,13 +264,192 @@ describe("deciding a group", () => {
     expect(approve.disabled).toBe(false);
   });
 
-  it("keeps a toolbar being worked on when more edits come", async () => {
-    const { screen } = await mount([edit, another("e2")], () => []);
+  it("keeps a toolbar being worked on when more edits come; its counts follow the cards", async () => {
+    const { screen, calls } = await mount([edit, another("e2")], () => []);
     button(screen.root, "Reject all (2)…").click();
+    expect(button(screen.root, "Send rejection (2)")).toBeTruthy();
     const textarea = screen.root.querySelector<HTMLTextAreaElement>(".group textarea")!;
     textarea.value = "half-typed";
     screen.render([edit, another("e2"), another("e3")]);
     expect(screen.root.querySelector(".group textarea")).toBe(textarea);
     expect(screen.root.querySelector(".group-label")!.textContent).toBe("3 edits by Claude Code");
+    // The buttons count what a click sends: the three cards now shown.
+    expect(screen.root.querySelector<HTMLFormElement>(".group .reject-form")!.hidden).toBe(false);
+    button(screen.root, "Send rejection (3)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    expect(calls.find(([c]) => c === "decide_all")![1]).toEqual({ decision: "reject", ids: [edit.id, "e2", "e3"], comment: "half-typed" });
+  });
+
+  it("sends only the edits on screen: one stored after the render is not decided with them", async () => {
+    const pending = [edit, another("e2")];
+    const { screen, calls } = await mount(pending, () => []);
+    // e3 is stored now (list_pending would return it); its event has not been rendered yet.
+    pending.push(another("e3"));
+    calls.length = 0;
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    expect(calls[0]).toEqual(["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }]);
+  });
+
+  it("keeps the ids of the click while a render comes during the decision", async () => {
+    let answer!: (records: EditRecord[]) => void;
+    const calls = mockCommands({
+      list_pending: () => [edit, another("e2")],
+      decide_all: () => new Promise<EditRecord[]>((resolve) => (answer = resolve)),
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    screen.render([edit, another("e2"), another("e3")]);
+    expect(button(screen.root, "Approve all (3)").disabled).toBe(true);
+    answer([{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }]);
+    await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
+    expect(calls.filter(([c]) => c === "decide_all")).toEqual([["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }]]);
+  });
+});
+
+describe("what became of a decision", () => {
+  const conflictError = {
+    code: "EDIT_CONFLICT",
+    message: "Ada Lovelace changed block b1 since the preview",
+    hint: "Ask the agent to read the document again and redo the edit.",
+  };
+  const notice = (screen: PendingScreen) => texts(screen.root, ".notice p");
+  const problems = (screen: PendingScreen) => texts(screen.root, ".notice p.problem");
+
+  /** The fixture edit pending; approve_edit answers `result` (then nothing is pending). */
+  async function approveOne(result: EditRecord | Promise<EditRecord>) {
+    let decided = false;
+    const calls = mockCommands({
+      list_pending: () => (decided ? [] : [edit]),
+      approve_edit: () => {
+        decided = true;
+        return result;
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Approve").click();
+    return { screen, calls };
+  }
+
+  it("applied: says so and the card goes", async () => {
+    const { screen } = await approveOne({ ...edit, status: "applied" });
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(notice(screen)).toEqual(["Applied the edit of Claude Code to Meeting notes."]);
+    expect(problems(screen)).toEqual([]);
+  });
+
+  it("applying: says Docs has not confirmed it yet, the card leaves, and the confirmation is told when it comes", async () => {
+    const { screen } = await approveOne({ ...edit, status: "applying" });
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(notice(screen)).toEqual([
+      "Approved the edit of Claude Code to Meeting notes. Docs has not confirmed it yet: it will be saved as soon as the instance answers.",
+    ]);
+    screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "applied", agent: "Claude Code" });
+    expect(notice(screen)[1]).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
+    // Told once.
+    screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "applied", agent: "Claude Code" });
+    expect(notice(screen)).toHaveLength(2);
+  });
+
+  it("applying, then not applied after all: says so as a problem", async () => {
+    const { screen } = await approveOne({ ...edit, status: "applying" });
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "conflict", agent: "Claude Code" });
+    expect(problems(screen)).toEqual([
+      "Not applied after all: the edit of Claude Code to Meeting notes conflicts with a change made to the document meanwhile. History says what changed.",
+    ]);
+  });
+
+  it("applying, when the confirmation came before approve_edit's answer: tells it at once", async () => {
+    let answer!: (record: EditRecord) => void;
+    const { screen, calls } = await approveOne(new Promise<EditRecord>((resolve) => (answer = resolve)));
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("approve_edit"));
+    screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "applied", agent: "Claude Code" });
+    answer({ ...edit, status: "applying" });
+    await vi.waitFor(() => expect(notice(screen)).toHaveLength(2));
+    expect(notice(screen)[1]).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
+  });
+
+  it("conflict: the edit is final, the card goes, the notice names the document, what changed and what to do", async () => {
+    const { screen } = await approveOne({ ...edit, status: "conflict", error: conflictError });
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(problems(screen)).toEqual([
+      "Not applied: the edit of Claude Code to Meeting notes conflicts with a change made to the document since its preview: " +
+        "Ada Lovelace changed block b1 since the preview — Ask the agent to read the document again and redo the edit.",
+    ]);
+    expect(screen.root.querySelector(".edit-card")).toBeNull();
+  });
+
+  it("failed: likewise, with the record's reason", async () => {
+    const error = { code: "WRITE_FAILED", message: "the collaboration server refused the change", hint: "Check your rights on the document." };
+    const { screen } = await approveOne({ ...edit, status: "failed", error });
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(problems(screen)).toEqual([
+      "Not applied: the edit of Claude Code to Meeting notes failed: the collaboration server refused the change — Check your rights on the document.",
+    ]);
+  });
+
+  it("a group: counts each outcome, tells the applying ones, each one not applied and why, and those decided elsewhere", async () => {
+    const ids = ["e1", "e2", "e3", "e4", "e5", "e6"];
+    let decided = false;
+    mockCommands({
+      list_pending: () => (decided ? [] : ids.map((id) => another(id))),
+      decide_all: () => {
+        decided = true;
+        return [
+          { ...another("e1"), status: "applied" },
+          { ...another("e2"), status: "applied" },
+          { ...another("e3"), status: "applying" },
+          { ...another("e4", "Claude Code", "d2"), status: "conflict", error: conflictError },
+          { ...another("e5"), status: "failed", error: null },
+        ];
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Approve all (6)").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(notice(screen)).toEqual([
+      "Approved 5 edits by Claude Code: 2 applied, 1 not yet confirmed by Docs, 1 conflict, 1 failed.",
+      "Docs has not confirmed one of them yet: it will be saved as soon as the instance answers.",
+      "Not applied: the edit of Claude Code to Plan conflicts with a change made to the document since its preview: " +
+        "Ada Lovelace changed block b1 since the preview — Ask the agent to read the document again and redo the edit.",
+      "Not applied: the edit of Claude Code to Meeting notes failed.",
+      "1 edit was already decided elsewhere, and left as it was.",
+    ]);
+    expect(problems(screen)).toHaveLength(2);
+    screen.onEvent({ type: "edit_changed", edit_id: "e3", document_id: edit.document_id, status: "applied", agent: "Claude Code" });
+    expect(notice(screen).at(-1)).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
+  });
+
+  it("a group whose edits were all decided elsewhere: says nothing was decided", async () => {
+    mockCommands({ list_pending: () => [edit, another("e2")], decide_all: () => [] });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(notice(screen)).toEqual(["Nothing decided: these edits were already decided elsewhere."]));
+  });
+
+  it("a rejection without a comment does not promise one", async () => {
+    mockCommands({ list_pending: () => [edit], reject_edit: () => ({ ...edit, status: "rejected" }) });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Reject…").click();
+    screen.root.querySelector<HTMLFormElement>(".reject-form")!.requestSubmit();
+    await vi.waitFor(() => expect(notice(screen)).toEqual(["Rejected the edit of Claude Code to Meeting notes."]));
+  });
+
+  it("the notice is a polite live region", () => {
+    const screen = new PendingScreen();
+    const region = screen.root.querySelector(".notice")!;
+    expect([region.getAttribute("role"), region.getAttribute("aria-live")]).toEqual(["status", "polite"]);
   });
 });

@@ -1,21 +1,13 @@
 // History: the journal of decided edits, newest first, with Undo on applied ones. Live from
 // edit events.
 
-import { h, showStatus, statusLine, timeElement } from "../dom";
-import { documentName, renderPreview, renderWords } from "../preview";
+import { h, shortName, showStatus, statusLine, timeElement } from "../dom";
+import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import type { EditRecord, EditStatus, ServiceEvent } from "../types";
+import { EDIT_STATUSES, type EditRecord, type EditStatus, type ServiceEvent } from "../types";
 
-export const STATUS_LABELS: Record<EditStatus, string> = {
-  pending: "Pending",
-  applied: "Applied",
-  rejected: "Rejected",
-  conflict: "Conflict",
-  failed: "Failed",
-  undone: "Undone",
-};
-
-const DECIDED: EditStatus[] = ["applied", "rejected", "conflict", "failed", "undone"];
+/** The journal's statuses: every one but pending, in the order of `EditStatus`. */
+const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");
 
 /** When it was decided, else when it was asked. */
 function decidedOrCreated(edit: EditRecord): number {
@@ -25,7 +17,10 @@ function decidedOrCreated(edit: EditRecord): number {
 /** Replaces a select's options, keeping its choice when still offered. */
 function fillSelect(select: HTMLSelectElement, allLabel: string, options: [value: string, label: string][]): void {
   const chosen = select.value;
-  select.replaceChildren(new Option(allLabel, ""), ...options.map(([value, label]) => new Option(label, value)));
+  // Agents name themselves, documents are named by people: an option shows a name shortened
+  // (CSS cannot clamp it), the whole of it in its title.
+  const option = ([value, label]: [string, string]) => Object.assign(new Option(shortName(label), value), { title: label });
+  select.replaceChildren(new Option(allLabel, ""), ...options.map(option));
   select.value = options.some(([value]) => value === chosen) ? chosen : "";
 }
 
@@ -111,6 +106,7 @@ export class HistoryScreen {
   private renderEntry(edit: EditRecord): HTMLElement {
     const titleId = `history-${edit.id}-title`;
     const status = statusLine("card-status");
+    // Only a saved edit can be undone (an applying one may still end as failed or conflict).
     const undoButton = edit.status === "applied"
       ? h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Undo")
       : null;
@@ -119,7 +115,8 @@ export class HistoryScreen {
       showStatus(status, "Undoing…");
       try {
         await rpc("undo_edit", { id: edit.id });
-        showStatus(this.notice, `Undid the edit of ${edit.agent.name} to ${documentName(edit)}.`);
+        showStatus(this.notice, "");
+        this.notice.append("Undid ", ...theEditOf(edit), ".");
         await this.load();
       } catch (error) {
         showStatus(status, errorText(error), true);
@@ -131,9 +128,9 @@ export class HistoryScreen {
     return h("article", { class: "card history-entry", "aria-labelledby": titleId, "data-entry": `${edit.id}:${edit.status}` },
       h("h3", { id: titleId },
         h("span", { class: `badge status-${edit.status}` }, STATUS_LABELS[edit.status]), " ",
-        h("span", { class: "agent" }, edit.agent.name),
+        agentName(edit.agent.name),
         " on ",
-        h("span", { class: "document" }, documentName(edit)),
+        documentLabel(edit),
       ),
       h("dl", { class: "meta" },
         field("Reason", "reason", edit.reason?.trim() || "(none given)"),

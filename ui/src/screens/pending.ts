@@ -1,10 +1,10 @@
 // Pending edits: one card per edit, group decisions per agent and per document, live from
 // service events.
 
-import { h, showStatus, timeElement } from "../dom";
-import { documentName, renderPreview, renderWords } from "../preview";
+import { h, nameLabel, showStatus, timeElement } from "../dom";
+import { agentName, documentLabel, documentName, renderPreview, renderWords, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import type { Decision, EditRecord, ServiceEvent } from "../types";
+import type { Decision, EditRecord, EditStatus, ServiceEvent } from "../types";
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
@@ -14,17 +14,18 @@ export interface CardActions {
 /** A reject form: an optional comment for the agent, Send and Cancel. */
 function rejectForm(commentId: string, onCancel: () => void) {
   const comment = h("textarea", { id: commentId, rows: 2, name: "comment" });
+  const submit = h("button", { type: "submit", class: "danger" }, "Send rejection");
   const form = h("form", { class: "reject-form", hidden: true },
     h("label", { for: commentId }, "Comment for the agent (optional)"),
     comment,
     h("div", { class: "actions" },
-      h("button", { type: "submit", class: "danger" }, "Send rejection"),
+      submit,
       h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel"),
     ),
   );
   /** The comment, `null` when left empty. */
   const text = () => comment.value.trim() || null;
-  return { form, comment, text };
+  return { form, comment, submit, text };
 }
 
 /** Disables `container`'s buttons while `run` runs, and shows its failure. (The screen's
@@ -57,7 +58,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     else rejectButton.focus();
   }
 
-  approveButton.addEventListener("click", () => decide(card, status, "Applying…", () => actions.approve(edit)));
+  approveButton.addEventListener("click", () => decide(card, status, "Approving…", () => actions.approve(edit)));
   rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
   reject.form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -68,9 +69,9 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     "article",
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id },
     h("h3", { id: titleId },
-      h("span", { class: "agent" }, edit.agent.name),
+      agentName(edit.agent.name),
       " wants to edit ",
-      h("span", { class: "document" }, documentName(edit)),
+      documentLabel(edit),
     ),
     h("dl", { class: "meta" },
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
@@ -86,34 +87,37 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
   return card;
 }
 
-/** Pending edits decided together: all of one agent's, or all of one document's. */
+/** Pending edits decided together: all of one agent's, or all of one document's, as shown. */
 export interface EditGroup {
   key: string;
-  /** Ends "… edits <label>": "by Claude Code", "to Meeting notes". */
-  label: string;
-  agent: string | null;
-  document_id: string | null;
-  count: number;
+  /** "by" an agent, or "to" a document. */
+  by: "agent" | "document";
+  /** The agent's name, or the document's. */
+  name: string;
+  /** The edits of the group, in the order of the cards: what a group decision sends. */
+  ids: string[];
 }
 
 /** The groups of more than one edit; a document's group is left out when an agent's has the
  * same edits (one agent editing one document). */
 export function editGroups(edits: EditRecord[]): EditGroup[] {
-  const groups = new Map<string, EditGroup & { ids: string[] }>();
-  const add = (key: string, label: string, agent: string | null, document_id: string | null, id: string) => {
-    const group = groups.get(key) ?? { key, label, agent, document_id, count: 0, ids: [] };
-    group.count += 1;
+  const groups = new Map<string, EditGroup>();
+  const add = (by: EditGroup["by"], key: string, name: string, id: string) => {
+    const group = groups.get(key) ?? { key, by, name, ids: [] };
     group.ids.push(id);
     groups.set(key, group);
   };
   for (const edit of edits) {
-    add(`agent:${edit.agent.name}`, `by ${edit.agent.name}`, edit.agent.name, null, edit.id);
-    add(`document:${edit.document_id}`, `to ${documentName(edit)}`, null, edit.document_id, edit.id);
+    add("agent", `agent:${edit.agent.name}`, edit.agent.name, edit.id);
+    add("document", `document:${edit.document_id}`, documentName(edit), edit.id);
   }
-  const agentSets = new Set([...groups.values()].filter((g) => g.agent !== null).map((g) => g.ids.join()));
-  return [...groups.values()]
-    .filter((g) => g.count > 1 && (g.agent !== null || !agentSets.has(g.ids.join())))
-    .map(({ ids: _ids, ...group }) => group);
+  const agentSets = new Set([...groups.values()].filter((g) => g.by === "agent").map((g) => g.ids.join()));
+  return [...groups.values()].filter((g) => g.ids.length > 1 && (g.by === "agent" || !agentSets.has(g.ids.join())));
+}
+
+/** "by <agent>" or "to <document>". */
+function groupLabel(group: EditGroup): (Node | string)[] {
+  return group.by === "agent" ? ["by ", agentName(group.name)] : ["to ", nameLabel(group.name, "document")];
 }
 
 type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null) => Promise<void>;
@@ -121,12 +125,14 @@ type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null
 /** Numbers the toolbars' element ids (agent names may hold any character). */
 let groupCount = 0;
 
-/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment. */
+/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment. The
+ * counts are those of the ids a click sends: the group's cards as rendered. */
 class GroupControls {
   readonly root: HTMLElement;
   private label: HTMLElement;
   private approve: HTMLButtonElement;
   private rejectButton: HTMLButtonElement;
+  private sendRejection: HTMLButtonElement;
 
   constructor(private group: EditGroup, decideGroup: DecideGroup) {
     const labelId = `group-${++groupCount}`;
@@ -135,13 +141,15 @@ class GroupControls {
     this.approve = h("button", { type: "button", class: "secondary", "aria-describedby": labelId });
     this.rejectButton = h("button", { type: "button", class: "secondary", "aria-describedby": labelId, "aria-expanded": "false" });
     const reject = rejectForm(`${labelId}-comment`, () => toggleReject(false));
+    this.sendRejection = reject.submit;
     const toggleReject = (open: boolean) => {
       reject.form.hidden = !open;
       this.rejectButton.setAttribute("aria-expanded", String(open));
       if (open) reject.comment.focus();
       else this.rejectButton.focus();
     };
-    this.approve.addEventListener("click", () => decide(this.root, status, "Applying…", () => decideGroup(this.group, "approve", null)));
+    // `this.group` is read at the click: the ids on screen then, not those of a later render.
+    this.approve.addEventListener("click", () => decide(this.root, status, "Approving…", () => decideGroup(this.group, "approve", null)));
     this.rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
     reject.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -157,10 +165,99 @@ class GroupControls {
 
   update(group: EditGroup): void {
     this.group = group;
-    this.label.textContent = `${group.count} edits ${group.label}`;
-    this.approve.textContent = `Approve all (${group.count})`;
-    this.rejectButton.textContent = `Reject all (${group.count})…`;
+    const count = group.ids.length;
+    this.label.replaceChildren(`${count} edits `, ...groupLabel(group));
+    this.approve.textContent = `Approve all (${count})`;
+    this.rejectButton.textContent = `Reject all (${count})…`;
+    this.sendRejection.textContent = `Send rejection (${count})`;
   }
+}
+
+/** A line of the screen's notice; `problem`: an approved edit that is not in the document. */
+export interface NoticeLine {
+  parts: (Node | string)[];
+  problem?: boolean;
+}
+
+/** An approved edit that ended as a conflict or failed, and why (the record's error). */
+function notApplied(edit: EditRecord): NoticeLine {
+  const what = edit.status === "conflict" ? " conflicts with a change made to the document since its preview" : " failed";
+  const why = edit.error ? `: ${errorText(edit.error)}` : ".";
+  return { problem: true, parts: ["Not applied: ", ...theEditOf(edit), what, why] };
+}
+
+/** What became of an approval, as `approve_edit` answered. */
+export function approvalOutcome(edit: EditRecord): NoticeLine {
+  switch (edit.status) {
+    case "applied":
+      return { parts: ["Applied ", ...theEditOf(edit), "."] };
+    case "applying":
+      return { parts: ["Approved ", ...theEditOf(edit), ". Docs has not confirmed it yet: it will be saved as soon as the instance answers."] };
+    case "conflict":
+    case "failed":
+      return notApplied(edit);
+    default:
+      return { parts: [...theEditOf(edit, true), ` is ${edit.status} (it was not applied).`] };
+  }
+}
+
+/** What became of an applying edit, once an event says. `null`: nothing to tell. */
+export function confirmationOutcome(edit: EditRecord, status: EditStatus): NoticeLine | null {
+  switch (status) {
+    case "applied":
+      return { parts: ["Docs confirmed ", ...theEditOf(edit), ": it is saved."] };
+    case "conflict":
+      return { problem: true, parts: ["Not applied after all: ", ...theEditOf(edit), " conflicts with a change made to the document meanwhile. History says what changed."] };
+    case "failed":
+      return { problem: true, parts: ["Not applied after all: ", ...theEditOf(edit), " failed. History says why."] };
+    default:
+      return null;
+  }
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** How each status reads in a group's count, in this order: "12 applied, 1 conflict". */
+const COUNTED: Record<EditStatus, [one: string, many: string]> = {
+  applied: ["applied", "applied"],
+  applying: ["not yet confirmed by Docs", "not yet confirmed by Docs"],
+  conflict: ["conflict", "conflicts"],
+  failed: ["failed", "failed"],
+  rejected: ["rejected", "rejected"],
+  undone: ["undone", "undone"],
+  pending: ["still pending", "still pending"],
+};
+
+/** What became of a group decision: a summary, then each edit not applied and why. `sent`:
+ * how many ids were sent (those not returned were decided elsewhere meanwhile). */
+export function groupOutcome(group: EditGroup, decision: Decision, sent: number, decided: EditRecord[]): NoticeLine[] {
+  const skipped = sent - decided.length;
+  const elsewhere: NoticeLine[] = skipped > 0
+    ? [{ parts: [`${plural(skipped, "edit was", "edits were")} already decided elsewhere, and left as ${skipped === 1 ? "it was" : "they were"}.`] }]
+    : [];
+  if (decided.length === 0) {
+    return [{ parts: ["Nothing decided: these edits were already decided elsewhere."] }];
+  }
+  const edits = plural(decided.length, "edit", "edits");
+  if (decision === "reject") {
+    return [{ parts: [`Rejected ${edits} `, ...groupLabel(group), "."] }, ...elsewhere];
+  }
+  const count = (status: EditStatus) => decided.filter((e) => e.status === status).length;
+  const applying = count("applying");
+  const lines: NoticeLine[] = [];
+  if (count("applied") === decided.length) {
+    lines.push({ parts: [`Applied ${edits} `, ...groupLabel(group), "."] });
+  } else {
+    const counts = (Object.keys(COUNTED) as EditStatus[]).filter((s) => count(s) > 0).map((s) => `${count(s)} ${COUNTED[s][count(s) === 1 ? 0 : 1]}`);
+    lines.push({ parts: [`Approved ${edits} `, ...groupLabel(group), `: ${counts.join(", ")}.`] });
+  }
+  if (applying > 0) {
+    lines.push({ parts: [applying === 1
+      ? "Docs has not confirmed one of them yet: it will be saved as soon as the instance answers."
+      : `Docs has not confirmed ${applying} of them yet: they will be saved as soon as the instance answers.`] });
+  }
+  lines.push(...decided.filter((e) => e.status === "conflict" || e.status === "failed").map(notApplied));
+  return [...lines, ...elsewhere];
 }
 
 /** The screen: loads the pending edits, reloads on edit events. */
@@ -170,12 +267,19 @@ export class PendingScreen {
   private list: HTMLElement;
   private notice: HTMLElement;
   private groupControls = new Map<string, GroupControls>();
+  /** The load under way; `stale`: something changed since it asked, so it asks again. */
   private loading: Promise<void> | null = null;
+  private stale = false;
+  /** Approved edits Docs has not confirmed yet, until an event says how they ended. */
+  private confirming = new Map<string, EditRecord>();
+  /** Approvals under way, and the final statuses events reported meanwhile. */
+  private decisions = 0;
+  private settled = new Map<string, EditStatus>();
 
   constructor(private onCount: (count: number) => void = () => {}) {
     this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
     this.list = h("div", { class: "cards", "aria-live": "polite" });
-    this.notice = h("p", { class: "notice", role: "status" });
+    this.notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
     this.root = h("section", { "aria-labelledby": "pending-title" },
       h("h2", { id: "pending-title" }, "Pending edits"),
       h("p", { class: "lead" }, "Agents' edits wait here until you approve or reject them. Nothing is applied before."),
@@ -186,31 +290,74 @@ export class PendingScreen {
   }
 
   readonly actions: CardActions = {
-    approve: async (edit) => {
+    approve: (edit) => this.deciding(async () => {
       const result = await rpc("approve_edit", { id: edit.id });
-      this.notice.textContent = result.status === "applied"
-        ? `Applied the edit of ${edit.agent.name} to ${documentName(edit)}.`
-        : `The edit was not applied (${result.status}): ${result.error?.message ?? ""}`;
+      this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
-    },
+    }),
     reject: async (edit, comment) => {
       await rpc("reject_edit", { id: edit.id, comment });
-      this.notice.textContent = `Rejected the edit of ${edit.agent.name}; the agent gets your comment.`;
+      this.say([{ parts: ["Rejected ", ...theEditOf(edit), comment ? "; the agent gets your comment." : "."] }]);
       await this.load();
     },
   };
 
-  readonly decideGroup: DecideGroup = async (group, decision, comment) => {
-    const decided = await rpc("decide_all", { decision, agent: group.agent, document_id: group.document_id, comment });
-    const applied = decided.filter((e) => e.status === "applied").length;
-    this.notice.textContent = decision === "approve"
-      ? `Applied ${applied} of ${decided.length} edits ${group.label}.`
-      : `Rejected ${decided.length} edits ${group.label}.`;
+  readonly decideGroup: DecideGroup = (group, decision, comment) => this.deciding(async () => {
+    const ids = [...group.ids];
+    const decided = await rpc("decide_all", { decision, ids, comment });
+    this.say([...groupOutcome(group, decision, ids.length, decided), ...this.follow(decided)]);
     await this.load();
-  };
+  });
 
+  /** Runs an approval; final statuses that events report meanwhile are kept for `follow`
+   * (an event may come before the command's answer). */
+  private async deciding(run: () => Promise<void>): Promise<void> {
+    this.decisions += 1;
+    try {
+      await run();
+    } finally {
+      this.decisions -= 1;
+      if (this.decisions === 0) this.settled.clear();
+    }
+  }
+
+  /** Watches the applying edits among `records` until an event says how they ended; tells at
+   * once of those an event already settled. */
+  private follow(records: EditRecord[]): NoticeLine[] {
+    const lines: NoticeLine[] = [];
+    for (const record of records.filter((r) => r.status === "applying")) {
+      const status = this.settled.get(record.id);
+      if (status === undefined) {
+        this.confirming.set(record.id, record);
+      } else {
+        const line = confirmationOutcome(record, status);
+        if (line) lines.push(line);
+      }
+    }
+    return lines;
+  }
+
+  /** Replaces the notice's lines, or adds to them. */
+  private say(lines: NoticeLine[], add = false): void {
+    const paragraphs = lines.map((line) => h("p", { class: line.problem ? "problem" : null }, ...line.parts));
+    if (add) this.notice.append(...paragraphs);
+    else this.notice.replaceChildren(...paragraphs);
+  }
+
+  /** Loads the pending edits. Asked during a load (an event came meanwhile, and that load's
+   * answer may predate it), it loads once more after it: the returned promise resolves with
+   * the screen at least as new as the call. */
   load(): Promise<void> {
-    this.loading ??= this.fetch().finally(() => (this.loading = null));
+    if (this.loading) {
+      this.stale = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.stale = false;
+        await this.fetch();
+      } while (this.stale);
+    })().finally(() => (this.loading = null));
     return this.loading;
   }
 
@@ -256,6 +403,16 @@ export class PendingScreen {
   }
 
   onEvent(event: ServiceEvent): void {
+    if (event.type === "edit_changed") {
+      const final = event.status !== "pending" && event.status !== "applying";
+      if (final && this.decisions > 0) this.settled.set(event.edit_id, event.status);
+      const approved = this.confirming.get(event.edit_id);
+      if (approved && event.status !== "applying") {
+        this.confirming.delete(event.edit_id);
+        const line = confirmationOutcome(approved, event.status);
+        if (line) this.say([line], true);
+      }
+    }
     if (event.type === "edit_changed" || event.type === "resync") void this.load();
   }
 }

@@ -1,6 +1,6 @@
 // Sessions: the documents the service has open, live.
 
-import { clear, h, showStatus, statusLine, timeElement } from "../dom";
+import { clear, h, nameLabel, showStatus, statusLine, timeElement } from "../dom";
 import { errorText, rpc } from "../rpc";
 import type { ServiceEvent, SessionRow } from "../types";
 
@@ -59,7 +59,8 @@ export class SessionsScreen {
     return h("tr", { "data-document-id": row.document_id },
       h("th", { scope: "row", id: titleId }, title),
       h("td", {}, sessionState(row)),
-      h("td", {}, row.collaborators.length ? row.collaborators.join(", ") : "—"),
+      // Names in the room's awareness, agents' among them (self-reported): clamped text.
+      h("td", {}, row.collaborators.length ? row.collaborators.flatMap((name, i) => [i ? ", " : "", nameLabel(name, "collaborator")]) : "—"),
       h("td", {}, String(row.pending_acks + row.pending_saves)),
       h("td", {}, String(row.edits_applied)),
       h("td", {}, String(row.edits_pending)),

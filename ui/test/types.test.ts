@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import type { EditRecord } from "../src/types";
+import editRecord from "./fixtures/edit-record.json";
+
+// The Rust test `api::tests::ui_fixture_is_a_serialized_edit_record` keeps the fixture equal to
+// a serialized `EditRecord`; this one keeps `types.ts` equal to the fixture, field for field.
+const FIELDS: Record<keyof EditRecord, true> = {
+  id: true,
+  document_id: true,
+  document_title: true,
+  agent: true,
+  tool: true,
+  arguments: true,
+  reason: true,
+  revision: true,
+  preview: true,
+  touched_blocks: true,
+  new_blocks: true,
+  inverse: true,
+  undoes: true,
+  status: true,
+  comment: true,
+  decided_by: true,
+  error: true,
+  created_at: true,
+  decided_at: true,
+  applied_at: true,
+};
+
+describe("the EditRecord type", () => {
+  it("has the fields of the serialized record, and no others", () => {
+    expect(Object.keys(editRecord).sort()).toEqual(Object.keys(FIELDS).sort());
+  });
+});
