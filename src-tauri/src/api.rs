@@ -177,11 +177,13 @@ pub struct HistoryFilter {
 }
 
 impl HistoryFilter {
-    /// The journal: decided edits only, at most 200 unless asked otherwise.
+    /// The journal: decided edits only (being applied included), at most 200 unless asked
+    /// otherwise.
     pub fn to_edit_filter(&self) -> EditFilter {
         EditFilter {
             status: Some(self.status.clone().unwrap_or_else(|| {
                 vec![
+                    EditStatus::Applying,
                     EditStatus::Applied,
                     EditStatus::Rejected,
                     EditStatus::Conflict,
@@ -339,7 +341,6 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let record: EditRecord = serde_json::from_value(fixture.clone()).unwrap();
         assert_eq!(record.status, EditStatus::Pending);
-        assert_eq!(record.update, vec![1, 2, 3]);
         assert_eq!(serde_json::to_value(&record).unwrap(), fixture);
     }
 

@@ -19,8 +19,8 @@ use crate::{documents, tray};
 type HostState<'a> = State<'a, Arc<Host>>;
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn overview(host: HostState<'_>) -> CommandResult<Overview> {
-    host.overview()
+pub async fn overview(host: HostState<'_>) -> CommandResult<Overview> {
+    host.overview().await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -34,8 +34,8 @@ pub async fn connect_instance(host: HostState<'_>, url: String) -> CommandResult
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn list_pending(host: HostState<'_>) -> CommandResult<Vec<EditRecord>> {
-    host.pending()
+pub async fn list_pending(host: HostState<'_>) -> CommandResult<Vec<EditRecord>> {
+    host.pending().await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -53,13 +53,13 @@ pub async fn reject_edit(
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn list_sessions(host: HostState<'_>) -> CommandResult<Vec<SessionRow>> {
-    host.sessions()
+pub async fn list_sessions(host: HostState<'_>) -> CommandResult<Vec<SessionRow>> {
+    host.sessions().await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn set_paused(host: HostState<'_>, paused: bool) -> CommandResult<()> {
-    Ok(host.service.set_paused(paused)?)
+pub async fn set_paused(host: HostState<'_>, paused: bool) -> CommandResult<()> {
+    Ok(host.service.set_paused(paused).await?)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -78,12 +78,12 @@ pub async fn add_document(host: HostState<'_>, url: String) -> CommandResult<Doc
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn set_policy(
+pub async fn set_policy(
     host: HostState<'_>,
     document_id: Option<Uuid>,
     policy: Option<Policy>,
 ) -> CommandResult<()> {
-    Ok(host.service.set_policy(document_id, policy)?)
+    Ok(host.service.set_policy(document_id, policy).await?)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -116,16 +116,18 @@ pub async fn disconnect_session(host: HostState<'_>, document_id: Uuid) -> Comma
 pub async fn decide_all(
     host: HostState<'_>,
     decision: Decision,
-    agent: Option<String>,
-    document_id: Option<Uuid>,
+    ids: Vec<Uuid>,
     comment: Option<String>,
 ) -> CommandResult<Vec<EditRecord>> {
-    host.decide_all(decision, agent, document_id, comment).await
+    host.decide_all(decision, &ids, comment).await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn list_history(host: HostState<'_>, filter: HistoryFilter) -> CommandResult<Vec<EditRecord>> {
-    host.history(&filter)
+pub async fn list_history(
+    host: HostState<'_>,
+    filter: HistoryFilter,
+) -> CommandResult<Vec<EditRecord>> {
+    host.history(&filter).await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -134,17 +136,17 @@ pub async fn undo_edit(host: HostState<'_>, id: Uuid) -> CommandResult<EditRecor
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn get_settings(app: AppHandle, host: HostState<'_>) -> CommandResult<Settings> {
-    host.settings(tray::launches_at_login(&app))
+pub async fn get_settings(app: AppHandle, host: HostState<'_>) -> CommandResult<Settings> {
+    host.settings(tray::launches_at_login(&app)).await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn save_settings(
+pub async fn save_settings(
     app: AppHandle,
     host: HostState<'_>,
     settings: Settings,
 ) -> CommandResult<Settings> {
-    host.save_settings(&settings)?;
+    host.save_settings(&settings).await?;
     if settings.launch_at_login != tray::launches_at_login(&app) {
         tray::set_launch_at_login(&app, settings.launch_at_login).map_err(|e| {
             invalid(
@@ -153,23 +155,23 @@ pub fn save_settings(
             )
         })?;
     }
-    host.settings(tray::launches_at_login(&app))
+    host.settings(tray::launches_at_login(&app)).await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
-    host.regenerate_token()
+pub async fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
+    host.regenerate_token().await
 }
 
 /// Resolves once the sign-in window has signed the user in (`SIGN_IN_CANCELLED` if closed).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn sign_in(app: AppHandle, host: HostState<'_>) -> CommandResult<Overview> {
     crate::signin::sign_in(&app, &host).await?;
-    host.overview()
+    host.overview().await
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn sign_out(host: HostState<'_>) -> CommandResult<Overview> {
     host.service.sign_out().await?;
-    host.overview()
+    host.overview().await
 }

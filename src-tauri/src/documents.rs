@@ -19,7 +19,7 @@ pub async fn list(
     page: Option<u32>,
 ) -> CommandResult<DocumentList> {
     let query = query.map(str::trim).filter(|q| !q.is_empty());
-    let policies = service.policies()?;
+    let policies = service.policies().await?;
     let client = service.client()?;
     let instance = client.instance().clone();
     let page = page.unwrap_or(1).max(1);
@@ -27,7 +27,8 @@ pub async fn list(
     let result = match source {
         DocumentSource::Known => {
             let documents = service
-                .known_documents()?
+                .known_documents()
+                .await?
                 .iter()
                 .filter(|k| title_matches(k.title.as_deref(), needle.as_deref()))
                 .map(|k| known_row(&instance, k, &policies))
@@ -69,7 +70,11 @@ pub async fn list(
 pub async fn add(service: &DocsService, url: &str) -> CommandResult<DocumentRow> {
     let (_, document) = service.add_document(url).await?;
     let instance = service.client()?.instance().clone();
-    Ok(instance_row(&instance, &document, &service.policies()?))
+    Ok(instance_row(
+        &instance,
+        &document,
+        &service.policies().await?,
+    ))
 }
 
 /// Whether a title contains `needle` (lower case), ignoring case; no needle matches all.

@@ -59,6 +59,7 @@ impl Host {
                 .map_err(|e| anyhow::anyhow!("DOCS_MCP_LISTEN={listen}: {e}"))?;
         }
         docs_mcp::http::ensure_loopback(config.listen)?;
+        config.owner = "the Docs MCP app".into();
         let instance = std::env::var("DOCS_INSTANCE_URL")
             .ok()
             .filter(|s| !s.trim().is_empty())
@@ -72,6 +73,7 @@ impl Host {
         });
         let listen = config.listen;
         let service = DocsService::start(config)
+            .await
             .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
         // The session stored by an earlier sign-in, checked in the background: the window
         // does not wait for the instance (the UI hears `account_changed`).
@@ -122,7 +124,7 @@ impl Host {
         })
     }
 
-    pub fn overview(&self) -> CommandResult<Overview> {
+    pub async fn overview(&self) -> CommandResult<Overview> {
         let service = &self.service;
         Ok(Overview {
             version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -131,7 +133,7 @@ impl Host {
             account: service.account().map(Account::from),
             session_persisted: service.session_persisted(),
             paused: service.is_paused(),
-            pending_count: self.pending_count(),
+            pending_count: self.pending_count().await,
             endpoint: format!("http://{}/mcp", self.listen),
             listening: self.listen_error.is_none(),
             listen_error: self.listen_error.clone(),
@@ -142,22 +144,25 @@ impl Host {
         })
     }
 
-    pub fn pending_count(&self) -> u64 {
-        self.pending().map(|e| e.len() as u64).unwrap_or(0)
+    pub async fn pending_count(&self) -> u64 {
+        self.service.pending_count().await.unwrap_or(0)
     }
 
-    pub fn pending(&self) -> CommandResult<Vec<docs_mcp::record::EditRecord>> {
-        Ok(self.service.edits(&EditFilter {
-            status: Some(vec![EditStatus::Pending]),
-            ..EditFilter::default()
-        })?)
+    pub async fn pending(&self) -> CommandResult<Vec<docs_mcp::record::EditRecord>> {
+        Ok(self
+            .service
+            .edits(&EditFilter {
+                status: Some(vec![EditStatus::Pending]),
+                ..EditFilter::default()
+            })
+            .await?)
     }
 
-    pub fn sessions(&self) -> CommandResult<Vec<SessionRow>> {
+    pub async fn sessions(&self) -> CommandResult<Vec<SessionRow>> {
         Ok(session_rows(
             self.service.sessions(),
-            &self.service.known_documents()?,
-            &self.service.edit_counts()?,
+            &self.service.known_documents().await?,
+            &self.service.edit_counts().await?,
         ))
     }
 
@@ -182,7 +187,7 @@ impl Host {
         if let Err(e) = self.update_settings(|s| s.instance = Some(checked.url)) {
             tracing::warn!(error = %e, "could not remember the instance");
         }
-        self.overview()
+        self.overview().await
     }
 
     fn update_settings(&self, change: impl FnOnce(&mut AppSettings)) -> std::io::Result<()> {
@@ -192,7 +197,7 @@ impl Host {
     }
 
     /// The settings as they apply now; `launch_at_login` is the OS's, given by the caller.
-    pub fn settings(&self, launch_at_login: bool) -> CommandResult<Settings> {
+    pub async fn settings(&self, launch_at_login: bool) -> CommandResult<Settings> {
         Ok(Settings {
             port: AppSettings::load(&self.data_dir)
                 .port
@@ -200,7 +205,8 @@ impl Host {
             approval_wait_secs: self.service.approval_wait().as_secs(),
             default_policy: self
                 .service
-                .policies()?
+                .policies()
+                .await?
                 .default
                 .unwrap_or(self.service.config().default_policy),
             launch_at_login,
@@ -209,7 +215,7 @@ impl Host {
     }
 
     /// Stores the settings and applies what can be at once (all but the port).
-    pub fn save_settings(&self, settings: &Settings) -> CommandResult<()> {
+    pub async fn save_settings(&self, settings: &Settings) -> CommandResult<()> {
         settings.validate()?;
         self.update_settings(|s| {
             s.port = Some(settings.port).filter(|p| *p != docs_mcp::config::DEFAULT_PORT);
@@ -223,15 +229,16 @@ impl Host {
         })?;
         self.service
             .set_approval_wait(Duration::from_secs(settings.approval_wait_secs));
-        if self.service.policies()?.default != Some(settings.default_policy) {
+        if self.service.policies().await?.default != Some(settings.default_policy) {
             self.service
-                .set_policy(None, Some(settings.default_policy))?;
+                .set_policy(None, Some(settings.default_policy))
+                .await?;
         }
         Ok(())
     }
 
     /// Replaces the bearer token where it is stored and in the running endpoint.
-    pub fn regenerate_token(&self) -> CommandResult<Overview> {
+    pub async fn regenerate_token(&self) -> CommandResult<Overview> {
         let Some(shared) = &self.token else {
             return Err(invalid(
                 "there is no token to regenerate: the endpoint is not served",
@@ -246,20 +253,17 @@ impl Host {
         })?;
         tracing::info!("MCP bearer token regenerated, in {source}");
         shared.replace(token);
-        self.overview()
+        self.overview().await
     }
 
     /// The journal: decided edits, newest first.
-    pub fn history(&self, filter: &HistoryFilter) -> CommandResult<Vec<EditRecord>> {
-        Ok(self.service.edits(&filter.to_edit_filter())?)
+    pub async fn history(&self, filter: &HistoryFilter) -> CommandResult<Vec<EditRecord>> {
+        Ok(self.service.edits(&filter.to_edit_filter()).await?)
     }
 
     /// Undoes an applied edit at once: the user asked for it, so no approval is needed.
     pub async fn undo(&self, id: Uuid) -> CommandResult<EditRecord> {
-        let agent = AgentInfo {
-            name: UNDO_AGENT.into(),
-            connection: DECIDER.into(),
-        };
+        let agent = AgentInfo::new(UNDO_AGENT, DECIDER, UNDO_AGENT);
         let record = self.service.undo(id, None, agent).await?;
         if record.status == EditStatus::Pending {
             return Ok(self.service.approve(record.id, DECIDER).await?);
@@ -267,30 +271,24 @@ impl Host {
         Ok(record)
     }
 
-    /// Decides every pending edit of an agent and/or a document.
+    /// Decides the edits the person had on screen (ids); those decided elsewhere meanwhile
+    /// are skipped.
     pub async fn decide_all(
         &self,
         decision: Decision,
-        agent: Option<String>,
-        document_id: Option<Uuid>,
+        ids: &[Uuid],
         comment: Option<String>,
     ) -> CommandResult<Vec<EditRecord>> {
-        let agent = agent.filter(|a| !a.trim().is_empty());
-        if agent.is_none() && document_id.is_none() {
+        if ids.is_empty() {
             return Err(invalid(
-                "deciding all edits needs an agent or a document",
-                "Pick the agent's or the document's \"Approve all\" / \"Reject all\".",
+                "no edit to decide",
+                "Pick the group's \"Approve all\" / \"Reject all\".",
             ));
         }
-        let filter = EditFilter {
-            agent,
-            document_id,
-            ..EditFilter::default()
-        };
         let approve = decision == Decision::Approve;
         Ok(self
             .service
-            .decide_all(approve, &filter, comment, DECIDER)
+            .decide_all(approve, ids, comment, DECIDER)
             .await?)
     }
 

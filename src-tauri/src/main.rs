@@ -162,13 +162,13 @@ fn forward_events(app: tauri::AppHandle, host: &Host) {
             match events.recv().await {
                 Ok(event) => {
                     let _ = app.emit(SERVICE_EVENT, &event);
-                    tray::on_event(&app, &event);
+                    tray::on_event(&app, &event).await;
                 }
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "service events were dropped; the UI resyncs");
                     let _ = app.emit(SERVICE_EVENT, serde_json::json!({ "type": "resync" }));
                     if let Some(tray) = app.try_state::<tray::Tray>() {
-                        tray.refresh(&app.state::<Arc<Host>>());
+                        tray.refresh(&app.state::<Arc<Host>>()).await;
                     }
                 }
                 Err(RecvError::Closed) => break,

@@ -86,11 +86,14 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
             "open" => show_window(app, None),
             "pending" => show_window(app, Some("pending")),
             "pause" => {
-                let host = app.state::<Arc<Host>>();
-                let paused = !host.service.is_paused();
-                if let Err(e) = host.service.set_paused(paused) {
-                    tracing::error!(error = %e, "cannot change the pause setting");
-                }
+                let app = app.clone();
+                tauri::async_runtime::spawn(async move {
+                    let host = app.state::<Arc<Host>>();
+                    let paused = !host.service.is_paused();
+                    if let Err(e) = host.service.set_paused(paused).await {
+                        tracing::error!(error = %e, "cannot change the pause setting");
+                    }
+                });
             }
             "autostart" => {
                 if let Err(e) = set_launch_at_login(app, !launches_at_login(app)) {
@@ -123,14 +126,17 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
         pause,
         autostart,
     };
-    tray.refresh(host);
+    tray.show(0, host.service.is_paused());
     Ok(tray)
 }
 
 impl Tray {
     /// Count, icon and pause state as the service has them now.
-    pub fn refresh(&self, host: &Host) {
-        let count = host.pending_count();
+    pub async fn refresh(&self, host: &Host) {
+        self.show(host.pending_count().await, host.service.is_paused());
+    }
+
+    fn show(&self, count: u64, paused: bool) {
         let label = if count == 0 {
             "Pending edits".to_owned()
         } else {
@@ -151,15 +157,15 @@ impl Tray {
             n => format!("Docs MCP — {n} edits wait for you"),
         };
         let _ = self.icon.set_tooltip(Some(tooltip));
-        let _ = self.pause.set_checked(host.service.is_paused());
+        let _ = self.pause.set_checked(paused);
     }
 }
 
 /// What the tray does on a service event: refresh, and notify of a new pending edit.
-pub fn on_event(app: &AppHandle, event: &ServiceEvent) {
+pub async fn on_event(app: &AppHandle, event: &ServiceEvent) {
     let host = app.state::<Arc<Host>>();
     if let Some(tray) = app.try_state::<Tray>() {
-        tray.refresh(&host);
+        tray.refresh(&host).await;
     }
     if let ServiceEvent::EditChanged {
         edit_id,
@@ -171,8 +177,10 @@ pub fn on_event(app: &AppHandle, event: &ServiceEvent) {
         let document = host
             .service
             .edit(*edit_id)
+            .await
             .ok()
             .and_then(|e| e.document_title.filter(|t| !t.trim().is_empty()))
+            .map(|t| clamp(&t, 60))
             .unwrap_or_else(|| "a document".to_owned());
         let result = app
             .notification()
@@ -184,6 +192,17 @@ pub fn on_event(app: &AppHandle, event: &ServiceEvent) {
             tracing::warn!(error = %e, "cannot show a notification");
         }
     }
+}
+
+/// `text` cut to `max` characters, an ellipsis marking the cut (agent names come cleaned and
+/// capped from the service; document titles are up to 255 characters).
+fn clamp(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// Shows and focuses the main window, optionally on a screen.

@@ -195,11 +195,15 @@ impl WebDriver {
             .await;
     }
 
+    /// The element's text as the page renders it (its `innerText`: WebKitWebDriver's text
+    /// endpoint leaves out one-line clamped spans, the agent and document names among them).
     async fn text(&self, element: &str) -> String {
-        self.get(&format!("/element/{element}/text"))
-            .await
+        let value = self
+            .get(&format!("/element/{element}/property/innerText"))
+            .await;
+        value
             .as_str()
-            .unwrap_or_default()
+            .unwrap_or_else(|| panic!("no text for {element}: {value}"))
             .to_owned()
     }
 
@@ -468,14 +472,14 @@ async fn an_agent_edit_is_approved_in_the_window() {
             Duration::from_secs(30),
         )
         .await;
-    let text = driver.text(&card).await;
-    assert!(text.contains("E2E agent wants to edit Plan"), "{text}");
-    assert!(text.contains("close the plan"), "{text}");
-    assert!(text.contains("Added by the agent."), "{text}");
     tokio::time::sleep(Duration::from_millis(500)).await; // let it paint
     driver
         .screenshot(&artifacts().join("e2e-pending-edit.png"))
         .await;
+    let text = driver.text(&card).await;
+    assert!(text.contains("E2E agent wants to edit Plan"), "{text}");
+    assert!(text.contains("close the plan"), "{text}");
+    assert!(text.contains("Added by the agent."), "{text}");
 
     let approve = driver
         .wait_for(".edit-card button.primary", Duration::from_secs(5))

@@ -52,7 +52,8 @@ export interface EditRecord {
   preview: Preview;
   touched_blocks: string[];
   new_blocks: string[];
-  inverse: unknown;
+  /** Whether it can be undone once applied. */
+  undoable: boolean;
   undoes: string | null;
   status: EditStatus;
   comment: string | null;

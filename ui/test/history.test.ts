@@ -66,11 +66,12 @@ describe("the history screen", () => {
     expect(entry(screen, "h1").querySelector(".after")!.textContent).toBe("The team agreed to ship on Friday.");
   });
 
-  it("offers Undo on applied edits only", async () => {
-    mockCommands({ list_history: () => [conflict, applied, rejected] });
+  it("offers Undo on applied edits only, and only those the service can revert", async () => {
+    const stuck: EditRecord = { ...applied, id: "h5", undoable: false };
+    mockCommands({ list_history: () => [conflict, applied, rejected, stuck] });
     const screen = mount();
     await screen.load();
-    expect(["h1", "h2", "h3"].map((id) => texts(entry(screen, id), "button"))).toEqual([["Undo"], [], []]);
+    expect(["h1", "h2", "h3", "h5"].map((id) => texts(entry(screen, id), "button"))).toEqual([["Undo"], [], [], []]);
   });
 
   it("builds its filters from the edits and sends the chosen ones", async () => {

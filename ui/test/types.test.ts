@@ -16,7 +16,7 @@ const FIELDS: Record<keyof EditRecord, true> = {
   preview: true,
   touched_blocks: true,
   new_blocks: true,
-  inverse: true,
+  undoable: true,
   undoes: true,
   status: true,
   comment: true,

@@ -48,7 +48,7 @@ async fn main() {
     config.default_policy = Policy::Auto;
     // The bench measures the service, not the instance's rate budget.
     config.requests_per_minute = 100_000;
-    let service = DocsService::start(config).unwrap();
+    let service = DocsService::start(config).await.unwrap();
 
     let (server_io, client_io) = tokio::io::duplex(1 << 22);
     let handler = DocsMcp::new(service.clone(), "bench");

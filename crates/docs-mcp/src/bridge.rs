@@ -21,6 +21,10 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// JSON-RPC error code of a failure between the bridge and the service.
 pub const BRIDGE_ERROR: i64 = -32000;
 
+/// Messages waiting to be written to stdout. When the client stops reading, relays wait
+/// (and stop reading the service's answers) instead of piling messages up in memory.
+const OUTPUT_QUEUE: usize = 64;
+
 /// What the service told us to send back.
 #[derive(Debug, Default)]
 struct Connection {
@@ -33,7 +37,7 @@ struct Bridge {
     token: Option<BearerToken>,
     http: reqwest::Client,
     connection: Mutex<Connection>,
-    out: mpsc::UnboundedSender<String>,
+    out: mpsc::Sender<String>,
 }
 
 /// Proxies stdin/stdout to `url` until stdin closes (and the answers in flight are written).
@@ -48,7 +52,7 @@ pub async fn run_bridge_on(
     input: impl tokio::io::AsyncRead + Unpin,
     mut output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> anyhow::Result<()> {
-    let (out, mut lines) = mpsc::unbounded_channel::<String>();
+    let (out, mut lines) = mpsc::channel::<String>(OUTPUT_QUEUE);
     let writer = tokio::spawn(async move {
         while let Some(line) = lines.recv().await {
             if output.write_all(line.as_bytes()).await.is_err()
@@ -79,11 +83,13 @@ pub async fn run_bridge_on(
         let message: Value = match serde_json::from_str(line) {
             Ok(message) => message,
             Err(e) => {
-                bridge.emit(&json!({
-                    "jsonrpc": "2.0",
-                    "id": null,
-                    "error": {"code": -32700, "message": format!("Parse error: {e}")},
-                }));
+                bridge
+                    .emit(&json!({
+                        "jsonrpc": "2.0",
+                        "id": null,
+                        "error": {"code": -32700, "message": format!("Parse error: {e}")},
+                    }))
+                    .await;
                 continue;
             }
         };
@@ -123,13 +129,13 @@ fn error_message(id: Value, message: String) -> Value {
 }
 
 impl Bridge {
-    fn emit(&self, message: &Value) {
-        let _ = self.out.send(message.to_string());
+    async fn emit(&self, message: &Value) {
+        let _ = self.out.send(message.to_string()).await;
     }
 
-    fn fail(&self, message: &Value, text: &str) {
+    async fn fail(&self, message: &Value, text: &str) {
         for id in request_ids(message) {
-            self.emit(&error_message(id, text.to_owned()));
+            self.emit(&error_message(id, text.to_owned())).await;
         }
     }
 
@@ -219,7 +225,7 @@ impl Bridge {
                     )
                 };
                 eprintln!("docs-mcp bridge: {text}");
-                self.fail(message, &text);
+                self.fail(message, &text).await;
                 None
             }
         }
@@ -244,7 +250,7 @@ impl Bridge {
                 match response.chunk().await {
                     Ok(Some(chunk)) => {
                         for data in parser.push(&chunk) {
-                            self.forward_text(&data, &mut unanswered);
+                            self.forward_text(&data, &mut unanswered).await;
                         }
                     }
                     Ok(None) => break,
@@ -255,11 +261,12 @@ impl Bridge {
                 }
             }
             for data in parser.finish() {
-                self.forward_text(&data, &mut unanswered);
+                self.forward_text(&data, &mut unanswered).await;
             }
         } else {
             let body = response.text().await.unwrap_or_default();
-            let forwarded = !body.trim().is_empty() && self.forward_text(&body, &mut unanswered);
+            let forwarded =
+                !body.trim().is_empty() && self.forward_text(&body, &mut unanswered).await;
             if !status.is_success() && !forwarded {
                 let text = match status.as_u16() {
                     401 => "the Docs MCP service refused the bearer token (HTTP 401): set DOCS_MCP_TOKEN or see `docs-mcp token`".to_owned(),
@@ -278,14 +285,14 @@ impl Bridge {
             };
             for id in request_ids(&message) {
                 if unanswered.contains(&id.to_string()) {
-                    self.emit(&error_message(id, text.clone()));
+                    self.emit(&error_message(id, text.clone())).await;
                 }
             }
         }
     }
 
     /// Writes the JSON-RPC message(s) in `text`; false when it is not JSON-RPC.
-    fn forward_text(&self, text: &str, unanswered: &mut HashSet<String>) -> bool {
+    async fn forward_text(&self, text: &str, unanswered: &mut HashSet<String>) -> bool {
         let Ok(value) = serde_json::from_str::<Value>(text.trim()) else {
             return false;
         };
@@ -313,7 +320,7 @@ impl Bridge {
                         .protocol_version = Some(version.to_owned());
                 }
             }
-            self.emit(&message);
+            self.emit(&message).await;
             any = true;
         }
         any

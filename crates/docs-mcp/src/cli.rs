@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 use crate::config::{DEFAULT_PORT, ServiceConfig, default_data_dir};
+use crate::error::ServiceError;
 use crate::record::{EditRecord, Policy};
 use crate::service::DocsService;
 use crate::token::{BearerToken, TOKEN_ENV, TokenSource, TokenStore};
@@ -99,7 +100,8 @@ pub struct EditsArgs {
 pub enum EditsCommand {
     /// List edits, newest first.
     List {
-        /// pending, applied, rejected, conflict or failed (comma-separated for several).
+        /// pending, applying, applied, rejected, conflict, failed or undone (comma-separated
+        /// for several).
         #[arg(long)]
         status: Option<String>,
         /// A document id or URL.
@@ -167,27 +169,37 @@ pub fn main() -> std::process::ExitCode {
 
 /// Logs go to stderr only: stdout is the MCP channel in stdio mode.
 fn init_logging() {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(log_filter())
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let _ = tracing_subscriber::registry()
+        .with(log_filter())
+        .with(secret_guard())
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+        )
         .try_init();
 }
 
-/// What to log: `RUST_LOG`, else `info`. Whatever `RUST_LOG` says, the two libraries that print
-/// cookie values stay below that level (cookie_store at debug, tungstenite's handshake request
-/// at trace): a session cookie must never reach a log.
+/// What to log: `RUST_LOG`, else `info`. Use it with [`secret_guard`].
 pub fn log_filter() -> EnvFilter {
-    quiet_cookie_loggers(
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-    )
+    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
 }
 
-fn quiet_cookie_loggers(filter: EnvFilter) -> EnvFilter {
-    // A directive for the same target replaces the one from RUST_LOG.
-    filter
-        .add_directive("cookie_store=info".parse().expect("a valid directive"))
-        .add_directive("tungstenite=debug".parse().expect("a valid directive"))
+/// Keeps out of every log, whatever `RUST_LOG` says (per-target directives included), what
+/// the two libraries that print cookie values log at those levels: cookie_store below info,
+/// tungstenite (its handshake request) below debug. A session cookie never reaches a log.
+pub fn secret_guard() -> tracing_subscriber::filter::FilterFn {
+    tracing_subscriber::filter::filter_fn(|meta| {
+        let target = meta.target();
+        let top = target.split("::").next().unwrap_or(target);
+        match top {
+            "cookie_store" => *meta.level() <= tracing::Level::INFO,
+            "tungstenite" | "tokio_tungstenite" => *meta.level() <= tracing::Level::DEBUG,
+            _ => true,
+        }
+    })
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -228,13 +240,29 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
     if let Some(secs) = args.approval_wait {
         config.approval_wait = Duration::from_secs(secs);
     }
-    std::fs::create_dir_all(&data_dir)
+    config.owner = if args.stdio {
+        "docs-mcp serve --stdio".into()
+    } else {
+        "docs-mcp serve".into()
+    };
+    crate::lock::private_dir(&data_dir)
         .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
     let (token, source) = TokenStore::new(&data_dir).load_or_create()?;
     tracing::info!("MCP bearer token: in {source}");
-    let service = DocsService::start(config)
-        .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
-        .context("starting the service")?;
+    let service = match DocsService::start(config).await {
+        Ok(service) => service,
+        // Another service (the app, say) has the data directory: over stdio, relay to it.
+        Err(ServiceError::DataDirInUse(holder)) if args.stdio => {
+            let endpoint = crate::lock::holder(&data_dir)
+                .map(|h| h.endpoint)
+                .unwrap_or_else(default_mcp_url);
+            tracing::info!("{holder}; relaying this stdio client to {endpoint}");
+            return crate::bridge::run_bridge(endpoint, Some(token)).await;
+        }
+        Err(e) => {
+            return Err(anyhow::anyhow!("{} ({})", e, e.hint())).context("starting the service");
+        }
+    };
 
     // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
     if let Err(e) = service.restore_session().await {
@@ -386,7 +414,8 @@ fn token(args: TokenArgs, data_dir: PathBuf) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A client of the control API.
+/// A client of the control API, with the control token the running service published in
+/// the data directory (the agents' token is refused there).
 struct Control {
     base: String,
     token: Option<BearerToken>,
@@ -397,11 +426,12 @@ impl Control {
     fn new(url: &str, data_dir: &std::path::Path) -> anyhow::Result<Self> {
         let base = url.trim().trim_end_matches('/');
         let base = base.strip_suffix("/mcp").unwrap_or(base).to_owned();
-        let token = TokenStore::new(data_dir).load()?.map(|(token, _)| token);
         Ok(Control {
             base,
-            token,
-            http: reqwest::Client::new(),
+            token: crate::authority::read(data_dir),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()?,
         })
     }
 
@@ -447,9 +477,10 @@ impl Control {
         if !field("hint").is_empty() {
             text = format!("{text}\nhint: {}", field("hint"));
         }
-        if status == reqwest::StatusCode::UNAUTHORIZED && self.token.is_none() {
-            text =
-                format!("{text}\nno token found: set {TOKEN_ENV} or pass the service's --data-dir");
+        if status == reqwest::StatusCode::UNAUTHORIZED {
+            text = format!(
+                "{text}\nthe running service's control token was not found or is stale: pass the service's --data-dir"
+            );
         }
         anyhow::bail!(text)
     }
@@ -592,16 +623,22 @@ mod tests {
     fn cookies_stay_out_of_logs_even_at_trace() {
         let captured = Captured::default();
         let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_env_filter(quiet_cookie_loggers(EnvFilter::new(
-                "trace,cookie_store=trace",
-            )))
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .without_time()
-            .finish();
+        use tracing_subscriber::layer::SubscriberExt as _;
+        // Per-target directives more precise than any cap would lift it: the guard holds.
+        let subscriber = tracing_subscriber::registry()
+            .with(EnvFilter::new(
+                "trace,cookie_store=trace,cookie_store::cookie_store=trace,tungstenite::handshake::client=trace",
+            ))
+            .with(secret_guard())
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(move || writer.clone())
+                    .with_ansi(false)
+                    .without_time(),
+            );
         tracing::subscriber::with_default(subscriber, || {
             tracing::debug!(target: "cookie_store::cookie_store", "inserting Set-Cookie 'docs_sessionid=secret'");
+            tracing::trace!(target: "cookie_store", "docs_sessionid=secret");
             tracing::trace!(target: "tungstenite::handshake::client", "Request: \"Cookie: docs_sessionid=secret\"");
             tracing::debug!(target: "tungstenite::handshake::client", "Client handshake done.");
             tracing::trace!(target: "docs_client::session", "synced");

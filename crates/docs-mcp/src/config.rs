@@ -29,6 +29,11 @@ pub struct ServiceConfig {
     pub listen: SocketAddr,
     /// How long a write tool waits for a human decision before answering `pending`.
     pub approval_wait: Duration,
+    /// How long an approval waits for the instance to confirm the change (acknowledged and
+    /// saved) before answering `applying`; the change is followed after that anyway.
+    pub confirm_wait: Duration,
+    /// What runs the service, as a second service on the same data directory is told.
+    pub owner: String,
     /// Sessions unused for this long are closed.
     pub idle_ttl: Duration,
     /// Name shown in Docs when the agent's own name is unknown.
@@ -51,6 +56,8 @@ impl ServiceConfig {
             default_policy: Policy::Review,
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),
             approval_wait: Duration::from_secs(20),
+            confirm_wait: Duration::from_secs(20),
+            owner: "docs-mcp".into(),
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
             fallback_agent_name: "AI agent".into(),
             requests_per_minute: 80,

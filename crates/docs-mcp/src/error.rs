@@ -80,6 +80,14 @@ pub enum ServiceError {
         revision: String,
         current: String,
     },
+    #[error(
+        "your change to block {block_id} overlaps a change made since you read it: {read:?} now reads {now:?}"
+    )]
+    Overlap {
+        block_id: String,
+        read: String,
+        now: String,
+    },
     #[error("no instance is configured")]
     NoInstance,
     #[error("this needs a signed-in user")]
@@ -96,6 +104,10 @@ pub enum ServiceError {
     Rejected { comment: Option<String> },
     #[error("the edit no longer applies: {reason}")]
     Conflict { reason: String },
+    #[error("an undo of edit {edit_id} is already waiting for a decision (edit {undo_id})")]
+    UndoQueued { edit_id: String, undo_id: String },
+    #[error("{0}")]
+    DataDirInUse(String),
     #[error("no edit {id}")]
     EditNotFound { id: String },
     #[error("edit {id} is {status}, not pending")]
@@ -148,15 +160,21 @@ impl ServiceError {
             },
             ServiceError::TextNotFound { .. } => ErrorCode::TextNotFound,
             ServiceError::AmbiguousMatch { .. } => ErrorCode::AmbiguousMatch,
-            ServiceError::StaleRevision { .. } => ErrorCode::StaleRevision,
+            ServiceError::StaleRevision { .. } | ServiceError::Overlap { .. } => {
+                ErrorCode::StaleRevision
+            }
             ServiceError::NoInstance | ServiceError::NotSignedIn | ServiceError::SessionInvalid => {
                 ErrorCode::NotSignedIn
             }
             ServiceError::PolicyReadOnly | ServiceError::Paused | ServiceError::Rejected { .. } => {
                 ErrorCode::EditRejected
             }
-            ServiceError::Conflict { .. } => ErrorCode::EditConflict,
-            ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
+            ServiceError::Conflict { .. } | ServiceError::UndoQueued { .. } => {
+                ErrorCode::EditConflict
+            }
+            ServiceError::Store(_) | ServiceError::Internal(_) | ServiceError::DataDirInUse(_) => {
+                ErrorCode::Internal
+            }
         }
     }
 
@@ -185,6 +203,9 @@ impl ServiceError {
             ServiceError::TextNotFound { .. } => "Read the block again and quote its current text exactly.".into(),
             ServiceError::AmbiguousMatch { .. } => "Give block_id, quote more surrounding text, or set all=true.".into(),
             ServiceError::StaleRevision { .. } => "Someone changed that block since you read it: read it again, then redo the edit on the current text.".into(),
+            ServiceError::Overlap { .. } => "Read the block again and redo your edit on its current text; leave the other change as it is.".into(),
+            ServiceError::UndoQueued { .. } => "Wait for the decision on that undo (edit_status), or ask the user.".into(),
+            ServiceError::DataDirInUse(_) => "Stop the other Docs MCP service, or connect your agents to it instead.".into(),
             ServiceError::NoInstance => "Configure the Docs instance URL (DOCS_INSTANCE_URL, --instance, or the app).".into(),
             ServiceError::PolicyReadOnly => "The user set this document to read-only for agents; ask them to change its policy.".into(),
             ServiceError::SessionInvalid => "Sign in again in the Docs MCP app (or give the session of a freshly signed-in browser in DOCS_SESSION_COOKIE).".into(),

@@ -3,7 +3,9 @@
 //!
 //! Everything passes one security layer: only loopback `Host`s of the listening port, no
 //! foreign `Origin` (DNS rebinding and browser pages), and a bearer token on everything
-//! but `/health`.
+//! but `/health`. Two tokens, two audiences: `/mcp` takes the agents' token only, `/control`
+//! the person's control token only (see [`crate::authority`]) — nothing an agent is given
+//! can decide an edit, change a policy or pause agents.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,7 +28,11 @@ use crate::error::{ErrorCode, ErrorInfo, ServiceError};
 use crate::mcp::DocsMcp;
 use crate::record::{EditFilter, EditStatus, Policy};
 use crate::service::DocsService;
-use crate::token::SharedToken;
+use crate::token::{BearerToken, SharedToken};
+
+/// Largest MCP request body accepted (a write's markdown or text is at most 256 KiB; an
+/// `apply_edits` of many operations stays well below this).
+pub const MAX_MCP_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// `decided_by` of decisions made through the control API unless the body names another.
 pub const DEFAULT_DECIDER: &str = "cli";
@@ -39,13 +45,19 @@ struct AppState {
 
 /// What the security layer accepts.
 struct Guard {
-    token: SharedToken,
+    agent_token: SharedToken,
+    control_token: BearerToken,
     hosts: Vec<String>,
     origins: Vec<String>,
 }
 
 impl Guard {
-    fn new(token: SharedToken, port: u16, extra_origins: &[String]) -> Self {
+    fn new(
+        agent_token: SharedToken,
+        control_token: BearerToken,
+        port: u16,
+        extra_origins: &[String],
+    ) -> Self {
         let authorities = [
             format!("127.0.0.1:{port}"),
             format!("localhost:{port}"),
@@ -58,7 +70,8 @@ impl Guard {
                 .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase()),
         );
         Guard {
-            token,
+            agent_token,
+            control_token,
             hosts: authorities.to_vec(),
             origins,
         }
@@ -107,8 +120,19 @@ impl Guard {
                 let (scheme, rest) = h.trim().split_once(' ')?;
                 scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
             });
+        let path = request.uri().path();
+        let control = path == "/control" || path.starts_with("/control/");
         match presented {
-            Some(token) if self.token.matches(token) => Ok(()),
+            Some(token) if control && self.control_token.matches(token) => Ok(()),
+            Some(token) if !control && self.agent_token.matches(token) => Ok(()),
+            Some(token) if control && self.agent_token.matches(token) => {
+                Err(Box::new(error_response(
+                    StatusCode::FORBIDDEN,
+                    "AGENT_TOKEN_REFUSED",
+                    "agents' tokens cannot decide edits, change policies or pause agents",
+                    "Only a person decides: use the Docs MCP app, or `docs-mcp edits` in your own terminal.",
+                )))
+            }
             other => {
                 let mut response = error_response(
                     StatusCode::UNAUTHORIZED,
@@ -178,13 +202,20 @@ fn router(
     port: u16,
     mcp_shutdown: CancellationToken,
 ) -> Router {
-    let guard = Arc::new(Guard::new(token, port, &service.config().allowed_origins));
+    let guard = Arc::new(Guard::new(
+        token,
+        service.control_token().clone(),
+        port,
+        &service.config().allowed_origins,
+    ));
     let mcp_service = {
         let service = service.clone();
         StreamableHttpService::new(
             move || Ok(DocsMcp::new(service.clone(), "http")),
             LocalSessionManager::default().into(),
-            StreamableHttpServerConfig::default().with_cancellation_token(mcp_shutdown),
+            StreamableHttpServerConfig::default()
+                .with_cancellation_token(mcp_shutdown)
+                .with_max_request_body_bytes(MAX_MCP_BODY_BYTES),
         )
     };
     let state = AppState { service, guard };
@@ -197,7 +228,12 @@ fn router(
         .route("/control/sessions", get(sessions))
         .route("/control/policies", get(get_policies).put(put_policies))
         .route("/control/pause", post(pause))
-        .route_service("/mcp", mcp_service)
+        .route_service(
+            "/mcp",
+            tower::ServiceBuilder::new()
+                .map_response(too_large_as_json_rpc)
+                .service(mcp_service),
+        )
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), security))
         .with_state(state)
@@ -257,6 +293,31 @@ fn ok(value: impl serde::Serialize) -> ApiResult {
     Ok(axum::Json(value).into_response())
 }
 
+/// An over-size MCP request is answered with a JSON-RPC error an agent can read (code, what
+/// the limit is, what to do), not a bare 413.
+fn too_large_as_json_rpc<B>(response: axum::http::Response<B>) -> Response
+where
+    B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    if response.status() != StatusCode::PAYLOAD_TOO_LARGE {
+        return response.map(axum::body::Body::new);
+    }
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32600,
+            "message": format!("the request is larger than {} MiB, the most this server accepts", MAX_MCP_BODY_BYTES / (1024 * 1024)),
+            "data": {
+                "code": ErrorCode::InvalidInput.as_str(),
+                "hint": "Send less at once: split the content into several edits (each markdown or text input takes at most 256 KiB).",
+            },
+        },
+    });
+    (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(body)).into_response()
+}
+
 async fn not_found() -> Response {
     error_response(
         StatusCode::NOT_FOUND,
@@ -295,7 +356,7 @@ async fn list_edits(
                 .map_err(|e| {
                     invalid(
                         e,
-                        "Statuses are pending, applied, rejected, conflict, failed.",
+                        "Statuses are pending, applying, applied, rejected, conflict, failed, undone.",
                     )
                 })?,
         ),
@@ -310,7 +371,7 @@ async fn list_edits(
         agent: query.agent.filter(|a| !a.trim().is_empty()),
         limit: query.limit,
     };
-    let edits = state.service.edits(&filter)?;
+    let edits = state.service.edits(&filter).await?;
     ok(json!({ "edits": edits }))
 }
 
@@ -333,7 +394,7 @@ fn optional_body<T: for<'de> Deserialize<'de> + Default>(body: &Bytes) -> Result
 }
 
 async fn get_edit(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    ok(state.service.edit(edit_id(&id)?)?)
+    ok(state.service.edit(edit_id(&id)?).await?)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -381,8 +442,8 @@ async fn sessions(State(state): State<AppState>) -> ApiResult {
     ok(json!({ "sessions": state.service.sessions() }))
 }
 
-fn policies_json(state: &AppState) -> Result<Value, ApiError> {
-    let stored = state.service.policies()?;
+async fn policies_json(state: &AppState) -> Result<Value, ApiError> {
+    let stored = state.service.policies().await?;
     Ok(json!({
         "default": stored.default,
         "paused": state.service.is_paused(),
@@ -395,7 +456,7 @@ fn policies_json(state: &AppState) -> Result<Value, ApiError> {
 }
 
 async fn get_policies(State(state): State<AppState>) -> ApiResult {
-    ok(policies_json(&state)?)
+    ok(policies_json(&state).await?)
 }
 
 #[derive(Debug, Deserialize)]
@@ -419,8 +480,8 @@ async fn put_policies(State(state): State<AppState>, body: Bytes) -> ApiResult {
         None => None,
         Some(doc) => Some(state.service.resolve(doc.trim())?),
     };
-    state.service.set_policy(document, body.policy)?;
-    ok(policies_json(&state)?)
+    state.service.set_policy(document, body.policy).await?;
+    ok(policies_json(&state).await?)
 }
 
 #[derive(Debug, Deserialize)]
@@ -436,6 +497,6 @@ async fn pause(State(state): State<AppState>, body: Bytes) -> ApiResult {
             r#"Send {"paused": true} or {"paused": false}."#,
         )
     })?;
-    state.service.set_paused(body.paused)?;
+    state.service.set_paused(body.paused).await?;
     ok(json!({ "paused": state.service.is_paused() }))
 }

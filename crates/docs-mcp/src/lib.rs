@@ -5,6 +5,7 @@
 //! [`mcp::DocsMcp`] exposes it as MCP tools. This crate knows nothing of Tauri: the desktop
 //! app and the headless `docs-mcp` binary both host the same service.
 
+pub mod authority;
 pub mod bridge;
 pub mod cli;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod edits;
 pub mod error;
 pub mod events;
 pub mod http;
+pub mod lock;
 pub mod mcp;
 pub mod record;
 pub mod revisions;

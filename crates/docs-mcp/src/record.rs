@@ -43,12 +43,25 @@ impl std::str::FromStr for Policy {
     }
 }
 
-/// Where an edit stands: `Pending` → `Applied` | `Conflict` | `Failed` after approval, or
-/// `Pending` → `Rejected`; `Applied` → `Undone` once an undo of it was applied.
+// The state machine (every transition a compare-and-set in the store, persisted before it
+// takes effect):
+//
+//   pending ──approve──▶ applying ──acknowledged + saved──▶ applied ──its undo applied──▶ undone
+//      │                    ├──a block it depends on changed since it was planned──▶ conflict
+//      │                    └──it cannot be in the document──────────────────────────▶ failed
+//      └──reject──▶ rejected
+//
+// `applying` is written before the change is merged into the live document: an edit in it may
+// be in the document, and is followed until it is confirmed (`applied`) or known not to be
+// there (`failed` always means "not in the document").
+/// Where an edit stands: `pending` (waiting for a person), `applying` (approved and merged
+/// into the live document, not yet confirmed saved), `applied`, `rejected`, `conflict` or
+/// `failed` (not in the document), `undone`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EditStatus {
     Pending,
+    Applying,
     Applied,
     Rejected,
     Conflict,
@@ -60,6 +73,7 @@ impl EditStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             EditStatus::Pending => "pending",
+            EditStatus::Applying => "applying",
             EditStatus::Applied => "applied",
             EditStatus::Rejected => "rejected",
             EditStatus::Conflict => "conflict",
@@ -68,9 +82,20 @@ impl EditStatus {
         }
     }
 
+    /// No transition leaves it (but `applied` → `undone`, by an undo).
     pub fn is_final(self) -> bool {
-        !matches!(self, EditStatus::Pending)
+        !matches!(self, EditStatus::Pending | EditStatus::Applying)
     }
+
+    pub const ALL: [EditStatus; 7] = [
+        EditStatus::Pending,
+        EditStatus::Applying,
+        EditStatus::Applied,
+        EditStatus::Rejected,
+        EditStatus::Conflict,
+        EditStatus::Failed,
+        EditStatus::Undone,
+    ];
 }
 
 impl std::str::FromStr for EditStatus {
@@ -79,6 +104,7 @@ impl std::str::FromStr for EditStatus {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Ok(match s {
             "pending" => EditStatus::Pending,
+            "applying" => EditStatus::Applying,
             "applied" => EditStatus::Applied,
             "rejected" => EditStatus::Rejected,
             "conflict" => EditStatus::Conflict,
@@ -94,6 +120,49 @@ impl std::str::FromStr for EditStatus {
 pub struct AgentInfo {
     pub name: String,
     pub connection: String,
+}
+
+/// Longest agent name kept, in characters.
+pub const MAX_AGENT_NAME_CHARS: usize = 64;
+
+impl AgentInfo {
+    /// An agent as it names itself: the name is the client's own claim (MCP `clientInfo`),
+    /// shown on cards, in notifications and to the document's collaborators, so it is
+    /// cleaned: control and bidirectional-override characters removed, whitespace collapsed,
+    /// at most [`MAX_AGENT_NAME_CHARS`]; `fallback` when nothing is left.
+    pub fn new(name: &str, connection: impl Into<String>, fallback: &str) -> Self {
+        let cleaned = clean_name(name);
+        AgentInfo {
+            name: if cleaned.is_empty() {
+                clean_name(fallback)
+            } else {
+                cleaned
+            },
+            connection: connection.into(),
+        }
+    }
+}
+
+/// `name` without control, format (bidi overrides, zero-width) characters, with whitespace
+/// runs collapsed to one space, trimmed and cut to [`MAX_AGENT_NAME_CHARS`] (an ellipsis
+/// marks the cut).
+fn clean_name(name: &str) -> String {
+    let is_invisible = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}')
+    };
+    let words: Vec<&str> = name
+        .split(|c: char| c.is_whitespace() || is_invisible(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let joined = words.join(" ");
+    if joined.chars().count() <= MAX_AGENT_NAME_CHARS {
+        return joined;
+    }
+    let mut cut: String = joined.chars().take(MAX_AGENT_NAME_CHARS - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
 }
 
 /// One block as shown in a preview: its id, type and markdown.
@@ -139,18 +208,12 @@ pub struct EditRecord {
     /// The revision the agent quoted, if any.
     pub revision: Option<String>,
     pub preview: Preview,
-    /// The change as a Yjs update (v1), computed on a fork of the document.
-    #[serde(with = "base64_bytes")]
-    pub update: Vec<u8>,
-    /// The state vector of the document the update was computed against (v1).
-    #[serde(with = "base64_bytes")]
-    pub base_state_vector: Vec<u8>,
-    /// Blocks the edit targets: if one is gone when the edit is approved, it conflicts.
+    /// Existing blocks the edit changes or positions against.
     pub touched_blocks: Vec<String>,
     /// Ids of the blocks the edit creates.
     pub new_blocks: Vec<String>,
-    /// How to revert it once applied (`edits::UndoOp`s as JSON); `None` when it cannot be.
-    pub inverse: Option<serde_json::Value>,
+    /// Whether it can be undone once applied.
+    pub undoable: bool,
     /// For an undo: the edit it reverts.
     pub undoes: Option<Uuid>,
     pub status: EditStatus,
@@ -165,7 +228,7 @@ pub struct EditRecord {
     pub applied_at: Option<i64>,
 }
 
-/// Filters of [`crate::store::Store::edits`]; empty = everything, newest first.
+/// Filters of the edit lists; empty = everything, newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditFilter {
     pub status: Option<Vec<EditStatus>>,
@@ -188,6 +251,59 @@ pub struct KnownDocument {
     pub title: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub last_opened_at: i64,
+}
+
+/// What applying an edit needs, kept apart from the record (lists never load it): the
+/// change, what it was computed against, and how to check and revert it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditPayload {
+    /// The change as a Yjs update (v1), computed on a fork of the document.
+    #[serde(with = "base64_bytes")]
+    pub update: Vec<u8>,
+    /// The state vector of the document the update was computed against (v1).
+    #[serde(with = "base64_bytes")]
+    pub base_state_vector: Vec<u8>,
+    /// The blocks the edit depends on, as they were when it was planned (what the person
+    /// saw): an approval refuses the edit when one of them changed since.
+    pub depends_on: Vec<BlockState>,
+    /// The blocks the edit changes or creates, as it leaves them: undoing it is refused when
+    /// one of them changed since.
+    pub leaves: Vec<BlockState>,
+    /// How to revert it once applied (`edits::UndoOp`s as JSON); `None` when it cannot be.
+    pub inverse: Option<serde_json::Value>,
+    /// The texts it rewrites, before and after: an automatic edit is still merged when
+    /// someone typed in one of these blocks meanwhile, elsewhere than the edit changes.
+    #[serde(default)]
+    pub texts: Vec<PlannedText>,
+}
+
+/// A block's text as an edit found it (when planned) and leaves it, as inline markdown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedText {
+    pub block_id: String,
+    pub before: String,
+    pub after: String,
+    /// Fingerprint of the block's type and props when planned.
+    pub shape: String,
+}
+
+/// A block as an edit saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockState {
+    pub block_id: String,
+    pub seen: Seen,
+}
+
+/// What of a block an edit depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "fingerprint", rename_all = "snake_case")]
+pub enum Seen {
+    /// That it exists (a position's anchor).
+    Exists,
+    /// Its own type, props and content (a block whose text or props change).
+    Content(String),
+    /// It and everything nested under it (a block deleted or moved).
+    Subtree(String),
 }
 
 pub fn now_ms() -> i64 {

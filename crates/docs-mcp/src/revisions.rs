@@ -210,6 +210,16 @@ impl RevisionTracker {
         })
     }
 
+    /// The latest change of a block this session saw, if any.
+    pub fn last_change(&self, block_id: &str) -> Option<BlockChange> {
+        self.state
+            .lock()
+            .expect("revision state")
+            .changes
+            .get(block_id)
+            .cloned()
+    }
+
     /// Every block changed after `revision`, oldest change first; `None` when the revision is
     /// not one of this session's.
     pub fn changes_since(&self, revision: &str) -> Option<Vec<BlockChange>> {
@@ -260,20 +270,28 @@ fn owning_block<T: ReadTxn>(txn: &T, mut node: Option<XmlOut>) -> Option<String>
 
 fn block_ids_in(txn: &TransactionMut, el: &XmlElementRef) -> Vec<String> {
     let mut ids = vec![];
-    collect_ids(txn, el, &mut ids);
+    collect_ids(txn, el.clone(), &mut ids);
     ids
 }
 
-fn collect_ids<T: ReadTxn>(txn: &T, el: &XmlElementRef, ids: &mut Vec<String>) {
-    if is_container(el)
-        && let Some(id) = block_id(txn, el)
-    {
-        ids.push(id);
-    }
-    for child in el.children(txn) {
-        if let XmlOut::Element(child) = child {
-            collect_ids(txn, &child, ids);
+/// Ids of the blockContainers at or under `root`, with an explicit stack: documents come from
+/// other people and may nest deeper than a thread's stack allows.
+fn collect_ids<T: ReadTxn>(txn: &T, root: XmlElementRef, ids: &mut Vec<String>) {
+    let mut stack = vec![root];
+    while let Some(el) = stack.pop() {
+        if is_container(&el)
+            && let Some(id) = block_id(txn, &el)
+        {
+            ids.push(id);
         }
+        let children: Vec<XmlElementRef> = el
+            .children(txn)
+            .filter_map(|child| match child {
+                XmlOut::Element(child) => Some(child),
+                _ => None,
+            })
+            .collect();
+        stack.extend(children.into_iter().rev());
     }
 }
 
@@ -281,7 +299,7 @@ fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet
     let mut ids = vec![];
     for child in fragment.children(txn) {
         if let XmlOut::Element(el) = child {
-            collect_ids(txn, &el, &mut ids);
+            collect_ids(txn, el, &mut ids);
         }
     }
     ids.into_iter().collect()

@@ -34,7 +34,11 @@ fn temp_dir() -> TempDir {
     TempDir(dir)
 }
 
-fn start(server: &DocsServer, data: &TempDir, session: Option<&TestUser>) -> Arc<DocsService> {
+async fn start(
+    server: &DocsServer,
+    data: &TempDir,
+    session: Option<&TestUser>,
+) -> Arc<DocsService> {
     let mut config = ServiceConfig::new(data.0.clone());
     config.instance = Some(InstanceUrl::parse(server.url()).unwrap());
     config.credentials = CredentialStore::MemoryOnly;
@@ -43,7 +47,7 @@ fn start(server: &DocsServer, data: &TempDir, session: Option<&TestUser>) -> Arc
         config.session_cookie = Some(Secret::new(&user.session_cookie));
         config.csrf_token = Some(Secret::new(&user.csrf_token));
     }
-    DocsService::start(config).unwrap()
+    DocsService::start(config).await.unwrap()
 }
 
 async fn agent(service: Arc<DocsService>) -> RunningService<RoleClient, ClientConfig> {
@@ -115,7 +119,7 @@ async fn signing_in_opens_private_documents_and_signing_out_closes_them() {
         .await
         .unwrap();
     let data = temp_dir();
-    let service = start(&server, &data, None);
+    let service = start(&server, &data, None).await;
     let mut events = service.subscribe();
     let agent = agent(service.clone()).await;
     let read = json!({"document": private.to_string(), "anchors": false});
@@ -231,7 +235,7 @@ async fn a_configured_session_is_checked_and_a_refused_one_dropped() {
         .unwrap();
 
     let data = temp_dir();
-    let service = start(&server, &data, Some(&user));
+    let service = start(&server, &data, Some(&user)).await;
     assert_eq!(service.account(), None);
     assert_eq!(service.restore_session().await.unwrap(), Some(ada(&user)));
     assert_eq!(service.account(), Some(ada(&user)));
@@ -244,7 +248,7 @@ async fn a_configured_session_is_checked_and_a_refused_one_dropped() {
         ..user.clone()
     };
     let data = temp_dir();
-    let service = start(&server, &data, Some(&expired));
+    let service = start(&server, &data, Some(&expired)).await;
     let mut events = service.subscribe();
     assert_eq!(service.restore_session().await.unwrap(), None);
     assert_eq!(
@@ -258,7 +262,7 @@ async fn a_configured_session_is_checked_and_a_refused_one_dropped() {
 
     // Nothing configured, nothing stored: anonymous, no event.
     let data = temp_dir();
-    let service = start(&server, &data, None);
+    let service = start(&server, &data, None).await;
     let mut events = service.subscribe();
     assert_eq!(service.restore_session().await.unwrap(), None);
     assert_eq!(account_events(&mut events), vec![]);
@@ -269,7 +273,7 @@ async fn signing_in_needs_an_instance() {
     let data = temp_dir();
     let mut config = ServiceConfig::new(data.0.clone());
     config.credentials = CredentialStore::MemoryOnly;
-    let service = DocsService::start(config).unwrap();
+    let service = DocsService::start(config).await.unwrap();
     let error = service.sign_in(Secret::new("abc"), None).await.unwrap_err();
     assert_eq!(
         (error.code(), error.to_string()),

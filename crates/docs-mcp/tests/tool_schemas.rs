@@ -12,8 +12,15 @@ use serde_json::Value;
 
 fn tools() -> Vec<rmcp::model::Tool> {
     let dir = std::env::temp_dir().join(format!("docs-mcp-schemas-{}", uuid::Uuid::new_v4()));
-    let service = DocsService::start(ServiceConfig::new(dir.clone())).unwrap();
-    let mut tools = DocsMcp::new(service, "schemas").tools();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let service = runtime
+        .block_on(DocsService::start(ServiceConfig::new(dir.clone())))
+        .unwrap();
+    let mut tools = DocsMcp::new(service.clone(), "schemas").tools();
+    runtime.block_on(service.shutdown());
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     std::fs::remove_dir_all(dir).unwrap();
     tools

@@ -2,132 +2,17 @@
 //! documents of the Docs-like test server (real Hocuspocus 3.4.4); what lands is judged by
 //! BlockNote's own parser on the server.
 
-use std::sync::Arc;
+mod support;
+
 use std::time::Duration;
 
+use docs_mcp::DocsService;
 use docs_mcp::record::{EditFilter, EditStatus, Policy};
-use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
+use support::*;
 use test_harness::{DocsServer, DocumentSpec, TypistSpec};
 use uuid::Uuid;
-
-const WAIT: Duration = Duration::from_secs(20);
-
-struct Agent {
-    client: RunningService<RoleClient, ClientConfig>,
-    service: Arc<DocsService>,
-    _data: TempDir,
-}
-
-struct TempDir(std::path::PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir() -> TempDir {
-    let dir = std::env::temp_dir().join(format!("docs-mcp-test-{}", Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
-}
-
-fn config(server: &DocsServer, data: &std::path::Path, policy: Policy) -> ServiceConfig {
-    let mut config = ServiceConfig::new(data.to_path_buf());
-    config.instance = Some(docs_client::InstanceUrl::parse(server.url()).unwrap());
-    config.default_policy = policy;
-    config.approval_wait = Duration::from_millis(800);
-    config
-}
-
-async fn connect(
-    service: Arc<DocsService>,
-    name: &str,
-) -> RunningService<RoleClient, ClientConfig> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let handler = DocsMcp::new(service, "test");
-    tokio::spawn(async move {
-        if let Ok(running) = handler.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new(name, "1.0"),
-    )
-    .serve(client_io)
-    .await
-    .unwrap()
-}
-
-async fn agent(server: &DocsServer, policy: Policy) -> Agent {
-    let data = temp_dir();
-    let service = DocsService::start(config(server, &data.0, policy)).unwrap();
-    Agent {
-        client: connect(service.clone(), "test-agent").await,
-        service,
-        _data: data,
-    }
-}
-
-impl Agent {
-    /// Calls a tool; `Ok(structured result)` or `Err(error body {code, message, hint})`.
-    async fn call(&self, tool: &'static str, args: Value) -> Result<Value, Value> {
-        let result = self
-            .client
-            .call_tool(
-                CallToolRequestParams::new(tool)
-                    .with_arguments(args.as_object().expect("object arguments").clone()),
-            )
-            .await
-            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"));
-        if result.is_error == Some(true) {
-            let text = &result.content[0].as_text().expect("text error").text;
-            let body: Value = serde_json::from_str(text).expect("JSON error body");
-            return Err(body["error"].clone());
-        }
-        Ok(result.structured_content.expect("structured content"))
-    }
-
-    async fn ok(&self, tool: &'static str, args: Value) -> Value {
-        self.call(tool, args)
-            .await
-            .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
-    }
-
-    async fn err(&self, tool: &'static str, args: Value) -> Value {
-        self.call(tool, args)
-            .await
-            .err()
-            .unwrap_or_else(|| panic!("{tool} should have failed"))
-    }
-}
-
-fn texts(blocks: &Value) -> Vec<String> {
-    blocks
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            b["content"]
-                .as_array()
-                .map(|runs| {
-                    runs.iter()
-                        .map(|r| r["text"].as_str().unwrap_or_default())
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-async fn stored_texts(server: &DocsServer, id: Uuid) -> Vec<String> {
-    texts(&server.stored(id).await.unwrap().blocks)
-}
 
 const REPORT: &str = "# Report\n\nIntro paragraph.\n\n## Findings\n\nThe quick brown fox.\n\nSecond finding.\n\n## Next steps\n\n- [ ] call Ada\n- [x] write notes";
 
@@ -381,6 +266,7 @@ async fn writes_apply_and_are_saved_as_blocknote_reads_them() {
             status: Some(vec![EditStatus::Applied]),
             ..EditFilter::default()
         })
+        .await
         .unwrap();
     assert_eq!(journal.len(), 5);
     assert!(journal.iter().all(|e| e.agent.name == "test-agent"));
@@ -489,6 +375,7 @@ async fn apply_edits_is_atomic_and_errors_have_stable_codes() {
     agent
         .service
         .set_policy(Some(id), Some(Policy::ReadOnly))
+        .await
         .unwrap();
     assert_eq!(
         code(
@@ -602,7 +489,7 @@ async fn review_approve_reject_and_timeout_then_edit_status() {
     assert_eq!(pending["status"], "pending");
     let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
     assert_eq!(stored_texts(&server, id).await, ["Original"]);
-    let queued = agent.service.edit(edit_id).unwrap();
+    let queued = agent.service.edit(edit_id).await.unwrap();
     assert_eq!(queued.preview.after[0].markdown, "Proposed");
     assert_eq!(queued.reason.as_deref(), Some("suggest"));
 
@@ -741,7 +628,9 @@ async fn pending_edits_survive_a_restart_and_can_be_approved_after_it() {
         .unwrap();
     let data = temp_dir();
     let edit_id: Uuid = {
-        let service = DocsService::start(config(&server, &data.0, Policy::Review)).unwrap();
+        let service = DocsService::start(config(&server, &data.0, Policy::Review))
+            .await
+            .unwrap();
         let client = connect(service.clone(), "first-run").await;
         let result = client
             .call_tool(CallToolRequestParams::new("insert_blocks").with_arguments(
@@ -759,12 +648,15 @@ async fn pending_edits_survive_a_restart_and_can_be_approved_after_it() {
         structured["edit_id"].as_str().unwrap().parse().unwrap()
     };
 
-    let service = DocsService::start(config(&server, &data.0, Policy::Review)).unwrap();
+    let service = DocsService::start(config(&server, &data.0, Policy::Review))
+        .await
+        .unwrap();
     let pending = service
         .edits(&EditFilter {
             status: Some(vec![EditStatus::Pending]),
             ..EditFilter::default()
         })
+        .await
         .unwrap();
     assert_eq!(pending.iter().map(|e| e.id).collect::<Vec<_>>(), [edit_id]);
     assert_eq!(pending[0].agent.name, "first-run");
@@ -848,7 +740,7 @@ async fn listing_and_searching_documents() {
     let mut signed_in = config(&server, &data.0, Policy::Auto);
     signed_in.session_cookie = Some(docs_client::Secret::new(&user.session_cookie));
     signed_in.csrf_token = Some(docs_client::Secret::new(&user.csrf_token));
-    let service = DocsService::start(signed_in).unwrap();
+    let service = DocsService::start(signed_in).await.unwrap();
     let client = connect(service, "signed-in").await;
     let call = |tool: &'static str, args: Value| {
         let client = &client;
@@ -892,11 +784,11 @@ async fn creating_documents_needs_a_user_and_follows_the_policy() {
     let mut signed_in = config(&server, &data.0, Policy::Auto);
     signed_in.session_cookie = Some(docs_client::Secret::new(&user.session_cookie));
     signed_in.csrf_token = Some(docs_client::Secret::new(&user.csrf_token));
-    let service = DocsService::start(signed_in).unwrap();
+    let service = DocsService::start(signed_in).await.unwrap();
     let agent = Agent {
         client: connect(service.clone(), "writer").await,
         service,
-        _data: data,
+        data,
     };
     let created = agent
         .ok(
@@ -929,6 +821,7 @@ async fn creating_documents_needs_a_user_and_follows_the_policy() {
     agent
         .service
         .set_policy(None, Some(Policy::ReadOnly))
+        .await
         .unwrap();
     let refused = agent
         .err("create_document", json!({"title": "Blocked"}))
@@ -1051,16 +944,15 @@ async fn undo_reverts_applied_edits_and_refuses_when_later_changes_depend_on_the
         .await;
     assert_eq!(refused["code"], "EDIT_CONFLICT");
     assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains("changed since"),
+        refused["message"].as_str().unwrap().ends_with(&format!(
+            "block {second_block} was changed by someone else in the document since the edit was applied; undoing the edit would overwrite that"
+        )),
         "{refused}"
     );
 }
 
 #[tokio::test]
-async fn deciding_all_edits_of_an_agent_or_a_document_at_once() {
+async fn deciding_the_edits_on_screen_at_once() {
     let server = DocsServer::start().await.unwrap();
     let (a, b) = (
         server
@@ -1080,39 +972,41 @@ async fn deciding_all_edits_of_an_agent_or_a_document_at_once() {
             "pending"
         );
     }
-    let counts = agent.service.edit_counts().unwrap();
+    let counts = agent.service.edit_counts().await.unwrap();
     assert_eq!((counts[&a].pending, counts[&b].pending), (2, 1));
 
-    // Approving everything of document A applies its two edits in the order they came.
+    let pending = agent
+        .service
+        .edits(&EditFilter {
+            status: Some(vec![EditStatus::Pending]),
+            ..EditFilter::default()
+        })
+        .await
+        .unwrap();
+    let ids_of = |doc: Uuid| -> Vec<Uuid> {
+        pending
+            .iter()
+            .filter(|e| e.document_id == doc)
+            .map(|e| e.id)
+            .collect()
+    };
+    // Approving the two edits of document A shown on screen applies them in the order they
+    // came.
     let approved = agent
         .service
-        .decide_all(
-            true,
-            &EditFilter {
-                document_id: Some(a),
-                ..EditFilter::default()
-            },
-            None,
-            "test",
-        )
+        .decide_all(true, &ids_of(a), None, "test")
         .await
         .unwrap();
     assert_eq!(approved.len(), 2);
     assert!(approved.iter().all(|e| e.status == EditStatus::Applied));
     assert_eq!(stored_texts(&server, a).await, ["Alpha", "A1", "A2"]);
 
-    // Rejecting everything of the agent leaves B untouched and carries the comment.
+    // Rejecting all three (A's are decided already: skipped) leaves B untouched and carries
+    // the comment.
+    let all: Vec<Uuid> = pending.iter().map(|e| e.id).collect();
     let rejected = agent
         .service
-        .decide_all(
-            false,
-            &EditFilter {
-                agent: Some(approved[0].agent.name.clone()),
-                ..EditFilter::default()
-            },
-            Some("not now".into()),
-            "test",
-        )
+        .decide_all(false, &all, Some("not now".into()), "test")
         .await
         .unwrap();
     assert_eq!(rejected.len(), 1);
@@ -1125,7 +1019,7 @@ async fn deciding_all_edits_of_an_agent_or_a_document_at_once() {
         (b, EditStatus::Rejected, Some("not now"))
     );
     assert_eq!(stored_texts(&server, b).await, ["Beta"]);
-    let counts = agent.service.edit_counts().unwrap();
+    let counts = agent.service.edit_counts().await.unwrap();
     assert_eq!((counts[&a].applied, counts[&a].pending), (2, 0));
     assert!(!counts.contains_key(&b) || counts[&b] == Default::default());
 }
@@ -1156,6 +1050,7 @@ async fn adding_a_document_by_url_remembers_it_with_its_title() {
         agent
             .service
             .known_documents()
+            .await
             .unwrap()
             .iter()
             .map(|k| k.id)
@@ -1174,5 +1069,88 @@ async fn adding_a_document_by_url_remembers_it_with_its_title() {
         .await
         .unwrap_err();
     assert_eq!(elsewhere.code().as_str(), "INVALID_INPUT");
-    assert_eq!(agent.service.known_documents().unwrap().len(), 1);
+    assert_eq!(agent.service.known_documents().await.unwrap().len(), 1);
+}
+
+/// Wrong arguments of every kind are INVALID_INPUT naming the field, with a hint — never the
+/// SDK's bare "failed to deserialize parameters" — and change nothing.
+#[tokio::test]
+async fn wrong_arguments_are_invalid_input_naming_the_field() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Args").markdown("Only"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let cases: Vec<(&'static str, serde_json::Value, &str)> = vec![
+        (
+            "read_document",
+            json!({}),
+            "invalid arguments for read_document: missing field `document`",
+        ),
+        (
+            "read_document",
+            json!({"document": 7}),
+            "invalid argument `document` for read_document: invalid type: integer `7`, expected a string",
+        ),
+        (
+            "read_document",
+            json!({"document": doc, "max_chars": -1}),
+            "invalid argument `max_chars` for read_document: invalid value: integer `-1`, expected usize",
+        ),
+        (
+            "read_document",
+            json!({"document": doc, "format": "html"}),
+            "invalid argument `format` for read_document: unknown variant `html`, expected `markdown` or `blocks`",
+        ),
+        (
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "middle"}, "markdown": "x"}),
+            "invalid argument `position.at` for insert_blocks: unknown variant `middle`, expected one of `start`, `end`, `before`, `after`, `first_child_of`, `last_child_of`",
+        ),
+        (
+            "insert_blocks",
+            json!({"document": doc, "position": "end", "markdown": "x"}),
+            "invalid argument `position` for insert_blocks: invalid type: string \"end\", expected struct Position",
+        ),
+        (
+            "delete_blocks",
+            json!({"document": doc, "block_ids": "b1"}),
+            "invalid argument `block_ids` for delete_blocks: invalid type: string \"b1\", expected a sequence",
+        ),
+        (
+            "apply_edits",
+            json!({"document": doc, "edits": [{"op": "explode"}]}),
+            "invalid argument `edits[0].op` for apply_edits: unknown variant `explode`, expected one of `insert_blocks`, `update_block`, `replace_text`, `delete_blocks`, `move_block`",
+        ),
+        (
+            "apply_edits",
+            json!({"document": doc, "edits": [{"op": "move_block", "block_id": "b"}]}),
+            "invalid argument `edits[0]` for apply_edits: missing field `position`",
+        ),
+        (
+            "replace_text",
+            json!({"document": doc, "old_text": "a", "new_text": "b", "all": "yes"}),
+            "invalid argument `all` for replace_text: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "edit_status",
+            json!({"edit_id": "x", "wait_seconds": 1.5}),
+            "invalid argument `wait_seconds` for edit_status: invalid type: floating point `1.5`, expected u64",
+        ),
+    ];
+    for (tool, args, message) in cases {
+        let error = agent.err(tool, args).await;
+        assert_eq!(error["code"], "INVALID_INPUT", "{tool}: {error}");
+        assert_eq!(error["message"], message, "{tool}");
+        assert!(
+            error["hint"]
+                .as_str()
+                .unwrap()
+                .starts_with("Fix that argument"),
+            "{error}"
+        );
+    }
+    assert_eq!(stored_texts(&server, id).await, ["Only"]);
 }

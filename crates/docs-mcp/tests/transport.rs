@@ -63,13 +63,14 @@ struct Hosted {
 impl Hosted {
     async fn start(instance: Option<&str>) -> Hosted {
         let dir = temp_dir("service");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
         let mut config = ServiceConfig::new(dir.join("data"));
         config.instance = instance.map(|url| InstanceUrl::parse(url).unwrap());
         config.default_policy = Policy::Review;
         config.approval_wait = Duration::from_secs(1);
-        let service = DocsService::start(config).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
+        config.listen = listener.local_addr().unwrap();
+        let service = DocsService::start(config).await.unwrap();
         let shutdown = CancellationToken::new();
         let token = SharedToken::new(BearerToken::from_string(TOKEN).unwrap());
         tokio::spawn(docs_mcp::http::serve_http(
@@ -89,6 +90,15 @@ impl Hosted {
 
     fn base(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The person's control token (what the app and `docs-mcp edits` hold).
+    fn control(&self) -> String {
+        self.service.control_token().expose().to_owned()
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
     }
 
     async fn client(&self) -> RunningService<RoleClient, ClientConfig> {
@@ -332,26 +342,159 @@ async fn http_endpoint_refuses_missing_or_wrong_tokens_and_foreign_hosts_and_ori
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_replaced_token_is_refused_at_once_and_the_new_one_accepted() {
     let hosted = Hosted::start(None).await;
-    let get = |token: String| {
-        let url = format!("{}/control/edits", hosted.base());
+    // Whether `/mcp` lets the token through (an initialize answered, not a 401).
+    let accepted = |token: String| {
+        let url = format!("{}/mcp", hosted.base());
         async move {
-            reqwest::Client::new()
-                .get(url)
+            let status = reqwest::Client::new()
+                .post(url)
                 .bearer_auth(token)
+                .header("Accept", "application/json, text/event-stream")
+                .json(
+                    &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}}),
+                )
                 .send()
                 .await
                 .unwrap()
                 .status()
-                .as_u16()
+                .as_u16();
+            assert!(status == 200 || status == 401, "{status}");
+            status == 200
         }
     };
-    assert_eq!(get(TOKEN.to_owned()).await, 200);
+    assert!(accepted(TOKEN.to_owned()).await);
     let fresh = BearerToken::generate();
     hosted.token.replace(fresh.clone());
-    assert_eq!(get(TOKEN.to_owned()).await, 401);
-    assert_eq!(get(fresh.expose().to_owned()).await, 200);
+    assert!(!accepted(TOKEN.to_owned()).await);
+    assert!(accepted(fresh.expose().to_owned()).await);
     assert_eq!(hosted.token.current(), fresh);
     hosted.stop().await;
+}
+
+/// Only a person decides: everything an agent's configuration holds (the endpoint and its
+/// bearer token) reaches no route that decides an edit, changes a policy or pauses agents.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_agents_token_can_neither_decide_nor_change_policies_nor_pause() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Guarded doc").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let client = hosted.client().await;
+    let pending = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Sneaky."}),
+        )
+        .await,
+    );
+    assert_eq!(pending["status"], "pending");
+    let id = pending["edit_id"].as_str().unwrap().to_owned();
+    let base = hosted.base();
+    let attempts = [
+        (
+            reqwest::Method::POST,
+            format!("{base}/control/edits/{id}/approve"),
+            None,
+        ),
+        (
+            reqwest::Method::POST,
+            format!("{base}/control/edits/{id}/reject"),
+            Some(json!({"comment": "x"})),
+        ),
+        (
+            reqwest::Method::PUT,
+            format!("{base}/control/policies"),
+            Some(json!({"document_id": null, "policy": "auto"})),
+        ),
+        (
+            reqwest::Method::PUT,
+            format!("{base}/control/policies"),
+            Some(json!({"document_id": doc.to_string(), "policy": "auto"})),
+        ),
+        (
+            reqwest::Method::POST,
+            format!("{base}/control/pause"),
+            Some(json!({"paused": true})),
+        ),
+        (
+            reqwest::Method::POST,
+            format!("{base}/control/pause"),
+            Some(json!({"paused": false})),
+        ),
+        (reqwest::Method::GET, format!("{base}/control/edits"), None),
+        (
+            reqwest::Method::GET,
+            format!("{base}/control/policies"),
+            None,
+        ),
+        (
+            reqwest::Method::GET,
+            format!("{base}/control/sessions"),
+            None,
+        ),
+        (reqwest::Method::POST, format!("{base}/control"), None),
+    ];
+    for (method, url, body) in attempts {
+        let (status, answer) = control(method.clone(), url.clone(), Some(TOKEN), body).await;
+        assert_eq!(status, 403, "{method} {url}: {answer}");
+        assert_eq!(
+            answer["error"]["code"], "AGENT_TOKEN_REFUSED",
+            "{method} {url}"
+        );
+    }
+    // Nothing changed.
+    let record = hosted.service.edit(id.parse().unwrap()).await.unwrap();
+    assert_eq!(record.status, EditStatus::Pending);
+    assert_eq!(
+        hosted.service.policy_for(doc).await.unwrap(),
+        Policy::Review
+    );
+    assert!(!hosted.service.is_paused());
+    assert_eq!(
+        server.stored(doc).await.unwrap().markdown,
+        "First paragraph.\n"
+    );
+
+    // The CLI with only the agent's token (no access to the service's data directory) fails.
+    let home = temp_dir("agent-cli");
+    let (ok, _, stderr) = cli(&home, &home, &["edits", "approve", &id, "--url", &base]).await;
+    assert!(!ok, "{stderr}");
+    assert_eq!(
+        hosted
+            .service
+            .edit(id.parse().unwrap())
+            .await
+            .unwrap()
+            .status,
+        EditStatus::Pending
+    );
+    // The control token is the person's: it opens /control, not /mcp.
+    let (status, _) = control(
+        reqwest::Method::GET,
+        format!("{base}/control/edits"),
+        Some(&hosted.control()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _) = control(
+        reqwest::Method::POST,
+        format!("{base}/mcp"),
+        Some(&hosted.control()),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 401);
+    // ... and it is not what `docs-mcp token --show` prints.
+    let (ok, stdout, _) = cli(&home, &hosted.data_dir(), &["token", "--show"]).await;
+    assert!(ok);
+    assert!(!stdout.contains(&hosted.control()), "{stdout}");
+
+    client.cancel().await.unwrap();
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -360,6 +503,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let doc = seed(&server, "Control doc").await;
     let hosted = Hosted::start(Some(server.url())).await;
     let client = hosted.client().await;
+    let control_token = hosted.control();
 
     let first = structured(
         &call(
@@ -383,7 +527,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
             "{}/control/edits?status=pending&document={doc}&limit=10",
             hosted.base()
         ),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -403,7 +547,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, one) = control(
         reqwest::Method::GET,
         format!("{}/control/edits/{first_id}", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -413,7 +557,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, approved) = control(
         reqwest::Method::POST,
         format!("{}/control/edits/{first_id}/approve", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -441,7 +585,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, rejected) = control(
         reqwest::Method::POST,
         format!("{}/control/edits/{second_id}/reject", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         Some(json!({"comment": "Not at the top, please"})),
     )
     .await;
@@ -461,7 +605,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, body) = control(
         reqwest::Method::POST,
         format!("{}/control/edits/{second_id}/approve", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         Some(json!({"decided_by": "app"})),
     )
     .await;
@@ -474,7 +618,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, body) = control(
         reqwest::Method::GET,
         format!("{}/control/edits/{}", hosted.base(), Uuid::nil()),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -483,7 +627,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, _) = control(
         reqwest::Method::GET,
         format!("{}/control/edits/not-an-id", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -491,7 +635,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, body) = control(
         reqwest::Method::GET,
         format!("{}/control/edits?status=bogus", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -502,7 +646,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, policies) = control(
         reqwest::Method::PUT,
         format!("{}/control/policies", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         Some(json!({"document_id": doc, "policy": "read-only"})),
     )
     .await;
@@ -514,7 +658,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, paused) = control(
         reqwest::Method::POST,
         format!("{}/control/pause", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         Some(json!({"paused": true})),
     )
     .await;
@@ -523,7 +667,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     let (status, sessions) = control(
         reqwest::Method::GET,
         format!("{}/control/sessions", hosted.base()),
-        Some(TOKEN),
+        Some(&control_token),
         None,
     )
     .await;
@@ -631,7 +775,7 @@ async fn bridge_relays_a_stdio_client_to_the_http_service() {
     );
     assert_eq!(pending["status"], "pending");
     let id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
-    let record = hosted.service.edit(id).unwrap();
+    let record = hosted.service.edit(id).await.unwrap();
     assert_eq!(record.agent.name, "transport-test");
     assert_eq!(record.agent.connection, "http");
 
@@ -684,11 +828,15 @@ async fn bridge_answers_requests_with_an_error_when_the_service_is_not_running()
     let _ = std::fs::remove_dir_all(&home);
 }
 
-async fn cli(home: &Path, token: &str, args: &[&str]) -> (bool, String, String) {
+/// Runs `docs-mcp` as the person would, on the service's data directory `data_dir` (where the
+/// running service published its control token).
+async fn cli(home: &Path, data_dir: &Path, args: &[&str]) -> (bool, String, String) {
     let mut cmd = tokio::process::Command::new(BIN);
     isolate(&mut cmd, home);
     let output = cmd
-        .env("DOCS_MCP_TOKEN", token)
+        .env("DOCS_MCP_TOKEN", TOKEN)
+        .arg("--data-dir")
+        .arg(data_dir)
         .args(args)
         .output()
         .await
@@ -708,6 +856,7 @@ async fn edits_cli_lists_approves_and_rejects() {
     let client = hosted.client().await;
     let home = temp_dir("cli");
     let url = hosted.base();
+    let data = hosted.data_dir();
 
     let mut ids = Vec::new();
     for (text, reason) in [("One.", "first"), ("Two.", "second")] {
@@ -725,7 +874,7 @@ async fn edits_cli_lists_approves_and_rejects() {
 
     let (ok, stdout, stderr) = cli(
         &home,
-        TOKEN,
+        &data,
         &[
             "edits", "list", "--json", "--status", "pending", "--url", &url,
         ],
@@ -743,7 +892,7 @@ async fn edits_cli_lists_approves_and_rejects() {
 
     let (ok, stdout, stderr) = cli(
         &home,
-        TOKEN,
+        &data,
         &[
             "edits",
             "list",
@@ -764,7 +913,7 @@ async fn edits_cli_lists_approves_and_rejects() {
     );
 
     let (ok, stdout, stderr) =
-        cli(&home, TOKEN, &["edits", "approve", &ids[0], "--url", &url]).await;
+        cli(&home, &data, &["edits", "approve", &ids[0], "--url", &url]).await;
     assert!(ok, "{stderr}");
     assert_eq!(
         stdout,
@@ -775,7 +924,7 @@ async fn edits_cli_lists_approves_and_rejects() {
     );
     let (ok, stdout, stderr) = cli(
         &home,
-        TOKEN,
+        &data,
         &[
             "edits",
             "reject",
@@ -795,7 +944,7 @@ async fn edits_cli_lists_approves_and_rejects() {
             ids[1]
         )
     );
-    let record = hosted.service.edit(ids[1].parse().unwrap()).unwrap();
+    let record = hosted.service.edit(ids[1].parse().unwrap()).await.unwrap();
     assert_eq!(record.status, EditStatus::Rejected);
     assert_eq!(record.comment.as_deref(), Some("no thanks"));
     assert_eq!(record.decided_by.as_deref(), Some("cli"));
@@ -805,7 +954,7 @@ async fn edits_cli_lists_approves_and_rejects() {
     );
 
     // Deciding twice, and a wrong token, fail with the service's message.
-    let (ok, _, stderr) = cli(&home, TOKEN, &["edits", "approve", &ids[1], "--url", &url]).await;
+    let (ok, _, stderr) = cli(&home, &data, &["edits", "approve", &ids[1], "--url", &url]).await;
     assert!(!ok);
     assert_eq!(
         stderr,
@@ -814,10 +963,11 @@ async fn edits_cli_lists_approves_and_rejects() {
             ids[1]
         )
     );
-    let (ok, _, stderr) = cli(&home, "wrong", &["edits", "list", "--url", &url]).await;
+    // Without the running service's control token (another data directory), nothing.
+    let (ok, _, stderr) = cli(&home, &home, &["edits", "list", "--url", &url]).await;
     assert!(!ok);
     assert!(
-        stderr.starts_with("docs-mcp: HTTP 401 UNAUTHORIZED: the bearer token is wrong\n"),
+        stderr.starts_with("docs-mcp: HTTP 401 UNAUTHORIZED: a bearer token is required\n"),
         "{stderr}"
     );
 
@@ -912,6 +1062,62 @@ async fn serve_stdio_runs_without_http_when_the_port_is_taken() {
     stderr.unwrap().read_to_string(&mut log).await.unwrap();
     assert!(
         log.contains("the HTTP endpoint is not served (is another Docs MCP service running?)"),
+        "{log}"
+    );
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `docs-mcp serve --stdio` on the data directory of a running service (the app, say) does not
+/// start a second service on the same journal: it relays its client to the running one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn serve_stdio_on_a_taken_data_directory_relays_to_the_running_service() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Shared doc").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let home = temp_dir("stdio-relay");
+    let (transport, stderr) =
+        TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
+            isolate(cmd, &home);
+            cmd.env("DOCS_MCP_TOKEN", TOKEN)
+                .env("RUST_LOG", "info")
+                .arg("serve")
+                .arg("--stdio")
+                .arg("--data-dir")
+                .arg(hosted.data_dir())
+                .arg("--instance")
+                .arg(server.url());
+        }))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let client = client_info().serve(transport).await.unwrap();
+    let pending = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Via the relay."}),
+        )
+        .await,
+    );
+    // The edit is in the running service's queue: one journal, one authority.
+    assert_eq!(pending["status"], "pending");
+    let id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        hosted.service.edit(id).await.unwrap().status,
+        EditStatus::Pending
+    );
+    client.cancel().await.unwrap();
+    let mut log = String::new();
+    stderr.unwrap().read_to_string(&mut log).await.unwrap();
+    assert!(
+        log.contains(&format!(
+            "another Docs MCP service uses {}: docs-mcp (process {}, MCP endpoint http://127.0.0.1:{}/mcp); relaying this stdio client to http://127.0.0.1:{}/mcp",
+            hosted.data_dir().display(),
+            std::process::id(),
+            hosted.port,
+            hosted.port
+        )),
         "{log}"
     );
     hosted.stop().await;

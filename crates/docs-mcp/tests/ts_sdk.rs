@@ -51,15 +51,18 @@ fn client_dir() -> PathBuf {
 }
 
 /// The service's tool names, sorted.
-fn service_tool_names() -> Vec<String> {
+async fn service_tool_names() -> Vec<String> {
     let data = TempDir::new("names");
-    let service = DocsService::start(ServiceConfig::new(data.0.clone())).unwrap();
-    let mut names: Vec<String> = DocsMcp::new(service, "names")
+    let service = DocsService::start(ServiceConfig::new(data.0.clone()))
+        .await
+        .unwrap();
+    let mut names: Vec<String> = DocsMcp::new(service.clone(), "names")
         .tools()
         .into_iter()
         .map(|t| t.name.to_string())
         .collect();
     names.sort();
+    service.shutdown().await;
     names
 }
 
@@ -122,7 +125,7 @@ async fn run_client(args: &[&str], home: Option<&Path>) -> Value {
 /// The summary and the document as BlockNote reads it back.
 async fn check(summary: &Value, server: &DocsServer, doc: Uuid) {
     let tools: Vec<String> = serde_json::from_value(summary["tools"].clone()).unwrap();
-    assert_eq!(tools, service_tool_names());
+    assert_eq!(tools, service_tool_names().await);
     assert_eq!(summary["outline_title"], "Plan");
     assert!(
         summary["revision"].as_str().is_some_and(|r| !r.is_empty()),
@@ -159,7 +162,7 @@ async fn typescript_sdk_over_streamable_http() {
     let mut config = ServiceConfig::new(data.0.join("data"));
     config.instance = Some(InstanceUrl::parse(server.url()).unwrap());
     config.default_policy = Policy::Auto;
-    let service: Arc<DocsService> = DocsService::start(config).unwrap();
+    let service: Arc<DocsService> = DocsService::start(config).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let shutdown = CancellationToken::new();
@@ -176,6 +179,7 @@ async fn typescript_sdk_over_streamable_http() {
     // The edit is attributed to the SDK client by the name it gave.
     let edits = service
         .edits(&docs_mcp::record::EditFilter::default())
+        .await
         .unwrap();
     assert_eq!(edits.len(), 1, "{edits:?}");
     assert_eq!(edits[0].agent.name, "ts-sdk-agent");

@@ -106,8 +106,9 @@ export class HistoryScreen {
   private renderEntry(edit: EditRecord): HTMLElement {
     const titleId = `history-${edit.id}-title`;
     const status = statusLine("card-status");
-    // Only a saved edit can be undone (an applying one may still end as failed or conflict).
-    const undoButton = edit.status === "applied"
+    // Only a saved edit can be undone (an applying one may still end as failed or conflict),
+    // and only when the service knows how to revert it.
+    const undoButton = edit.status === "applied" && edit.undoable
       ? h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Undo")
       : null;
     undoButton?.addEventListener("click", async () => {

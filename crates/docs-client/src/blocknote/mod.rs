@@ -29,7 +29,9 @@ pub mod write;
 mod tests;
 
 pub use error::{ModelError, ModelResult};
-pub use markdown::export::{ExportOptions, FidelityLoss, MarkdownExport, anchor, export_markdown};
+pub use markdown::export::{
+    ExportOptions, FidelityLoss, MarkdownExport, anchor, export_markdown, inline_markdown,
+};
 pub use markdown::import::{import_markdown, parse_inline};
 pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,

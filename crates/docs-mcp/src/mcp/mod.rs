@@ -2,7 +2,9 @@
 //! and translate arguments, call [`DocsService`], and shape the answer.
 
 mod errors;
+mod params;
 mod read;
+mod reads;
 mod write;
 
 use std::sync::Arc;
@@ -53,6 +55,8 @@ pub struct DocsMcp {
     service: Arc<DocsService>,
     /// Names the transport connection in the journal (e.g. `http`, `stdio`).
     connection: String,
+    /// What this agent read, to rebase its rewrites onto what others typed since.
+    reads: Arc<reads::ReadMemory>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -61,6 +65,7 @@ impl DocsMcp {
         DocsMcp {
             service,
             connection: connection.into(),
+            reads: Arc::default(),
             tool_router: Self::read_tools() + Self::write_tools(),
         }
     }
@@ -70,18 +75,19 @@ impl DocsMcp {
         self.tool_router.list_all()
     }
 
-    /// The agent making a request: its MCP client name, or the configured fallback.
+    /// The agent making a request: its MCP client name (cleaned), or the configured
+    /// fallback.
     fn agent(&self, context: &RequestContext<RoleServer>) -> AgentInfo {
         let name = context
             .peer
             .peer_info()
             .map(|info| info.client_info.name.clone())
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| self.service.config().fallback_agent_name.clone());
-        AgentInfo {
-            name,
-            connection: self.connection.clone(),
-        }
+            .unwrap_or_default();
+        AgentInfo::new(
+            &name,
+            self.connection.clone(),
+            &self.service.config().fallback_agent_name,
+        )
     }
 }
 

@@ -7,7 +7,6 @@ use docs_client::ListQuery;
 use docs_client::blocknote::{
     self, Document, ExportOptions, OutlineNode, SectionSelector, Slice, StartAt,
 };
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{Json, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,6 +14,7 @@ use yrs::Transact;
 
 use super::DocsMcp;
 use super::errors::ToolError;
+use super::params::Parameters;
 use super::write::EditResult;
 use crate::error::ServiceError;
 use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind};
@@ -319,6 +319,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<ListDocumentsArgs>,
     ) -> Result<Json<DocumentList>, ToolError> {
+        let args = args?;
         let client = self.service.client()?;
         let page = args.page.unwrap_or(1).max(1);
         let page_size = args.page_size.unwrap_or(20).clamp(1, 100);
@@ -356,7 +357,8 @@ impl DocsMcp {
         let query = args.query.as_deref().map(str::to_lowercase);
         let known: Vec<_> = self
             .service
-            .known_documents()?
+            .known_documents()
+            .await?
             .into_iter()
             .filter(|d| match &query {
                 Some(q) => d
@@ -398,6 +400,7 @@ impl DocsMcp {
         &self,
         Parameters(args): Parameters<SearchArgs>,
     ) -> Result<Json<SearchResults>, ToolError> {
+        let args = args?;
         let query = args.query.trim().to_owned();
         if query.is_empty() {
             return Err(
@@ -482,6 +485,7 @@ impl DocsMcp {
         Parameters(args): Parameters<DocumentArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<DocumentInfo>, ToolError> {
+        let args = args?;
         let open = self
             .service
             .open(&args.document, Some(&self.agent(&context)))
@@ -502,7 +506,7 @@ impl DocsMcp {
             link_reach: meta.link_reach.clone(),
             link_role: meta.link_role.clone(),
             user_role: meta.user_role.clone(),
-            policy: self.service.policy_for(open.id)?.as_str().into(),
+            policy: self.service.policy_for(open.id).await?.as_str().into(),
             revision,
             blocks: outline.total_blocks,
             words: outline.total_words,
@@ -525,6 +529,7 @@ impl DocsMcp {
         Parameters(args): Parameters<ReadDocumentArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<ReadResult>, ToolError> {
+        let args = args?;
         let budget = args
             .max_chars
             .unwrap_or(DEFAULT_READ_CHARS)
@@ -562,6 +567,14 @@ impl DocsMcp {
             (None, None) => blocknote::read_budget(&document, &StartAt::Beginning, budget, &opts)
                 .map_err(ServiceError::from)?,
         };
+        self.reads.saw(
+            open.id,
+            &revision,
+            document
+                .blocks
+                .iter()
+                .filter(|b| slice.block_ids.contains(&b.id)),
+        );
         let (markdown, blocks, format) = match args.format {
             ReadFormat::Markdown => (Some(slice.markdown.clone()), None, "markdown"),
             ReadFormat::Blocks => {
@@ -609,6 +622,7 @@ impl DocsMcp {
         Parameters(args): Parameters<DocumentArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<OutlineResult>, ToolError> {
+        let args = args?;
         let open = self
             .service
             .open(&args.document, Some(&self.agent(&context)))
@@ -639,6 +653,7 @@ impl DocsMcp {
         Parameters(args): Parameters<ChangesArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<ChangesResult>, ToolError> {
+        let args = args?;
         let open = self
             .service
             .open(&args.document, Some(&self.agent(&context)))
@@ -653,6 +668,11 @@ impl DocsMcp {
                 current: revision.clone(),
             })?;
         let document = read_tree(&open.session);
+        self.reads.saw(
+            open.id,
+            &revision,
+            changes.iter().filter_map(|c| document.find(&c.block_id)),
+        );
         let changes = changes
             .into_iter()
             .map(|c| {
@@ -716,6 +736,7 @@ impl DocsMcp {
         Parameters(args): Parameters<EditStatusArgs>,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let id = super::parse_edit_id(&args.edit_id)?;
         let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(50));
         let record = self.wait_with_progress(id, wait, &context).await?;

@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::{Json, RoleServer, tool, tool_router};
@@ -15,6 +14,7 @@ use uuid::Uuid;
 
 use super::DocsMcp;
 use super::errors::ToolError;
+use super::params::Parameters;
 use crate::edits::{
     DeleteBlocks, EditOp, InsertBlocks, MoveBlock, Position, ReplaceText, UpdateBlock,
 };
@@ -27,7 +27,9 @@ use crate::service::EditRequest;
 pub struct EditResult {
     pub edit_id: String,
     pub document_id: String,
-    /// `applied`, `pending` (waiting for the user), `rejected`, `conflict` or `failed`.
+    /// `applied`; `applying` (approved and merged into the live document, not yet confirmed
+    /// saved: follow it with edit_status); `pending` (waiting for the user); `rejected`,
+    /// `conflict` or `failed` (not in the document).
     pub status: EditStatus,
     /// What happened, in a sentence.
     pub message: String,
@@ -51,6 +53,10 @@ impl EditResult {
             EditStatus::Applied => {
                 "Applied, acknowledged by the collaboration server and saved.".into()
             }
+            EditStatus::Applying => format!(
+                "Approved and merged into the live document; the Docs instance has not confirmed it saved yet (it is retried until it is). Call edit_status with edit_id {} to follow it; do not repeat the edit.",
+                record.id
+            ),
             EditStatus::Pending => format!(
                 "Waiting for the user's approval. Call edit_status with edit_id {} and wait_seconds to wait for the decision; do not repeat the edit.",
                 record.id
@@ -230,6 +236,24 @@ pub struct CreatedDocument {
 }
 
 impl DocsMcp {
+    /// Waits for a person's decision (the approval wait), then, once approved, for the
+    /// instance to confirm the change (the confirmation wait).
+    async fn wait_for_outcome(
+        &self,
+        id: Uuid,
+        context: &RequestContext<RoleServer>,
+    ) -> ServiceResult<EditRecord> {
+        let mut record = self
+            .wait_with_progress(id, self.service.approval_wait(), context)
+            .await?;
+        if record.status == EditStatus::Applying {
+            record = self
+                .wait_with_progress(id, self.service.config().confirm_wait, context)
+                .await?;
+        }
+        Ok(record)
+    }
+
     /// Waits for an edit's decision, in slices, with a progress notification per slice.
     pub(super) async fn wait_with_progress(
         &self,
@@ -244,7 +268,7 @@ impl DocsMcp {
             let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
             let record = tokio::select! {
                 record = self.service.wait_for_decision(id, remaining.min(Duration::from_secs(2))) => record?,
-                _ = context.ct.cancelled() => return self.service.edit(id),
+                _ = context.ct.cancelled() => return self.service.edit(id).await,
             };
             if record.status.is_final() || remaining.is_zero() {
                 return Ok(record);
@@ -267,6 +291,11 @@ impl DocsMcp {
         call: WriteCall,
         context: &RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let document = self.service.resolve(&call.document)?;
+        let bases = self
+            .reads
+            .bases(document, &call.ops, call.revision.as_deref());
+        let ops = call.ops.clone();
         let request = EditRequest {
             document: call.document,
             ops: call.ops,
@@ -275,12 +304,14 @@ impl DocsMcp {
             reason: call.reason,
             revision: call.revision,
             agent: self.agent(context),
+            bases,
         };
         let mut record = self.service.submit(request).await?;
-        if record.status == EditStatus::Pending {
-            record = self
-                .wait_with_progress(record.id, self.service.approval_wait(), context)
-                .await?;
+        if !record.status.is_final() {
+            record = self.wait_for_outcome(record.id, context).await?;
+        }
+        if matches!(record.status, EditStatus::Applied | EditStatus::Applying) {
+            self.reads.wrote(document, &ops);
         }
         self.finish(record).await
     }
@@ -299,7 +330,9 @@ impl DocsMcp {
                 }
                 Ok(Json(result))
             }
-            EditStatus::Pending | EditStatus::Undone => Ok(Json(EditResult::from_record(&record))),
+            EditStatus::Pending | EditStatus::Applying | EditStatus::Undone => {
+                Ok(Json(EditResult::from_record(&record)))
+            }
             EditStatus::Rejected | EditStatus::Conflict | EditStatus::Failed => {
                 let mut info = record.error.clone().unwrap_or_else(|| {
                     ServiceError::Internal("the edit was not applied".into()).info()
@@ -340,6 +373,7 @@ impl DocsMcp {
         Parameters(args): Parameters<InsertBlocksArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let arguments = arguments_of(&args);
         let op = EditOp::InsertBlocks(InsertBlocks {
             position: args.position,
@@ -373,6 +407,7 @@ impl DocsMcp {
         Parameters(args): Parameters<UpdateBlockArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let arguments = arguments_of(&args);
         let op = EditOp::UpdateBlock(UpdateBlock {
             block_id: args.block_id,
@@ -408,6 +443,7 @@ impl DocsMcp {
         Parameters(args): Parameters<ReplaceTextArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let arguments = arguments_of(&args);
         let op = EditOp::ReplaceText(ReplaceText {
             old_text: args.old_text,
@@ -441,6 +477,7 @@ impl DocsMcp {
         Parameters(args): Parameters<DeleteBlocksArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let arguments = arguments_of(&args);
         let op = EditOp::DeleteBlocks(DeleteBlocks {
             block_ids: args.block_ids,
@@ -473,6 +510,7 @@ impl DocsMcp {
         Parameters(args): Parameters<MoveBlockArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let arguments = arguments_of(&args);
         let op = EditOp::MoveBlock(MoveBlock {
             block_id: args.block_id,
@@ -505,15 +543,14 @@ impl DocsMcp {
         Parameters(args): Parameters<UndoEditArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let id = super::parse_edit_id(&args.edit_id)?;
         let mut record = self
             .service
             .undo(id, args.reason, self.agent(&context))
             .await?;
-        if record.status == EditStatus::Pending {
-            record = self
-                .wait_with_progress(record.id, self.service.approval_wait(), &context)
-                .await?;
+        if !record.status.is_final() {
+            record = self.wait_for_outcome(record.id, &context).await?;
         }
         self.finish(record).await
     }
@@ -531,6 +568,7 @@ impl DocsMcp {
         Parameters(args): Parameters<CreateDocumentArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<CreatedDocument>, ToolError> {
+        let args = args?;
         let (document, edit) = self
             .service
             .create_document(
@@ -543,10 +581,8 @@ impl DocsMcp {
             .await?;
         let content = match edit {
             Some(mut record) => {
-                if record.status == EditStatus::Pending {
-                    record = self
-                        .wait_with_progress(record.id, self.service.approval_wait(), &context)
-                        .await?;
+                if !record.status.is_final() {
+                    record = self.wait_for_outcome(record.id, &context).await?;
                 }
                 Some(self.finish(record).await?.0)
             }
@@ -579,6 +615,7 @@ impl DocsMcp {
         Parameters(args): Parameters<ApplyEditsArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
         let arguments = arguments_of(&args);
         self.write(
             WriteCall {

@@ -58,6 +58,20 @@ pub fn export_markdown(blocks: &[Block], opts: &ExportOptions) -> MarkdownExport
     }
 }
 
+/// A block's text as the inline markdown `set_block_text` takes (plain text for code blocks):
+/// what an agent edits when it rewrites one block.
+pub fn inline_markdown(block: &Block) -> String {
+    if block.kind == "codeBlock" {
+        return block.plain_text();
+    }
+    let mut losses = vec![];
+    let mut w = Writer {
+        opts: ExportOptions::default(),
+        losses: &mut losses,
+    };
+    w.inline(block, block.inline().unwrap_or(&[]), false)
+}
+
 pub(crate) fn join_chunks(chunks: &[Chunk]) -> String {
     let mut s = String::new();
     for (i, c) in chunks.iter().enumerate() {

@@ -1,0 +1,455 @@
+//! Planning: an edit runs on a FORK of the live document; what it would change becomes a Yjs
+//! update, a preview for the person deciding, the states of the blocks it depends on (checked
+//! again when it is merged) and leaves (checked before undoing it), and its inverse.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use docs_client::blocknote::tree::{Document, NewBlock};
+use docs_client::blocknote::write::ChildrenMode;
+use docs_client::blocknote::{self, PropValue, Props};
+use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN};
+use yrs::updates::decoder::Decode;
+use yrs::updates::encoder::Encode;
+use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, TransactionMut, Update};
+
+use super::fingerprint::{self, index};
+use super::undo::{UndoOp, outermost, position_of, reinsert_deleted, restore_op};
+use super::{EditOp, MAX_NEW_BLOCKS, check_limits, merge, preview, replace};
+use crate::error::{ServiceError, ServiceResult};
+use crate::record::{BlockState, PlannedText, Preview, Seen};
+
+/// What an agent read of the blocks it rewrites (block id → the block's inline markdown at
+/// its last read): its rewrite is rebased onto what others typed since.
+pub type TextBases = HashMap<String, String>;
+
+/// An edit computed on a fork, ready to be merged into the live document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub update: Vec<u8>,
+    pub base_state_vector: Vec<u8>,
+    /// Existing blocks the edit changes or positions against.
+    pub touched_blocks: Vec<String>,
+    pub new_blocks: Vec<String>,
+    pub preview: Preview,
+    /// How to revert the edit; `None` when it cannot be reverted automatically (it kept
+    /// the children of a deleted block, or touched a block of an unknown type).
+    pub inverse: Option<Vec<UndoOp>>,
+    /// The existing blocks it depends on, as they were when planned.
+    pub depends_on: Vec<BlockState>,
+    /// The blocks it changes or creates, as it leaves them.
+    pub leaves: Vec<BlockState>,
+    /// The texts it rewrites, before and after.
+    pub texts: Vec<PlannedText>,
+}
+
+/// How much of a block an operation depends on (the most wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Scope {
+    Exists,
+    Content,
+    Subtree,
+}
+
+/// What planning records while operations run on the fork.
+#[derive(Default)]
+struct Effects {
+    depends: BTreeMap<String, Scope>,
+    new_blocks: Vec<String>,
+    /// Inverse operations, in the order they must run (the reverse of the edit's).
+    inverse: Option<Vec<UndoOp>>,
+}
+
+impl Effects {
+    fn depend(&mut self, id: &str, scope: Scope) {
+        let entry = self.depends.entry(id.to_owned()).or_insert(scope);
+        *entry = (*entry).max(scope);
+    }
+
+    fn undo_first(&mut self, ops: Vec<UndoOp>) {
+        if let Some(inverse) = &mut self.inverse {
+            inverse.splice(0..0, ops);
+        }
+    }
+
+    fn cannot_undo(&mut self) {
+        self.inverse = None;
+    }
+}
+
+/// Plans `ops` against the current state of `live`; `bases` rebases text rewrites.
+pub fn plan(live: &Doc, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan> {
+    check_limits(ops)?;
+    plan_with(live, |txn, fragment, effects| {
+        for op in ops {
+            apply(txn, fragment, op, effects, bases)?;
+        }
+        Ok(())
+    })
+}
+
+/// Plans the reverting of an applied edit.
+pub fn plan_undo(live: &Doc, ops: &[UndoOp]) -> ServiceResult<Plan> {
+    let mut plan = plan_with(live, |txn, fragment, effects| {
+        for op in ops {
+            apply_undo(txn, fragment, op, effects)?;
+        }
+        Ok(())
+    })?;
+    plan.inverse = None;
+    Ok(plan)
+}
+
+/// The Yjs client id of a new fork: above 2^32 (browsers draw theirs below it, so no clash)
+/// and increasing with time (microseconds). Yjs orders concurrent inserts at one place by
+/// client id, smaller first; increasing ids keep edits queued at the same place (two
+/// appends at the end, say) in the order they were asked for, whatever order they are
+/// approved in. Each fork's id is unique, which also tells whether an edit's change is in a
+/// document (its client's clock there).
+fn fork_client_id() -> u64 {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or_default();
+    let candidate = (1 << 32) + micros;
+    let previous = LAST
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(candidate.max(last + 1))
+        })
+        .unwrap_or_default();
+    candidate.max(previous + 1)
+}
+
+fn plan_with(
+    live: &Doc,
+    run: impl FnOnce(&mut TransactionMut<'_>, &yrs::XmlFragmentRef, &mut Effects) -> ServiceResult<()>,
+) -> ServiceResult<Plan> {
+    let (state, base_state_vector) = {
+        let txn = live.transact();
+        (
+            txn.encode_state_as_update_v1(&StateVector::default()),
+            txn.state_vector(),
+        )
+    };
+    let fork = Doc::with_options(Options {
+        client_id: yrs::block::ClientID::new(fork_client_id()),
+        offset_kind: OffsetKind::Utf16,
+        ..Options::default()
+    });
+    let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    {
+        let update = Update::decode_v1(&state)
+            .map_err(|e| ServiceError::Internal(format!("document state: {e}")))?;
+        fork.transact_mut()
+            .apply_update(update)
+            .map_err(|e| ServiceError::Internal(format!("document state: {e}")))?;
+    }
+    let before = blocknote::read_document(&fork.transact(), &fragment);
+    let mut effects = Effects {
+        inverse: Some(vec![]),
+        ..Effects::default()
+    };
+    let update = {
+        let mut txn = fork.transact_mut_with(LOCAL_ORIGIN);
+        run(&mut txn, &fragment, &mut effects)?;
+        txn.encode_update_v1()
+    };
+    let after = blocknote::read_document(&fork.transact(), &fragment);
+    let touched: Vec<String> = effects.depends.keys().cloned().collect();
+    let preview = preview::preview(&before, &after, &touched, &effects.new_blocks);
+    let (depends_on, leaves) = block_states(&before, &after, &effects);
+    let texts = planned_texts(&before, &after, &effects);
+    Ok(Plan {
+        update,
+        base_state_vector: base_state_vector.encode_v1(),
+        touched_blocks: touched,
+        new_blocks: effects.new_blocks,
+        preview,
+        inverse: effects.inverse,
+        depends_on,
+        leaves,
+        texts,
+    })
+}
+
+/// The texts of the blocks whose content the edit changes, before and after.
+fn planned_texts(before: &Document, after: &Document, effects: &Effects) -> Vec<PlannedText> {
+    let (before_blocks, after_blocks) = (index(before), index(after));
+    effects
+        .depends
+        .iter()
+        .filter(|(_, scope)| **scope == Scope::Content)
+        .filter_map(|(id, _)| {
+            let (old, new) = (
+                before_blocks.get(id.as_str())?,
+                after_blocks.get(id.as_str())?,
+            );
+            (old.inline().is_some() && new.inline().is_some()).then(|| PlannedText {
+                block_id: id.clone(),
+                before: blocknote::inline_markdown(old),
+                after: blocknote::inline_markdown(new),
+                shape: fingerprint::of_shape(old),
+            })
+        })
+        .collect()
+}
+
+fn seen(block: &blocknote::Block, scope: Scope) -> Seen {
+    match scope {
+        Scope::Exists => Seen::Exists,
+        Scope::Content => Seen::Content(fingerprint::of_content(block)),
+        Scope::Subtree => Seen::Subtree(fingerprint::of_subtree(block)),
+    }
+}
+
+/// What the edit depends on (existing blocks, before) and leaves (changed and new blocks,
+/// after; the outermost new blocks with what is nested under them).
+fn block_states(
+    before: &Document,
+    after: &Document,
+    effects: &Effects,
+) -> (Vec<BlockState>, Vec<BlockState>) {
+    let (before_blocks, after_blocks) = (index(before), index(after));
+    let state = |blocks: &HashMap<&str, &blocknote::Block>, id: &str, scope: Scope| {
+        blocks.get(id).map(|block| BlockState {
+            block_id: id.to_owned(),
+            seen: seen(block, scope),
+        })
+    };
+    let depends_on = effects
+        .depends
+        .iter()
+        .filter_map(|(id, scope)| state(&before_blocks, id, *scope))
+        .collect();
+    let changed = effects
+        .depends
+        .iter()
+        .filter(|(_, scope)| **scope != Scope::Exists)
+        .filter_map(|(id, scope)| state(&after_blocks, id, *scope));
+    let created = outermost(after, &effects.new_blocks)
+        .into_iter()
+        .filter_map(|id| state(&after_blocks, &id, Scope::Subtree));
+    (depends_on, changed.chain(created).collect())
+}
+
+/// Blocks in `blocks`, nested ones included.
+fn count_blocks(blocks: &[NewBlock]) -> usize {
+    let mut count = 0;
+    let mut stack: Vec<&NewBlock> = blocks.iter().collect();
+    while let Some(block) = stack.pop() {
+        count += 1;
+        stack.extend(&block.children);
+    }
+    count
+}
+
+fn apply(
+    txn: &mut TransactionMut<'_>,
+    fragment: &yrs::XmlFragmentRef,
+    op: &EditOp,
+    effects: &mut Effects,
+    bases: &TextBases,
+) -> ServiceResult<()> {
+    let before = blocknote::read_document(txn, fragment);
+    match op {
+        EditOp::InsertBlocks(insert) => {
+            let blocks = match (&insert.markdown, &insert.blocks) {
+                (Some(md), None) => blocknote::import_markdown(md),
+                (None, Some(values)) => values
+                    .iter()
+                    .cloned()
+                    .map(NewBlock::from_json)
+                    .collect::<Result<Vec<_>, _>>()?,
+                _ => {
+                    return Err(ServiceError::invalid(
+                        "insert_blocks needs exactly one of `markdown` or `blocks`",
+                        "Send the content as markdown, or as typed blocks.",
+                    ));
+                }
+            };
+            if blocks.is_empty() {
+                return Err(ServiceError::invalid(
+                    "nothing to insert: the content is empty",
+                    "Give the markdown or blocks to insert.",
+                ));
+            }
+            let created = effects.new_blocks.len() + count_blocks(&blocks);
+            if created > MAX_NEW_BLOCKS {
+                return Err(ServiceError::invalid(
+                    format!("the edit creates {created} blocks; the limit is {MAX_NEW_BLOCKS}"),
+                    "Split the content into several edits.",
+                ));
+            }
+            let position = insert.position.to_model()?;
+            let ids = blocknote::insert_blocks(txn, fragment, &position, &blocks)?;
+            let after = blocknote::read_document(txn, fragment);
+            effects.undo_first(vec![UndoOp::DeleteBlocks {
+                block_ids: outermost(&after, &ids),
+            }]);
+            if let Some(anchor) = insert.position.anchor_block() {
+                effects.depend(anchor, Scope::Exists);
+            }
+            effects.new_blocks.extend(ids);
+        }
+        EditOp::UpdateBlock(update) => {
+            if update.text.is_none() && update.block_type.is_none() && update.props.is_none() {
+                return Err(ServiceError::invalid(
+                    "update_block changes nothing",
+                    "Give text, type or props.",
+                ));
+            }
+            let props = match &update.props {
+                Some(map) => props_from_json(map)?,
+                None => Props::new(),
+            };
+            if update.block_type.is_some() || !props.is_empty() {
+                blocknote::update_block(
+                    txn,
+                    fragment,
+                    &update.block_id,
+                    update.block_type.as_deref(),
+                    &props,
+                )?;
+            }
+            if let Some(text) = &update.text {
+                let text = match (bases.get(&update.block_id), before.find(&update.block_id)) {
+                    (Some(base), Some(current)) => {
+                        let current = blocknote::inline_markdown(current);
+                        merge::merge3(base, text, &current).map_err(|overlap| {
+                            ServiceError::Overlap {
+                                block_id: update.block_id.clone(),
+                                read: overlap.read,
+                                now: overlap.now,
+                            }
+                        })?
+                    }
+                    _ => text.clone(),
+                };
+                blocknote::set_block_text(txn, fragment, &update.block_id, &text)?;
+            }
+            match before.find(&update.block_id).and_then(restore_op) {
+                Some(restore) => effects.undo_first(vec![restore]),
+                None => effects.cannot_undo(),
+            }
+            effects.depend(&update.block_id, Scope::Content);
+        }
+        EditOp::ReplaceText(r) => {
+            let changed = replace::replace_text(txn, fragment, r)?;
+            let restores: Option<Vec<UndoOp>> = changed
+                .iter()
+                .map(|id| before.find(id).and_then(restore_op))
+                .collect();
+            match restores {
+                Some(restores) => effects.undo_first(restores),
+                None => effects.cannot_undo(),
+            }
+            for id in &changed {
+                effects.depend(id, Scope::Content);
+            }
+        }
+        EditOp::DeleteBlocks(delete) => {
+            if delete.block_ids.is_empty() {
+                return Err(ServiceError::invalid(
+                    "no block to delete",
+                    "Give the ids of the blocks to delete.",
+                ));
+            }
+            let mode = if delete.keep_children {
+                ChildrenMode::Lift
+            } else {
+                ChildrenMode::Delete
+            };
+            blocknote::delete_blocks(txn, fragment, &delete.block_ids, mode)?;
+            let reinsert = (!delete.keep_children)
+                .then(|| reinsert_deleted(&before, &outermost(&before, &delete.block_ids)))
+                .flatten();
+            match reinsert {
+                Some(ops) => effects.undo_first(ops),
+                None => effects.cannot_undo(),
+            }
+            for id in &delete.block_ids {
+                effects.depend(id, Scope::Subtree);
+            }
+        }
+        EditOp::MoveBlock(mv) => {
+            let position = mv.position.to_model()?;
+            blocknote::move_block(txn, fragment, &mv.block_id, &position)?;
+            effects.undo_first(vec![UndoOp::MoveBlock {
+                block_id: mv.block_id.clone(),
+                position: position_of(&before, &mv.block_id),
+            }]);
+            effects.depend(&mv.block_id, Scope::Subtree);
+            if let Some(anchor) = mv.position.anchor_block() {
+                effects.depend(anchor, Scope::Exists);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn apply_undo(
+    txn: &mut TransactionMut<'_>,
+    fragment: &yrs::XmlFragmentRef,
+    op: &UndoOp,
+    effects: &mut Effects,
+) -> ServiceResult<()> {
+    match op {
+        UndoOp::DeleteBlocks { block_ids } => {
+            blocknote::delete_blocks(txn, fragment, block_ids, ChildrenMode::Delete)?;
+            for id in block_ids {
+                effects.depend(id, Scope::Subtree);
+            }
+        }
+        UndoOp::InsertBlocks { position, blocks } => {
+            let ids = blocknote::insert_blocks(txn, fragment, &position.to_model()?, blocks)?;
+            if let Some(anchor) = position.anchor_block() {
+                effects.depend(anchor, Scope::Exists);
+            }
+            effects.new_blocks.extend(ids);
+        }
+        UndoOp::RestoreBlock {
+            block_id,
+            block_type,
+            props,
+            content,
+        } => {
+            blocknote::update_block(txn, fragment, block_id, Some(block_type), props)?;
+            if let Some(content) = content {
+                blocknote::set_block_content(txn, fragment, block_id, content)?;
+            }
+            effects.depend(block_id, Scope::Content);
+        }
+        UndoOp::MoveBlock { block_id, position } => {
+            blocknote::move_block(txn, fragment, block_id, &position.to_model()?)?;
+            effects.depend(block_id, Scope::Subtree);
+            if let Some(anchor) = position.anchor_block() {
+                effects.depend(anchor, Scope::Exists);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn props_from_json(map: &serde_json::Map<String, serde_json::Value>) -> ServiceResult<Props> {
+    map.iter()
+        .map(|(key, value)| {
+            let value = match value {
+                serde_json::Value::String(s) => PropValue::String(s.clone()),
+                serde_json::Value::Number(n) => PropValue::Number(n.as_f64().unwrap_or_default()),
+                serde_json::Value::Bool(b) => PropValue::Bool(*b),
+                other => {
+                    return Err(ServiceError::invalid(
+                        format!("prop {key:?} has an unsupported value {other}"),
+                        "Props are strings, numbers or booleans.",
+                    ));
+                }
+            };
+            Ok((key.clone(), value))
+        })
+        .collect()
+}
+
+#[allow(clippy::items_after_test_module)]
+#[cfg(test)]
+mod tests;

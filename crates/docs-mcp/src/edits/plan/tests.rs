@@ -1,0 +1,313 @@
+//! Planning on a fork: what lands, what is refused, what an edit depends on and leaves.
+
+use super::*;
+use crate::edits::{
+    Anchor, DeleteBlocks, InsertBlocks, MAX_INPUT_BYTES, Position, ReplaceText, UpdateBlock,
+};
+use docs_client::blocknote::tree::{BlockContent, Inline, Styles, TextRun};
+use docs_client::blocknote::write::Position as ModelPosition;
+
+fn live_doc(markdown: &str) -> Doc {
+    let doc = Doc::with_options(Options {
+        offset_kind: OffsetKind::Utf16,
+        ..Options::default()
+    });
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let blocks = blocknote::import_markdown(markdown);
+    let mut txn = doc.transact_mut();
+    blocknote::insert_blocks(&mut txn, &fragment, &ModelPosition::End, &blocks).unwrap();
+    drop(txn);
+    doc
+}
+
+fn texts(doc: &Doc) -> Vec<String> {
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    blocknote::read_document(&doc.transact(), &fragment)
+        .blocks
+        .iter()
+        .map(|b| b.plain_text())
+        .collect()
+}
+
+fn apply_plan(doc: &Doc, plan: &Plan) {
+    doc.transact_mut()
+        .apply_update(Update::decode_v1(&plan.update).unwrap())
+        .unwrap();
+}
+
+#[test]
+fn a_plan_changes_only_the_fork_until_applied() {
+    let doc = live_doc("First\n\nSecond");
+    let op = EditOp::InsertBlocks(InsertBlocks {
+        position: Position {
+            at: Anchor::End,
+            block_id: None,
+        },
+        markdown: Some("Third **bold**".into()),
+        blocks: None,
+    });
+    let plan = plan(&doc, &[op], &TextBases::new()).unwrap();
+    assert_eq!(texts(&doc), ["First", "Second"]);
+    assert_eq!(plan.new_blocks.len(), 1);
+    assert_eq!(plan.preview.after.len(), 1);
+    assert_eq!(plan.preview.after[0].markdown, "Third **bold**");
+    assert_eq!(plan.preview.words_added, 2);
+    apply_plan(&doc, &plan);
+    assert_eq!(texts(&doc), ["First", "Second", "Third bold"]);
+}
+
+#[test]
+fn a_failing_operation_plans_nothing() {
+    let doc = live_doc("Only");
+    let ops = [
+        EditOp::InsertBlocks(InsertBlocks {
+            position: Position {
+                at: Anchor::Start,
+                block_id: None,
+            },
+            markdown: Some("new".into()),
+            blocks: None,
+        }),
+        EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: vec!["no-such-block".into()],
+            keep_children: false,
+        }),
+    ];
+    let err = plan(&doc, &ops, &TextBases::new()).unwrap_err();
+    assert_eq!(err.code().as_str(), "BLOCK_NOT_FOUND");
+    assert_eq!(texts(&doc), ["Only"]);
+}
+
+#[test]
+fn replace_text_keeps_formatting_and_refuses_ambiguity() {
+    let doc = live_doc("The **quick** brown fox\n\nA quick note");
+    let ambiguous = plan(
+        &doc,
+        &[EditOp::ReplaceText(ReplaceText {
+            old_text: "quick".into(),
+            new_text: "slow".into(),
+            block_id: None,
+            all: false,
+        })],
+        &TextBases::new(),
+    )
+    .unwrap_err();
+    assert_eq!(ambiguous.code().as_str(), "AMBIGUOUS_MATCH");
+    let missing = plan(
+        &doc,
+        &[EditOp::ReplaceText(ReplaceText {
+            old_text: "purple".into(),
+            new_text: "x".into(),
+            block_id: None,
+            all: false,
+        })],
+        &TextBases::new(),
+    )
+    .unwrap_err();
+    assert_eq!(missing.code().as_str(), "TEXT_NOT_FOUND");
+
+    let all = plan(
+        &doc,
+        &[EditOp::ReplaceText(ReplaceText {
+            old_text: "quick".into(),
+            new_text: "slow".into(),
+            block_id: None,
+            all: true,
+        })],
+        &TextBases::new(),
+    )
+    .unwrap();
+    apply_plan(&doc, &all);
+    assert_eq!(texts(&doc), ["The slow brown fox", "A slow note"]);
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let document = blocknote::read_document(&doc.transact(), &fragment);
+    let BlockContent::Inline { inline } = &document.blocks[0].content else {
+        panic!()
+    };
+    let bold = Styles {
+        bold: true,
+        ..Styles::default()
+    };
+    assert!(inline.contains(&Inline::Text(TextRun::styled("slow", bold))));
+    assert_eq!(all.preview.words_removed, 2);
+    assert_eq!(all.preview.words_added, 2);
+}
+
+#[test]
+fn limits_are_checked_first() {
+    assert_eq!(
+        check_limits(&[]).unwrap_err().code().as_str(),
+        "INVALID_INPUT"
+    );
+    let huge = EditOp::InsertBlocks(InsertBlocks {
+        position: Position {
+            at: Anchor::End,
+            block_id: None,
+        },
+        markdown: Some("x".repeat(MAX_INPUT_BYTES + 1)),
+        blocks: None,
+    });
+    assert_eq!(
+        check_limits(&[huge]).unwrap_err().code().as_str(),
+        "INVALID_INPUT"
+    );
+    let before = EditOp::InsertBlocks(InsertBlocks {
+        position: Position {
+            at: Anchor::Before,
+            block_id: None,
+        },
+        markdown: Some("x".into()),
+        blocks: None,
+    });
+    let doc = live_doc("a");
+    let err = plan(&doc, &[before], &TextBases::new()).unwrap_err();
+    assert_eq!(err.code().as_str(), "INVALID_INPUT");
+    assert!(err.to_string().contains("block_id"), "{err}");
+}
+
+fn block_ids(doc: &Doc) -> Vec<String> {
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    blocknote::read_document(&doc.transact(), &fragment)
+        .blocks
+        .iter()
+        .map(|b| b.id.clone())
+        .collect()
+}
+
+fn update_text(block_id: &str, text: &str) -> EditOp {
+    EditOp::UpdateBlock(UpdateBlock {
+        block_id: block_id.into(),
+        text: Some(text.into()),
+        block_type: None,
+        props: None,
+    })
+}
+
+/// A person types into a block the agent read: the agent's rewrite lands on top of it.
+#[test]
+fn a_rewrite_is_rebased_onto_what_was_typed_since_the_agent_read() {
+    let doc = live_doc("The quick brown fox.\n\nOther");
+    let id = block_ids(&doc)[0].clone();
+    let read = "The quick brown fox.".to_owned();
+    let typed = plan(
+        &doc,
+        &[update_text(&id, "The quick brown fox. It jumps")],
+        &TextBases::new(),
+    )
+    .unwrap();
+    apply_plan(&doc, &typed);
+    let bases = TextBases::from([(id.clone(), read)]);
+    let rewrite = plan(&doc, &[update_text(&id, "The slow brown fox.")], &bases).unwrap();
+    apply_plan(&doc, &rewrite);
+    assert_eq!(texts(&doc), ["The slow brown fox. It jumps", "Other"]);
+    // Without what it read, the agent's text replaces the block's, the person's included.
+    let blind = plan(
+        &doc,
+        &[update_text(&id, "The slow brown fox.")],
+        &TextBases::new(),
+    )
+    .unwrap();
+    apply_plan(&doc, &blind);
+    assert_eq!(texts(&doc), ["The slow brown fox.", "Other"]);
+}
+
+#[test]
+fn a_rewrite_of_the_same_words_someone_changed_is_refused() {
+    let doc = live_doc("quote me");
+    let id = block_ids(&doc)[0].clone();
+    let person = plan(&doc, &[update_text(&id, "quota me")], &TextBases::new()).unwrap();
+    apply_plan(&doc, &person);
+    let bases = TextBases::from([(id.clone(), "quote me".to_owned())]);
+    let err = plan(&doc, &[update_text(&id, "quoted me")], &bases).unwrap_err();
+    assert_eq!(err.code().as_str(), "STALE_REVISION");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "your change to block {id} overlaps a change made since you read it: \"e\" now reads \"a\""
+        )
+    );
+    assert_eq!(texts(&doc), ["quota me"]);
+}
+
+#[test]
+fn an_edit_depends_on_its_targets_and_anchors_and_leaves_what_it_made() {
+    let doc = live_doc("One\n\nTwo\n\nThree");
+    let ids = block_ids(&doc);
+    let ops = [
+        update_text(&ids[0], "One!"),
+        EditOp::InsertBlocks(InsertBlocks {
+            position: Position {
+                at: Anchor::After,
+                block_id: Some(ids[1].clone()),
+            },
+            markdown: Some("New".into()),
+            blocks: None,
+        }),
+        EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: vec![ids[2].clone()],
+            keep_children: false,
+        }),
+    ];
+    let planned = plan(&doc, &ops, &TextBases::new()).unwrap();
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let before = blocknote::read_document(&doc.transact(), &fragment);
+    let mut expected = vec![
+        BlockState {
+            block_id: ids[0].clone(),
+            seen: Seen::Content(fingerprint::of_content(&before.blocks[0])),
+        },
+        BlockState {
+            block_id: ids[1].clone(),
+            seen: Seen::Exists,
+        },
+        BlockState {
+            block_id: ids[2].clone(),
+            seen: Seen::Subtree(fingerprint::of_subtree(&before.blocks[2])),
+        },
+    ];
+    expected.sort_by(|a, b| a.block_id.cmp(&b.block_id));
+    assert_eq!(planned.depends_on, expected);
+    apply_plan(&doc, &planned);
+    let after = blocknote::read_document(&doc.transact(), &fragment);
+    assert_eq!(texts(&doc), ["One!", "Two", "New"]);
+    assert_eq!(
+        planned.leaves,
+        vec![
+            BlockState {
+                block_id: ids[0].clone(),
+                seen: Seen::Content(fingerprint::of_content(&after.blocks[0])),
+            },
+            BlockState {
+                block_id: after.blocks[2].id.clone(),
+                seen: Seen::Subtree(fingerprint::of_subtree(&after.blocks[2])),
+            },
+        ]
+    );
+    assert_eq!(fingerprint::unchanged(&after, &planned.leaves), Ok(()));
+}
+
+#[test]
+fn too_many_new_blocks_are_refused_before_any_is_written() {
+    let doc = live_doc("a");
+    let markdown = "- x\n".repeat(MAX_NEW_BLOCKS + 1);
+    let err = plan(
+        &doc,
+        &[EditOp::InsertBlocks(InsertBlocks {
+            position: Position {
+                at: Anchor::End,
+                block_id: None,
+            },
+            markdown: Some(markdown),
+            blocks: None,
+        })],
+        &TextBases::new(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the edit creates {} blocks; the limit is {MAX_NEW_BLOCKS}",
+            MAX_NEW_BLOCKS + 1
+        )
+    );
+}

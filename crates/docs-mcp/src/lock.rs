@@ -1,0 +1,202 @@
+//! The data directory belongs to one service at a time, and to its user only.
+//!
+//! A running service holds an OS lock on `<data_dir>/service.lock` (released by the OS when
+//! the process ends, however it ends) and writes there who it is, so a second one can say
+//! which process holds the directory. Two services on one journal would decide the same
+//! edits from two in-memory states.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The lock file's name in the data directory.
+pub const LOCK_FILE: &str = "service.lock";
+
+/// Who holds the data directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub pid: u32,
+    /// What runs: `docs-mcp serve`, `Docs MCP app`, ...
+    pub program: String,
+    /// Its MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
+    pub endpoint: String,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (process {}, MCP endpoint {})",
+            self.program, self.pid, self.endpoint
+        )
+    }
+}
+
+/// The held lock; dropping it (or the process ending) releases the directory.
+#[derive(Debug)]
+pub struct DataDirLock {
+    _file: File,
+    path: PathBuf,
+}
+
+/// Why the directory could not be locked.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("another Docs MCP service uses {}: {}", dir.display(), holder.as_ref().map_or_else(|| "a process that did not say who it is".to_owned(), |h| h.to_string()))]
+    Held {
+        dir: PathBuf,
+        holder: Option<Holder>,
+    },
+    #[error("cannot lock the data directory {}: {source}", dir.display())]
+    Io {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl DataDirLock {
+    /// Takes the directory for `holder`, or says who has it.
+    pub fn acquire(dir: &Path, holder: &Holder) -> Result<Self, LockError> {
+        let io = |source| LockError::Io {
+            dir: dir.to_owned(),
+            source,
+        };
+        private_dir(dir).map_err(io)?;
+        let path = dir.join(LOCK_FILE);
+        let mut file = private_open(&path, false).map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(LockError::Held {
+                    dir: dir.to_owned(),
+                    holder: read_holder(&mut file),
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+        let json = serde_json::to_vec(holder).expect("a holder serializes");
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| file.write_all(&json))
+            .and_then(|()| file.flush())
+            .map_err(io)?;
+        Ok(DataDirLock { _file: file, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Who holds the directory now, if anyone (what a second process reads).
+pub fn holder(dir: &Path) -> Option<Holder> {
+    let mut file = File::open(dir.join(LOCK_FILE)).ok()?;
+    match file.try_lock_shared() {
+        // Nobody holds it: what the file says is stale.
+        Ok(()) => None,
+        Err(_) => read_holder(&mut file),
+    }
+}
+
+fn read_holder(file: &mut File) -> Option<Holder> {
+    let mut text = String::new();
+    file.rewind().ok()?;
+    file.read_to_string(&mut text).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Creates `dir` (and its parents) and makes it the user's only (0700 on Unix).
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Creates `path` if needed, readable and writable by the user only (0600 on Unix, also
+/// when it existed with a wider mode).
+pub fn private_file(path: &Path) -> std::io::Result<()> {
+    private_open(path, false).map(drop)
+}
+
+/// Opens (creating) a file for reading and writing, readable by the user only; `truncate`
+/// empties it.
+pub fn private_open(path: &Path, truncate: bool) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(truncate);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holder_named(program: &str) -> Holder {
+        Holder {
+            pid: std::process::id(),
+            program: program.into(),
+            endpoint: "http://127.0.0.1:7658/mcp".into(),
+        }
+    }
+
+    #[test]
+    fn a_second_holder_is_refused_and_told_who_holds_the_directory() {
+        let dir = std::env::temp_dir().join(format!("docs-mcp-lock-{}", uuid::Uuid::new_v4()));
+        let first = DataDirLock::acquire(&dir, &holder_named("docs-mcp serve")).unwrap();
+        assert_eq!(holder(&dir), Some(holder_named("docs-mcp serve")));
+        let second = DataDirLock::acquire(&dir, &holder_named("Docs MCP app")).unwrap_err();
+        assert_eq!(
+            second.to_string(),
+            format!(
+                "another Docs MCP service uses {}: docs-mcp serve (process {}, MCP endpoint http://127.0.0.1:7658/mcp)",
+                dir.display(),
+                std::process::id()
+            )
+        );
+        drop(first);
+        assert_eq!(holder(&dir), None);
+        let third = DataDirLock::acquire(&dir, &holder_named("Docs MCP app")).unwrap();
+        assert_eq!(holder(&dir), Some(holder_named("Docs MCP app")));
+        drop(third);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_directory_and_its_files_are_the_users_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("docs-mcp-perm-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let file = dir.join("state");
+        std::fs::write(&file, "x").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        private_dir(&dir).unwrap();
+        private_file(&file).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

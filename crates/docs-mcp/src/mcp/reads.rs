@@ -1,0 +1,155 @@
+//! What one agent (one MCP session) last read of each block, so its rewrite of a block can be
+//! rebased onto what others typed since it read it (see [`crate::edits::merge`]). Bounded: a
+//! few documents, most recently read first; the oldest is forgotten.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use docs_client::blocknote::{self, Block};
+use uuid::Uuid;
+
+use crate::edits::{EditOp, TextBases};
+
+/// Documents remembered per agent.
+const MAX_DOCUMENTS: usize = 16;
+/// Blocks remembered per document.
+const MAX_BLOCKS: usize = 20_000;
+
+/// A block's text as the agent last saw it, and the revision it read it at (`None` after the
+/// agent's own write of it).
+type Seen = (String, Option<String>);
+
+#[derive(Default)]
+pub struct ReadMemory {
+    documents: Mutex<VecDeque<(Uuid, HashMap<String, Seen>)>>,
+}
+
+impl ReadMemory {
+    /// Remembers the text of `blocks` (and of the blocks nested in them) as read at
+    /// `revision`.
+    pub fn saw<'a>(
+        &self,
+        document: Uuid,
+        revision: &str,
+        blocks: impl IntoIterator<Item = &'a Block>,
+    ) {
+        let texts = blocks
+            .into_iter()
+            .flat_map(Block::walk)
+            .filter(|b| b.inline().is_some())
+            .map(|b| {
+                (
+                    b.id.clone(),
+                    (blocknote::inline_markdown(b), Some(revision.to_owned())),
+                )
+            });
+        self.remember(document, texts);
+    }
+
+    /// Remembers that the agent's rewrites in `ops` are now what it knows of those blocks.
+    pub fn wrote(&self, document: Uuid, ops: &[EditOp]) {
+        let texts = ops.iter().filter_map(|op| match op {
+            EditOp::UpdateBlock(u) => u.text.clone().map(|t| (u.block_id.clone(), (t, None))),
+            _ => None,
+        });
+        self.remember(document, texts);
+    }
+
+    fn remember(&self, document: Uuid, texts: impl Iterator<Item = (String, Seen)>) {
+        let mut documents = self.documents.lock().expect("read memory");
+        let mut known = match documents.iter().position(|(id, _)| *id == document) {
+            Some(i) => documents.remove(i).expect("found above").1,
+            None => HashMap::new(),
+        };
+        for (id, text) in texts {
+            if known.len() >= MAX_BLOCKS && !known.contains_key(&id) {
+                continue;
+            }
+            known.insert(id, text);
+        }
+        documents.push_front((document, known));
+        documents.truncate(MAX_DOCUMENTS);
+    }
+
+    /// What the agent read of the blocks whose text `ops` rewrite: its last read of each, or,
+    /// when it quotes a `revision`, what it read at that revision (blocks it read at another
+    /// one have no base: their text at the quoted revision is not known).
+    pub fn bases(&self, document: Uuid, ops: &[EditOp], revision: Option<&str>) -> TextBases {
+        let documents = self.documents.lock().expect("read memory");
+        let Some((_, known)) = documents.iter().find(|(id, _)| *id == document) else {
+            return TextBases::new();
+        };
+        ops.iter()
+            .filter_map(|op| match op {
+                EditOp::UpdateBlock(u) if u.text.is_some() => known
+                    .get(&u.block_id)
+                    .filter(|(_, read_at)| {
+                        revision.is_none_or(|quoted| read_at.as_deref() == Some(quoted.trim()))
+                    })
+                    .map(|(text, _)| (u.block_id.clone(), text.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edits::UpdateBlock;
+    use docs_client::blocknote::tree::{BlockContent, Inline, Props, TextRun};
+
+    fn block(id: &str, text: &str) -> Block {
+        Block {
+            id: id.into(),
+            kind: "paragraph".into(),
+            props: Props::new(),
+            content: BlockContent::Inline {
+                inline: vec![Inline::Text(TextRun::plain(text))],
+            },
+            children: vec![],
+        }
+    }
+
+    fn update(id: &str) -> EditOp {
+        EditOp::UpdateBlock(UpdateBlock {
+            block_id: id.into(),
+            text: Some("new".into()),
+            block_type: None,
+            props: None,
+        })
+    }
+
+    #[test]
+    fn the_last_read_or_write_of_a_block_is_its_base() {
+        let memory = ReadMemory::default();
+        let doc = Uuid::new_v4();
+        memory.saw(doc, "r-1", &[block("a", "one"), block("b", "two")]);
+        assert_eq!(
+            memory.bases(doc, &[update("a"), update("c")], None),
+            TextBases::from([("a".to_owned(), "one".to_owned())])
+        );
+        assert_eq!(memory.bases(doc, &[update("a")], Some("r-1"))["a"], "one");
+        // Read at r-2: its text at r-1 is not known any more.
+        memory.saw(doc, "r-2", &[block("a", "one!")]);
+        assert!(memory.bases(doc, &[update("a")], Some("r-1")).is_empty());
+        memory.wrote(doc, &[update("a")]);
+        assert_eq!(memory.bases(doc, &[update("a")], None)["a"], "new");
+        assert!(
+            memory
+                .bases(Uuid::new_v4(), &[update("a")], None)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn only_the_most_recent_documents_are_kept() {
+        let memory = ReadMemory::default();
+        let first = Uuid::new_v4();
+        memory.saw(first, "r", &[block("a", "one")]);
+        for _ in 0..MAX_DOCUMENTS {
+            memory.saw(Uuid::new_v4(), "r", &[block("x", "y")]);
+        }
+        assert!(memory.bases(first, &[update("a")], None).is_empty());
+    }
+}

@@ -1,0 +1,698 @@
+//! An edit's life up to its merge. It is planned on a fork of the live document under the
+//! document's lock (so from the state it will be merged into, after every earlier edit),
+//! queued, decided by the policy or by a person, and merged — checking, in the same
+//! transaction as the merge, that every block it depends on still reads as it did when it
+//! was planned: what is merged is what the person saw, or nothing (`conflict`).
+
+use std::collections::BTreeMap;
+
+use docs_client::blocknote;
+use uuid::Uuid;
+use yrs::updates::decoder::Decode;
+use yrs::{ReadTxn, StateVector, Update};
+
+use super::locks::DocumentGuard;
+use super::settle::{Merged, contains};
+use super::{DocsService, OpenDocument};
+use crate::edits::{self, EditOp, TextBases};
+use crate::error::{ServiceError, ServiceResult};
+use crate::record::{
+    AgentInfo, EditFilter, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, now_ms,
+};
+use crate::revisions::ChangeAuthor;
+use crate::store::Transition;
+
+/// Who decides by policy, in the journal.
+pub(super) const AUTO: &str = "auto";
+
+/// A write, as a tool hands it to the service.
+#[derive(Debug, Clone)]
+pub struct EditRequest {
+    /// A document id or URL.
+    pub document: String,
+    pub ops: Vec<EditOp>,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub reason: Option<String>,
+    pub revision: Option<String>,
+    pub agent: AgentInfo,
+    /// What the agent read of the blocks whose text it rewrites.
+    pub bases: TextBases,
+}
+
+/// Why a merge did not happen; either way nothing was merged.
+pub(super) enum MergeRefused {
+    /// A block the edit depends on changed since it was planned, or the document lost the
+    /// history it was planned on.
+    Conflict(String),
+    /// The live document could not take it (the session ended, the user may not write).
+    Failed(ServiceError),
+}
+
+impl DocsService {
+    /// Plans an edit and queues it; merges it at once when the policy allows. Returns the
+    /// edit as it stands (`pending`, `applying`, or final).
+    pub async fn submit(&self, request: EditRequest) -> ServiceResult<EditRecord> {
+        edits::check_limits(&request.ops)?;
+        let doc = self.open(&request.document, Some(&request.agent)).await?;
+        let policy = self.writable_policy(&doc).await?;
+        let guard = self.doc_locks.lock(doc.id).await;
+        self.check_revision(&doc, &request)?;
+        let ops = request.ops.clone();
+        let bases = request.bases.clone();
+        let live = doc.session.doc().clone();
+        let plan = off_runtime(move || edits::plan(&live, &ops, &bases)).await?;
+        let (record, payload) = self.new_record(&doc, plan, &request, None);
+        self.store
+            .insert_edit(record.clone(), payload.clone())
+            .await?;
+        self.changed(&record);
+        if policy == Policy::Auto && !self.is_paused() {
+            return self
+                .approve_locked(&doc, record, &payload, AUTO, guard)
+                .await;
+        }
+        Ok(record)
+    }
+
+    /// With a quoted revision, every target must be unchanged since — unless the agent's
+    /// change to it is a text rewrite that can be rebased onto the other change.
+    fn check_revision(&self, doc: &OpenDocument, request: &EditRequest) -> ServiceResult<()> {
+        let Some(revision) = &request.revision else {
+            return Ok(());
+        };
+        for target in edits::target_blocks(&request.ops) {
+            if let Some((block_id, _)) = doc
+                .tracker
+                .changed_since(revision, std::slice::from_ref(&target))
+                && !edits::rebasable(&request.ops, &block_id, &request.bases)
+            {
+                return Err(ServiceError::StaleRevision {
+                    block_id,
+                    revision: revision.clone(),
+                    current: doc.tracker.revision(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The policy of a document agents may write to; an error when they may not.
+    async fn writable_policy(&self, doc: &OpenDocument) -> ServiceResult<Policy> {
+        if doc.session.is_read_only() {
+            return Err(docs_client::Error::ReadOnly {
+                document: doc.id.to_string(),
+            }
+            .into());
+        }
+        match self.policy_for(doc.id).await? {
+            Policy::ReadOnly => Err(ServiceError::PolicyReadOnly),
+            policy => Ok(policy),
+        }
+    }
+
+    fn new_record(
+        &self,
+        doc: &OpenDocument,
+        plan: edits::Plan,
+        request: &EditRequest,
+        undoes: Option<Uuid>,
+    ) -> (EditRecord, EditPayload) {
+        let inverse = plan
+            .inverse
+            .map(|ops| serde_json::to_value(ops).expect("undo operations serialize"));
+        let record = EditRecord {
+            id: Uuid::new_v4(),
+            document_id: doc.id,
+            document_title: doc.session.metadata().title.clone(),
+            agent: request.agent.clone(),
+            tool: request.tool.clone(),
+            arguments: request.arguments.clone(),
+            reason: request.reason.clone(),
+            revision: request.revision.clone(),
+            preview: plan.preview,
+            touched_blocks: plan.touched_blocks,
+            new_blocks: plan.new_blocks,
+            undoable: inverse.is_some(),
+            undoes,
+            status: EditStatus::Pending,
+            comment: None,
+            decided_by: None,
+            error: None,
+            created_at: now_ms(),
+            decided_at: None,
+            applied_at: None,
+        };
+        let payload = EditPayload {
+            update: plan.update,
+            base_state_vector: plan.base_state_vector,
+            depends_on: plan.depends_on,
+            leaves: plan.leaves,
+            inverse,
+            texts: plan.texts,
+        };
+        (record, payload)
+    }
+
+    /// Approves a pending edit. The decision runs in a task of its own, so a caller going
+    /// away (a closed window, Ctrl-C on the CLI) cannot leave it half made. Returns the edit
+    /// once the instance confirmed it, or as it stands after the confirmation wait
+    /// (`applying`: it is followed until confirmed), or final (`conflict`, `failed`).
+    pub async fn approve(&self, id: Uuid, decided_by: &str) -> ServiceResult<EditRecord> {
+        let service = self.arc();
+        let decided_by = decided_by.to_owned();
+        let record = tokio::spawn(async move { service.start_approval(id, &decided_by).await })
+            .await
+            .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
+        self.confirmed(record).await
+    }
+
+    /// `record` once the instance confirmed it, or as it stands after the confirmation wait.
+    async fn confirmed(&self, record: EditRecord) -> ServiceResult<EditRecord> {
+        if record.status == EditStatus::Applying {
+            return self
+                .wait_for_decision(record.id, self.config.confirm_wait)
+                .await;
+        }
+        Ok(record)
+    }
+
+    /// Opens the document (no lock held across that network wait), then decides under the
+    /// document's lock.
+    async fn start_approval(&self, id: Uuid, decided_by: &str) -> ServiceResult<EditRecord> {
+        let record = self.pending(id).await?;
+        let payload = self.payload(id).await?;
+        let doc = self.open(&record.document_id.to_string(), None).await?;
+        let guard = self.doc_locks.lock(doc.id).await;
+        self.approve_locked(&doc, record, &payload, decided_by, guard)
+            .await
+    }
+
+    pub(super) async fn payload(&self, id: Uuid) -> ServiceResult<EditPayload> {
+        self.store
+            .payload(id)
+            .await?
+            .ok_or_else(|| ServiceError::Internal(format!("edit {id} has no payload")))
+    }
+
+    /// `pending` → `applying` (persisted first: from then on the change may be in the
+    /// document), then the merge; the edit is followed until confirmed.
+    async fn approve_locked(
+        &self,
+        doc: &OpenDocument,
+        record: EditRecord,
+        payload: &EditPayload,
+        decided_by: &str,
+        guard: DocumentGuard<'_>,
+    ) -> ServiceResult<EditRecord> {
+        let mut applying = record;
+        applying.status = EditStatus::Applying;
+        applying.decided_by = Some(decided_by.to_owned());
+        applying.decided_at = Some(now_ms());
+        if !self
+            .store
+            .transition(Transition {
+                record: applying.clone(),
+                from: EditStatus::Pending,
+            })
+            .await?
+        {
+            return Err(self.not_pending(applying.id).await);
+        }
+        self.changed(&applying);
+        if let Some(original) = applying.undoes {
+            let original = self.edit(original).await?;
+            if original.status != EditStatus::Applied {
+                let reason = format!(
+                    "edit {} is {} now; only applied edits can be undone",
+                    original.id,
+                    original.status.as_str()
+                );
+                return self.finish(applying, MergeRefused::Conflict(reason)).await;
+            }
+        }
+        match merge(doc, payload, Strictness::of(decided_by)) {
+            Ok(merged) => {
+                drop(guard);
+                self.follow(applying.id, doc.clone(), merged);
+                Ok(applying)
+            }
+            Err(refused) => self.finish(applying, refused).await,
+        }
+    }
+
+    /// Records why an `applying` edit was not merged.
+    pub(super) async fn finish(
+        &self,
+        mut record: EditRecord,
+        refused: MergeRefused,
+    ) -> ServiceResult<EditRecord> {
+        let (status, error) = match refused {
+            MergeRefused::Conflict(reason) => {
+                (EditStatus::Conflict, ServiceError::Conflict { reason })
+            }
+            MergeRefused::Failed(error) => (EditStatus::Failed, error),
+        };
+        record.status = status;
+        record.error = Some(error.info());
+        if self
+            .store
+            .transition(Transition {
+                record: record.clone(),
+                from: EditStatus::Applying,
+            })
+            .await?
+        {
+            self.changed(&record);
+        }
+        Ok(record)
+    }
+
+    /// Rejects a pending edit; nothing is applied and the comment goes back to the agent.
+    pub async fn reject(
+        &self,
+        id: Uuid,
+        comment: Option<String>,
+        decided_by: &str,
+    ) -> ServiceResult<EditRecord> {
+        let mut record = self.pending(id).await?;
+        record.status = EditStatus::Rejected;
+        record.comment = comment.filter(|c| !c.trim().is_empty());
+        record.decided_by = Some(decided_by.to_owned());
+        record.decided_at = Some(now_ms());
+        record.error = Some(
+            ServiceError::Rejected {
+                comment: record.comment.clone(),
+            }
+            .info(),
+        );
+        if !self
+            .store
+            .transition(Transition {
+                record: record.clone(),
+                from: EditStatus::Pending,
+            })
+            .await?
+        {
+            return Err(self.not_pending(id).await);
+        }
+        self.changed(&record);
+        Ok(record)
+    }
+
+    /// Approves or rejects the edits with these ids — those the person had on screen. Edits
+    /// decided elsewhere meanwhile are skipped. Approvals go oldest first within a document,
+    /// documents in parallel; the instance's confirmations are awaited together.
+    pub async fn decide_all(
+        &self,
+        approve: bool,
+        ids: &[Uuid],
+        comment: Option<String>,
+        decided_by: &str,
+    ) -> ServiceResult<Vec<EditRecord>> {
+        let mut pending = vec![];
+        for id in ids {
+            match self.pending(*id).await {
+                Ok(record) => pending.push(record),
+                Err(ServiceError::NotPending { .. } | ServiceError::EditNotFound { .. }) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        if !approve {
+            let mut decided = vec![];
+            for record in pending {
+                match self.reject(record.id, comment.clone(), decided_by).await {
+                    Ok(record) => decided.push(record),
+                    Err(ServiceError::NotPending { .. }) => {}
+                    Err(error) => return Err(error),
+                }
+            }
+            return Ok(decided);
+        }
+        let mut by_document: BTreeMap<Uuid, Vec<EditRecord>> = BTreeMap::new();
+        for record in pending {
+            by_document
+                .entry(record.document_id)
+                .or_default()
+                .push(record);
+        }
+        let tasks: Vec<_> = by_document
+            .into_values()
+            .map(|mut records| {
+                records.sort_by_key(|r| r.created_at);
+                let service = self.arc();
+                let decided_by = decided_by.to_owned();
+                tokio::spawn(async move {
+                    let mut outcomes = vec![];
+                    for record in records {
+                        outcomes.push(service.start_approval(record.id, &decided_by).await);
+                    }
+                    outcomes
+                })
+            })
+            .collect();
+        let mut started = vec![];
+        let mut first_error = None;
+        for task in tasks {
+            let outcomes = task
+                .await
+                .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))?;
+            for outcome in outcomes {
+                match outcome {
+                    Ok(record) => started.push(record),
+                    Err(ServiceError::NotPending { .. }) => {}
+                    Err(error) => {
+                        tracing::warn!(%error, "an edit of an approve-all stays pending");
+                        first_error.get_or_insert(error);
+                    }
+                }
+            }
+        }
+        if started.is_empty()
+            && let Some(error) = first_error
+        {
+            return Err(error);
+        }
+        let confirmations = started.into_iter().map(|record| self.confirmed(record));
+        futures_util::future::join_all(confirmations)
+            .await
+            .into_iter()
+            .collect()
+    }
+
+    async fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {
+        let record = self.edit(id).await?;
+        if record.status != EditStatus::Pending {
+            return Err(ServiceError::NotPending {
+                id: id.to_string(),
+                status: record.status.as_str().to_owned(),
+            });
+        }
+        Ok(record)
+    }
+
+    async fn not_pending(&self, id: Uuid) -> ServiceError {
+        match self.edit(id).await {
+            Ok(record) => ServiceError::NotPending {
+                id: id.to_string(),
+                status: record.status.as_str().to_owned(),
+            },
+            Err(error) => error,
+        }
+    }
+
+    /// Reverts an applied edit, as a new edit that follows the approval policy. Refused when
+    /// a later edit touched the same blocks, when a block it changed was changed again since
+    /// (undoing would overwrite that), or while another undo of it waits.
+    pub async fn undo(
+        &self,
+        id: Uuid,
+        reason: Option<String>,
+        agent: AgentInfo,
+    ) -> ServiceResult<EditRecord> {
+        let original = self.edit(id).await?;
+        if original.status != EditStatus::Applied {
+            return Err(ServiceError::invalid(
+                format!(
+                    "edit {id} is {}; only applied edits can be undone",
+                    original.status.as_str()
+                ),
+                "Check edit_status; a pending edit can simply be left to the user's decision.",
+            ));
+        }
+        let payload = self.payload(id).await?;
+        let inverse: Vec<edits::UndoOp> = match (&payload.inverse, original.undoable) {
+            (Some(ops), true) => serde_json::from_value(ops.clone())
+                .map_err(|e| ServiceError::Internal(format!("stored undo of {id}: {e}")))?,
+            _ => {
+                return Err(ServiceError::Conflict {
+                    reason: format!(
+                        "edit {id} cannot be undone automatically (it kept the children of a deleted block, touched a block of an unknown type, or predates this version)"
+                    ),
+                });
+            }
+        };
+        let mine: std::collections::BTreeSet<&String> = original
+            .touched_blocks
+            .iter()
+            .chain(&original.new_blocks)
+            .collect();
+        let later = self
+            .edits(&EditFilter {
+                status: Some(vec![EditStatus::Applied, EditStatus::Applying]),
+                document_id: Some(original.document_id),
+                ..EditFilter::default()
+            })
+            .await?;
+        if let Some(dependent) = later.iter().find(|e| {
+            e.created_at > original.created_at
+                && e.touched_blocks
+                    .iter()
+                    .chain(&e.new_blocks)
+                    .any(|b| mine.contains(b))
+        }) {
+            return Err(ServiceError::Conflict {
+                reason: format!(
+                    "edit {} was applied later to the same blocks; undo it first",
+                    dependent.id
+                ),
+            });
+        }
+        let doc = self
+            .open(&original.document_id.to_string(), Some(&agent))
+            .await?;
+        let policy = self.writable_policy(&doc).await?;
+        let guard = self.doc_locks.lock(doc.id).await;
+        if let Err((state, now)) = edits::unchanged(&read_live(&doc), &payload.leaves) {
+            return Err(ServiceError::Conflict {
+                reason: format!(
+                    "{}; undoing the edit would overwrite that",
+                    describe_change(&doc, &state.block_id, now.is_none(), "the edit was applied")
+                ),
+            });
+        }
+        let live = doc.session.doc().clone();
+        let plan = off_runtime(move || edits::plan_undo(&live, &inverse)).await?;
+        let request = EditRequest {
+            document: doc.id.to_string(),
+            ops: vec![],
+            tool: "undo_edit".into(),
+            arguments: serde_json::json!({ "edit_id": id.to_string() }),
+            reason: Some(match reason.or(original.reason.clone()) {
+                Some(r) => format!("Undo: {r}"),
+                None => format!("Undo of edit {id}"),
+            }),
+            revision: None,
+            agent,
+            bases: TextBases::new(),
+        };
+        let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
+        self.store
+            .insert_edit(record.clone(), payload.clone())
+            .await?;
+        self.changed(&record);
+        if policy == Policy::Auto && !self.is_paused() {
+            return self
+                .approve_locked(&doc, record, &payload, AUTO, guard)
+                .await;
+        }
+        Ok(record)
+    }
+
+    /// Creates a document (signed in). Its content, if any, is an edit like any other: it
+    /// waits for approval where the policy says so.
+    pub async fn create_document(
+        &self,
+        title: &str,
+        parent: Option<&str>,
+        markdown: Option<String>,
+        reason: Option<String>,
+        agent: AgentInfo,
+    ) -> ServiceResult<(docs_client::Document, Option<EditRecord>)> {
+        if !self.has_user_session() {
+            return Err(ServiceError::NotSignedIn);
+        }
+        if title.trim().is_empty() || title.chars().count() > 255 {
+            return Err(ServiceError::invalid(
+                "a title needs 1 to 255 characters",
+                "Give a short title.",
+            ));
+        }
+        let parent = parent.map(|p| self.resolve(p)).transpose()?;
+        let policy = match parent {
+            Some(parent) => self.policy_for(parent).await?,
+            None => self
+                .policies()
+                .await?
+                .default
+                .unwrap_or(self.config.default_policy),
+        };
+        if policy == Policy::ReadOnly {
+            return Err(ServiceError::PolicyReadOnly);
+        }
+        if self.is_paused() {
+            return Err(ServiceError::Paused);
+        }
+        let document = self.client()?.create_document(title, parent).await?;
+        self.store
+            .remember_document(KnownDocument {
+                id: document.id,
+                title: document.title.clone(),
+                last_opened_at: now_ms(),
+            })
+            .await?;
+        let edit = match markdown.filter(|m| !m.trim().is_empty()) {
+            Some(markdown) => Some(
+                self.submit(EditRequest {
+                    document: document.id.to_string(),
+                    arguments: serde_json::json!({ "title": title, "markdown": markdown }),
+                    ops: vec![EditOp::InsertBlocks(edits::InsertBlocks {
+                        position: edits::Position {
+                            at: edits::Anchor::Start,
+                            block_id: None,
+                        },
+                        markdown: Some(markdown),
+                        blocks: None,
+                    })],
+                    tool: "create_document".into(),
+                    reason,
+                    revision: None,
+                    agent,
+                    bases: TextBases::new(),
+                })
+                .await?,
+            ),
+            None => None,
+        };
+        Ok((document, edit))
+    }
+}
+
+/// Runs CPU-heavy work (planning) on the blocking pool, off the runtime's workers.
+async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> ServiceResult<T> + Send + 'static,
+) -> ServiceResult<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ServiceError::Internal(format!("planning task: {e}")))?
+}
+
+/// The live document as blocks.
+fn read_live(doc: &OpenDocument) -> blocknote::Document {
+    let live = doc.session.doc();
+    let fragment = blocknote::document_fragment(live);
+    blocknote::read_document(&yrs::Transact::transact(live), &fragment)
+}
+
+/// "block X was changed by …/deleted since `since`", saying who when the session saw it.
+fn describe_change(doc: &OpenDocument, id: &str, gone: bool, since: &str) -> String {
+    if gone {
+        return format!("block {id} was deleted since {since}");
+    }
+    let by = match doc.tracker.last_change(id).map(|c| c.by) {
+        Some(ChangeAuthor::Others) => " by someone else in the document",
+        Some(ChangeAuthor::Agent) => " by another agent edit",
+        None => "",
+    };
+    format!("block {id} was changed{by} since {since}")
+}
+
+/// What the merge transaction found.
+enum Check {
+    Merged,
+    /// The edit is in the document already (resumed after a restart or a reconnect).
+    Already,
+    HistoryLost(u64),
+    Changed {
+        block_id: String,
+        gone: bool,
+    },
+    Corrupt(String),
+}
+
+/// How an approval checks the blocks an edit depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Strictness {
+    /// A person saw the edit: any change of those blocks since is a conflict.
+    AsSeen,
+    /// Nobody saw it (automatic policy): others' typing in those blocks is fine where it does
+    /// not touch what the edit changes.
+    Rebased,
+}
+
+impl Strictness {
+    pub(super) fn of(decided_by: &str) -> Self {
+        if decided_by == AUTO {
+            Strictness::Rebased
+        } else {
+            Strictness::AsSeen
+        }
+    }
+}
+
+/// Merges an edit into the live document in ONE transaction with its checks: nothing merged
+/// when the document lost the history the edit was planned on, or when a block it depends on
+/// changed since it was planned (per `strictness`). An edit already in the document is not
+/// merged again.
+pub(super) fn merge(
+    doc: &OpenDocument,
+    payload: &EditPayload,
+    strictness: Strictness,
+) -> Result<Merged, MergeRefused> {
+    let update = payload.update.clone();
+    let depends_on = payload.depends_on.clone();
+    let texts = payload.texts.clone();
+    let base = StateVector::decode_v1(&payload.base_state_vector).map_err(|e| {
+        MergeRefused::Failed(ServiceError::Internal(format!("stored state vector: {e}")))
+    })?;
+    // Taken before the transaction: getting a root type needs a transaction of its own.
+    let fragment = blocknote::document_fragment(doc.session.doc());
+    let written = doc
+        .session
+        .write(move |txn| {
+            let update = match Update::decode_v1(&update) {
+                Ok(update) => update,
+                Err(e) => return Check::Corrupt(format!("stored update: {e}")),
+            };
+            if contains(txn, &update) {
+                return Check::Already;
+            }
+            let live = txn.state_vector();
+            if let Some((client, _)) = base
+                .iter()
+                .find(|(client, clock)| live.get(client) < **clock)
+            {
+                return Check::HistoryLost(client.get());
+            }
+            let current = blocknote::read_document(txn, &fragment);
+            let holds = match strictness {
+                Strictness::AsSeen => edits::unchanged(&current, &depends_on),
+                Strictness::Rebased => edits::compatible(&current, &depends_on, &texts),
+            };
+            if let Err((state, now)) = holds {
+                return Check::Changed {
+                    block_id: state.block_id.clone(),
+                    gone: now.is_none(),
+                };
+            }
+            match txn.apply_update(update) {
+                Ok(()) => Check::Merged,
+                Err(e) => Check::Corrupt(format!("stored update: {e}")),
+            }
+        })
+        .map_err(|e| MergeRefused::Failed(e.into()))?;
+    match written.value() {
+        Check::Merged => Ok(Merged::Now(written.seq())),
+        Check::Already => Ok(Merged::Already),
+        Check::HistoryLost(client) => Err(MergeRefused::Conflict(format!(
+            "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
+        ))),
+        Check::Changed { block_id, gone } => Err(MergeRefused::Conflict(describe_change(
+            doc,
+            block_id,
+            *gone,
+            "the edit was proposed",
+        ))),
+        Check::Corrupt(detail) => Err(MergeRefused::Failed(ServiceError::Internal(detail.clone()))),
+    }
+}

@@ -1,0 +1,390 @@
+//! The Docs instance the service works with: its client, the signed-in account, and the
+//! documents opened live (one shared session each, with its revision tracker).
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use docs_client::{
+    ClientConfig, DocsClient, Document, DocumentRef, DocumentSession, InstanceUrl, Presence,
+    Secret, SessionRegistry, SessionSnapshot, User,
+};
+use uuid::Uuid;
+
+use super::DocsService;
+use crate::credentials::SessionCredentials;
+use crate::error::{ServiceError, ServiceResult};
+use crate::events::ServiceEvent;
+use crate::record::{AgentInfo, EditCounts, KnownDocument, now_ms};
+use crate::revisions::RevisionTracker;
+
+/// A document's entry in the known documents is refreshed at most this often by reads.
+const REMEMBER_EVERY: Duration = Duration::from_secs(60);
+
+/// A document opened for a caller: its live session and its change tracker.
+#[derive(Clone)]
+pub struct OpenDocument {
+    pub id: Uuid,
+    pub session: Arc<DocumentSession>,
+    pub tracker: Arc<RevisionTracker>,
+}
+
+pub(super) struct Instance {
+    pub(super) client: DocsClient,
+    pub(super) registry: Arc<SessionRegistry>,
+    reaper: tokio::task::JoinHandle<()>,
+    /// Who the session belongs to, once `users/me` accepted it.
+    account: OnceLock<User>,
+    /// Whether the session is in the OS keyring (else it lives in memory only, or is none).
+    session_persisted: bool,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.reaper.abort();
+    }
+}
+
+/// A session and the tracker attached to it (a replaced session gets a new tracker).
+pub(super) type TrackedSession = (std::sync::Weak<DocumentSession>, Arc<RevisionTracker>);
+
+impl DocsService {
+    /// Points the service at an instance (closing the sessions of the previous one).
+    pub fn connect_instance(
+        &self,
+        url: InstanceUrl,
+        session_cookie: Option<Secret>,
+        csrf_token: Option<Secret>,
+    ) -> ServiceResult<()> {
+        let session = session_cookie.map(|session_cookie| SessionCredentials {
+            session_cookie,
+            csrf_token,
+        });
+        self.connect(url, session, None, false)
+    }
+
+    fn connect(
+        &self,
+        url: InstanceUrl,
+        session: Option<SessionCredentials>,
+        account: Option<User>,
+        session_persisted: bool,
+    ) -> ServiceResult<()> {
+        let client = self.client_for(url, session)?;
+        let options = docs_client::SessionOptions {
+            presence: Presence::new(&self.config.fallback_agent_name),
+            write_timeout: self.config.approval_wait.max(Duration::from_secs(20)),
+            ..docs_client::SessionOptions::default()
+        };
+        let registry = Arc::new(SessionRegistry::new(
+            client.clone(),
+            options,
+            self.config.idle_ttl,
+        ));
+        let reaper = registry.spawn_reaper(Duration::from_secs(30));
+        let previous = self
+            .instance
+            .write()
+            .expect("instance lock")
+            .replace(Arc::new(Instance {
+                client,
+                registry,
+                reaper,
+                account: account.map(OnceLock::from).unwrap_or_default(),
+                session_persisted,
+            }));
+        self.trackers.lock().expect("trackers lock").clear();
+        if let Some(previous) = previous {
+            tokio::spawn(async move { previous.registry.close_all().await });
+        }
+        self.emit(ServiceEvent::SessionsChanged);
+        // Edits a previous run (or the previous instance) left merged but unconfirmed.
+        self.resume_applying();
+        Ok(())
+    }
+
+    fn client_for(
+        &self,
+        url: InstanceUrl,
+        session: Option<SessionCredentials>,
+    ) -> ServiceResult<DocsClient> {
+        let mut config = ClientConfig::new(url);
+        if let Some(session) = session {
+            config = config.with_session(session.session_cookie, session.csrf_token);
+        }
+        config.requests_per_minute = self.config.requests_per_minute;
+        Ok(DocsClient::new(config)?)
+    }
+
+    /// The user a session belongs to, asked with a client of its own so that nothing changes
+    /// when the instance refuses it.
+    async fn verify(&self, url: &InstanceUrl, session: &SessionCredentials) -> ServiceResult<User> {
+        let probe = self.client_for(url.clone(), Some(session.clone()))?;
+        probe.me().await.map_err(|error| match error {
+            docs_client::Error::Unauthorized { .. } => ServiceError::SessionInvalid,
+            other => other.into(),
+        })
+    }
+
+    /// Signs in with the cookies of a browser session (`docs_sessionid`, `csrftoken`): checked
+    /// with `users/me` first, then the instance is reconnected as that user and the session
+    /// kept in the OS keyring (in memory only where there is none). A refused session changes
+    /// nothing.
+    pub async fn sign_in(
+        &self,
+        session_cookie: Secret,
+        csrf_token: Option<Secret>,
+    ) -> ServiceResult<User> {
+        let url = self.instance()?.client.instance().clone();
+        let session = SessionCredentials {
+            session_cookie,
+            csrf_token,
+        };
+        let user = self.verify(&url, &session).await?;
+        let persisted = self.config.credentials.save(&url, &session).await;
+        self.switch_account(&url, Some(session), Some(user.clone()), persisted)?;
+        tracing::info!(instance = %url, persisted, "signed in");
+        Ok(user)
+    }
+
+    /// Ends the session on the instance, forgets it (keyring included) and goes on
+    /// anonymously: public documents still work.
+    pub async fn sign_out(&self) -> ServiceResult<()> {
+        let client = self.instance()?.client.clone();
+        let url = client.instance().clone();
+        // Best effort: the session is forgotten here whether or not the instance answers.
+        if client.config().session_cookie.is_some()
+            && let Err(error) = client.end_session().await
+        {
+            tracing::warn!(%error, instance = %url, "the instance did not end the session");
+        }
+        self.config.credentials.forget(&url).await;
+        self.switch_account(&url, None, None, false)?;
+        tracing::info!(instance = %url, "signed out");
+        Ok(())
+    }
+
+    /// Takes up the session given in the configuration or, without one, the session stored
+    /// for the connected instance (by the app's sign-in), once the instance accepts it. A
+    /// refused session is dropped (and removed from the keyring): the service stays
+    /// anonymous. When the instance cannot be asked, a stored session is used unchecked.
+    pub async fn restore_session(&self) -> ServiceResult<Option<User>> {
+        let Ok(instance) = self.instance() else {
+            return Ok(None);
+        };
+        let url = instance.client.instance().clone();
+        let config = instance.client.config();
+        let (session, stored) = match &config.session_cookie {
+            Some(cookie) => (
+                SessionCredentials {
+                    session_cookie: cookie.clone(),
+                    csrf_token: config.csrf_token.clone(),
+                },
+                false,
+            ),
+            None => match self.config.credentials.load(&url).await {
+                Some(session) => (session, true),
+                None => return Ok(None),
+            },
+        };
+        match self.verify(&url, &session).await {
+            Ok(user) => {
+                if stored {
+                    self.switch_account(&url, Some(session), Some(user.clone()), true)?;
+                } else {
+                    let _ = instance.account.set(user.clone());
+                    self.emit(ServiceEvent::AccountChanged { signed_in: true });
+                }
+                tracing::info!(instance = %url, "signed in with the {} session", if stored { "stored" } else { "configured" });
+                Ok(Some(user))
+            }
+            Err(ServiceError::SessionInvalid) => {
+                tracing::info!(
+                    instance = %url,
+                    "the {} session was refused (expired or signed out): public documents only",
+                    if stored { "stored" } else { "configured" }
+                );
+                if stored {
+                    self.config.credentials.forget(&url).await;
+                } else {
+                    self.switch_account(&url, None, None, false)?;
+                }
+                Ok(None)
+            }
+            Err(error) => {
+                if stored {
+                    self.switch_account(&url, Some(session), None, true)?;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Reconnects the instance `url` with another session (or none), and tells the UIs.
+    fn switch_account(
+        &self,
+        url: &InstanceUrl,
+        session: Option<SessionCredentials>,
+        account: Option<User>,
+        persisted: bool,
+    ) -> ServiceResult<()> {
+        if self.instance()?.client.instance() != url {
+            return Err(ServiceError::invalid(
+                format!("the instance changed to another one than {url} meanwhile"),
+                "Sign in again, on the instance now connected.",
+            ));
+        }
+        let signed_in = session.is_some();
+        self.connect(url.clone(), session, account, persisted)?;
+        self.emit(ServiceEvent::AccountChanged { signed_in });
+        Ok(())
+    }
+
+    /// The signed-in user, once the instance confirmed the session.
+    pub fn account(&self) -> Option<User> {
+        self.instance().ok()?.account.get().cloned()
+    }
+
+    /// Whether the session is kept in the OS keyring; `false` when there is none, or when it
+    /// lives in memory only (no keyring, or given in the configuration).
+    pub fn session_persisted(&self) -> bool {
+        self.instance().is_ok_and(|i| i.session_persisted)
+    }
+
+    pub(super) fn instance(&self) -> ServiceResult<Arc<Instance>> {
+        self.instance
+            .read()
+            .expect("instance lock")
+            .clone()
+            .ok_or(ServiceError::NoInstance)
+    }
+
+    pub fn client(&self) -> ServiceResult<DocsClient> {
+        Ok(self.instance()?.client.clone())
+    }
+
+    /// Whether a session cookie of a user was given (not just an anonymous one).
+    pub fn has_user_session(&self) -> bool {
+        self.instance()
+            .is_ok_and(|i| i.client.config().session_cookie.is_some())
+    }
+
+    /// Resolves a document id or URL to an id of the configured instance.
+    pub fn resolve(&self, document: &str) -> ServiceResult<Uuid> {
+        let reference = DocumentRef::parse(document)?;
+        if let Some(instance) = &reference.instance {
+            let configured = self.instance()?.client.instance().clone();
+            if instance != &configured {
+                return Err(ServiceError::invalid(
+                    format!(
+                        "{document} is on {instance}, but this service is connected to {configured}"
+                    ),
+                    "Use a document of the configured instance, or change the instance in the app.",
+                ));
+            }
+        }
+        Ok(reference.id)
+    }
+
+    /// Opens (or reuses) the live session of a document; the agent, when given, becomes the
+    /// name the document's collaborators see.
+    pub async fn open(
+        &self,
+        document: &str,
+        agent: Option<&AgentInfo>,
+    ) -> ServiceResult<OpenDocument> {
+        let id = self.resolve(document)?;
+        let instance = self.instance()?;
+        let session = instance.registry.open(id).await?;
+        if let Some(agent) = agent {
+            session.set_presence(&Presence::new(&agent.name));
+        }
+        let (tracker, new_session) = {
+            let mut trackers = self.trackers.lock().expect("trackers lock");
+            // Trackers of closed sessions hold their document: let them go.
+            trackers.retain(|_, (session, _)| session.strong_count() > 0);
+            match trackers.get(&id) {
+                Some((weak, tracker))
+                    if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
+                {
+                    (tracker.clone(), false)
+                }
+                _ => {
+                    let tracker = Arc::new(RevisionTracker::attach(&session));
+                    trackers.insert(id, (Arc::downgrade(&session), tracker.clone()));
+                    (tracker, true)
+                }
+            }
+        };
+        if new_session {
+            self.emit(ServiceEvent::SessionsChanged);
+        }
+        self.remember(id, session.metadata().title.clone()).await?;
+        Ok(OpenDocument {
+            id,
+            session,
+            tracker,
+        })
+    }
+
+    pub fn sessions(&self) -> Vec<SessionSnapshot> {
+        self.instance()
+            .map(|i| i.registry.snapshot())
+            .unwrap_or_default()
+    }
+
+    pub async fn close_session(&self, id: Uuid) -> ServiceResult<()> {
+        self.instance()?.registry.close(id).await?;
+        self.trackers.lock().expect("trackers lock").remove(&id);
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok(())
+    }
+
+    /// Records that a document was opened here — at most once a minute per document unless
+    /// its title changed, so reads do not write to the database every time.
+    async fn remember(&self, id: Uuid, title: Option<String>) -> ServiceResult<()> {
+        {
+            let mut remembered = self.remembered.lock().expect("remembered documents");
+            if let Some((known_title, at)) = remembered.get(&id)
+                && *known_title == title
+                && at.elapsed() < REMEMBER_EVERY
+            {
+                return Ok(());
+            }
+            remembered.insert(id, (title.clone(), Instant::now()));
+        }
+        self.store
+            .remember_document(KnownDocument {
+                id,
+                title,
+                last_opened_at: now_ms(),
+            })
+            .await?;
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok(())
+    }
+
+    pub async fn known_documents(&self) -> ServiceResult<Vec<KnownDocument>> {
+        self.store.known_documents().await
+    }
+
+    /// Adds a document (URL or id) to the known ones, with its title as the instance gives
+    /// it; refused when the instance does not show it to this user.
+    pub async fn add_document(&self, document: &str) -> ServiceResult<(KnownDocument, Document)> {
+        let id = self.resolve(document)?;
+        let metadata = self.instance()?.client.document(id).await?;
+        let known = KnownDocument {
+            id,
+            title: metadata.title.clone(),
+            last_opened_at: now_ms(),
+        };
+        self.store.remember_document(known.clone()).await?;
+        self.emit(ServiceEvent::SessionsChanged);
+        Ok((known, metadata))
+    }
+
+    /// Applied and pending edits per document, from the journal.
+    pub async fn edit_counts(&self) -> ServiceResult<HashMap<Uuid, EditCounts>> {
+        self.store.edit_counts().await
+    }
+}

@@ -1,0 +1,307 @@
+//! The service: the one authority over documents, edits and decisions. MCP tools, the
+//! control API (CLI) and the desktop app all call it; none of them decides by itself.
+//!
+//! - [`instance`]: the Docs instance, its account, and the documents opened live.
+//! - [`decide`]: an edit's life — planned on a fork, queued, decided by the policy or a
+//!   person, merged; undo.
+//! - [`settle`]: following a merged edit until the instance confirmed it (acknowledged and
+//!   saved), across reconnects and restarts.
+//!
+//! The edit state machine is in [`crate::record::EditStatus`]; every transition is a
+//! compare-and-set in the store, persisted before it takes effect.
+
+mod decide;
+mod instance;
+mod locks;
+mod settle;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+use crate::config::ServiceConfig;
+use crate::error::{ServiceError, ServiceResult};
+use crate::events::ServiceEvent;
+use crate::lock::{DataDirLock, Holder};
+use crate::record::{EditFilter, EditRecord, EditStatus, Policy};
+use crate::store::{Store, StoredPolicies};
+use crate::token::BearerToken;
+
+pub use decide::EditRequest;
+pub use instance::OpenDocument;
+
+/// What `/health` reports.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Health {
+    pub version: String,
+    pub instance: Option<String>,
+    pub instance_reachable: bool,
+    pub signed_in: bool,
+    pub sessions: usize,
+    pub pending_edits: u64,
+    pub paused: bool,
+    pub uptime_seconds: u64,
+}
+
+pub struct DocsService {
+    /// This service, for the tasks it spawns (a decision outlives its caller).
+    me: Weak<DocsService>,
+    config: ServiceConfig,
+    store: Store,
+    /// The data directory is this service's until it shuts down.
+    lock: Mutex<Option<DataDirLock>>,
+    /// The secret of the person's channel (`/control`): the app and the CLI hold it, agents
+    /// never do. New at every start.
+    control_token: BearerToken,
+    instance: RwLock<Option<Arc<instance::Instance>>>,
+    trackers: Mutex<HashMap<Uuid, instance::TrackedSession>>,
+    /// When each document was last written to the known documents (reads don't write again).
+    remembered: Mutex<HashMap<Uuid, (Option<String>, Instant)>>,
+    events: broadcast::Sender<ServiceEvent>,
+    /// Bumped whenever an edit changes status, so waiters wake.
+    decisions: watch::Sender<u64>,
+    /// Serializes planning and merging per document (never held across a network wait).
+    doc_locks: locks::DocumentLocks,
+    /// Edits followed until confirmed, and the tasks following them.
+    settling: Mutex<HashSet<Uuid>>,
+    settle_tasks: TaskTracker,
+    stopping: CancellationToken,
+    paused: AtomicBool,
+    /// How long write tools wait for a decision; the app's settings change it at runtime.
+    approval_wait_ms: AtomicU64,
+    started: Instant,
+}
+
+const PAUSED_SETTING: &str = "paused";
+
+impl DocsService {
+    /// Takes the data directory (refused when another service holds it), opens the database
+    /// (deleting journal entries past their retention), and, when one is configured,
+    /// connects the instance and takes up the edits a previous run left `applying`.
+    pub async fn start(config: ServiceConfig) -> ServiceResult<Arc<Self>> {
+        let holder = Holder {
+            pid: std::process::id(),
+            program: config.owner.clone(),
+            endpoint: format!("http://{}/mcp", config.listen),
+        };
+        let lock = DataDirLock::acquire(&config.data_dir, &holder)
+            .map_err(|e| ServiceError::DataDirInUse(e.to_string()))?;
+        let path = config.database_path();
+        let store = tokio::task::spawn_blocking(move || Store::open(&path))
+            .await
+            .map_err(|e| ServiceError::Internal(format!("opening the database: {e}")))??;
+        match store.purge_journal().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                "{n} journal entries older than {} days deleted",
+                crate::store::JOURNAL_RETENTION_DAYS
+            ),
+            Err(e) => tracing::warn!(error = %e, "could not apply the journal's retention"),
+        }
+        let paused = store.setting(PAUSED_SETTING).await?.as_deref() == Some("true");
+        let control_token = BearerToken::generate();
+        crate::authority::publish(&config.data_dir, &control_token)
+            .map_err(|e| ServiceError::Store(format!("cannot write the control token: {e}")))?;
+        let service = Arc::new_cyclic(|me| DocsService {
+            me: me.clone(),
+            store,
+            lock: Mutex::new(Some(lock)),
+            control_token,
+            instance: RwLock::new(None),
+            trackers: Mutex::new(HashMap::new()),
+            remembered: Mutex::new(HashMap::new()),
+            events: broadcast::channel(256).0,
+            decisions: watch::Sender::new(0),
+            doc_locks: locks::DocumentLocks::default(),
+            settling: Mutex::new(HashSet::new()),
+            settle_tasks: TaskTracker::new(),
+            stopping: CancellationToken::new(),
+            paused: AtomicBool::new(paused),
+            approval_wait_ms: AtomicU64::new(config.approval_wait.as_millis() as u64),
+            started: Instant::now(),
+            config,
+        });
+        if let Some(url) = service.config.instance.clone() {
+            service.connect_instance(
+                url,
+                service.config.session_cookie.clone(),
+                service.config.csrf_token.clone(),
+            )?;
+        }
+        Ok(service)
+    }
+
+    /// This service as an `Arc`, for tasks that must outlive the caller.
+    fn arc(&self) -> Arc<Self> {
+        self.me
+            .upgrade()
+            .expect("the service is alive while its methods run")
+    }
+
+    pub fn config(&self) -> &ServiceConfig {
+        &self.config
+    }
+
+    /// The secret of the control API: only the person's tools (the app, `docs-mcp edits`)
+    /// may hold it.
+    pub fn control_token(&self) -> &BearerToken {
+        &self.control_token
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<ServiceEvent> {
+        self.events.subscribe()
+    }
+
+    fn emit(&self, event: ServiceEvent) {
+        let _ = self.events.send(event);
+    }
+
+    fn changed(&self, record: &EditRecord) {
+        self.decisions.send_modify(|n| *n += 1);
+        self.emit(ServiceEvent::EditChanged {
+            edit_id: record.id,
+            document_id: record.document_id,
+            status: record.status,
+            agent: record.agent.name.clone(),
+        });
+    }
+
+    /// The policy of a document: its own, else the stored default, else the configured one.
+    pub async fn policy_for(&self, document: Uuid) -> ServiceResult<Policy> {
+        let stored = self.store.policies().await?;
+        Ok(stored
+            .own(document)
+            .or(stored.default)
+            .unwrap_or(self.config.default_policy))
+    }
+
+    pub async fn set_policy(
+        &self,
+        document: Option<Uuid>,
+        policy: Option<Policy>,
+    ) -> ServiceResult<()> {
+        self.store.set_policy(document, policy).await?;
+        self.emit(ServiceEvent::PolicyChanged {
+            document_id: document,
+            policy,
+        });
+        Ok(())
+    }
+
+    /// The effective default policy and the per-document ones.
+    pub async fn policies(&self) -> ServiceResult<StoredPolicies> {
+        let mut stored = self.store.policies().await?;
+        stored.default = Some(stored.default.unwrap_or(self.config.default_policy));
+        Ok(stored)
+    }
+
+    /// Pausing holds every agent write for review, whatever the policy.
+    pub async fn set_paused(&self, paused: bool) -> ServiceResult<()> {
+        self.store
+            .set_setting(PAUSED_SETTING, if paused { "true" } else { "false" })
+            .await?;
+        self.paused.store(paused, Ordering::SeqCst);
+        self.emit(ServiceEvent::PausedChanged { paused });
+        Ok(())
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// How long a write tool waits for a human decision before answering `pending`.
+    pub fn approval_wait(&self) -> Duration {
+        Duration::from_millis(self.approval_wait_ms.load(Ordering::SeqCst))
+    }
+
+    pub fn set_approval_wait(&self, wait: Duration) {
+        self.approval_wait_ms
+            .store(wait.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    pub async fn edit(&self, id: Uuid) -> ServiceResult<EditRecord> {
+        self.store
+            .edit(id)
+            .await?
+            .ok_or(ServiceError::EditNotFound { id: id.to_string() })
+    }
+
+    /// Edits matching the filter, newest first (without their Yjs payloads).
+    pub async fn edits(&self, filter: &EditFilter) -> ServiceResult<Vec<EditRecord>> {
+        self.store.edits(filter.clone()).await
+    }
+
+    /// How many edits wait for a person's decision.
+    pub async fn pending_count(&self) -> ServiceResult<u64> {
+        self.store.count_in(EditStatus::Pending).await
+    }
+
+    /// Waits until the edit is final (or `timeout`), and returns it as it stands then.
+    pub async fn wait_for_decision(
+        &self,
+        id: Uuid,
+        timeout: Duration,
+    ) -> ServiceResult<EditRecord> {
+        let mut decisions = self.decisions.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            decisions.mark_unchanged();
+            let record = self.edit(id).await?;
+            if record.status.is_final() {
+                return Ok(record);
+            }
+            tokio::select! {
+                changed = decisions.changed() => {
+                    if changed.is_err() {
+                        return Ok(record);
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline) => return self.edit(id).await,
+            }
+        }
+    }
+
+    pub async fn health(&self) -> Health {
+        let instance = self.instance().ok();
+        let reachable = match &instance {
+            Some(i) => i.client.instance_config().await.is_ok(),
+            None => false,
+        };
+        Health {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instance: instance.as_ref().map(|i| i.client.instance().to_string()),
+            instance_reachable: reachable,
+            signed_in: self.has_user_session(),
+            sessions: self.sessions().len(),
+            pending_edits: self.pending_count().await.unwrap_or(0),
+            paused: self.is_paused(),
+            uptime_seconds: self.started.elapsed().as_secs(),
+        }
+    }
+
+    /// Closes every session (saving what is pending, each within its bound), lets the edits
+    /// being confirmed record what the last saves confirmed, and stops following the others:
+    /// they stay `applying` and are taken up at the next start. Then releases the data
+    /// directory.
+    pub async fn shutdown(&self) {
+        if let Ok(instance) = self.instance() {
+            instance.registry.close_all().await;
+        }
+        self.stopping.cancel();
+        self.settle_tasks.close();
+        if tokio::time::timeout(Duration::from_secs(5), self.settle_tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("edits still being confirmed at shutdown are resumed at the next start");
+        }
+        drop(self.lock.lock().expect("data directory lock").take());
+    }
+}

@@ -1,0 +1,265 @@
+//! Following a merged edit until the instance confirmed it: acknowledged by the
+//! collaboration server and saved through REST (`applied`), or known not to be in the
+//! document (`failed`, `conflict`). Each `applying` edit is followed by one task that no
+//! caller owns, so a caller that times out or goes away changes nothing.
+//!
+//! When the session ends before confirming (a refused write, rights withdrawn, a closed
+//! session), the edit is looked for again in a fresh session: found, it only needs saving;
+//! missing, it is merged again after the same checks as an approval. A restart resumes every
+//! `applying` edit the same way. An edit's change is recognized in a document by its own
+//! Yjs client (each plan runs on a fork with a client id of its own) and the deletions it
+//! made.
+
+use std::time::Duration;
+
+use uuid::Uuid;
+use yrs::{ReadTxn, Update};
+
+use super::decide::{MergeRefused, Strictness, merge};
+use super::{DocsService, OpenDocument};
+use crate::error::{ServiceError, ServiceResult};
+use crate::events::ServiceEvent;
+use crate::record::{EditStatus, now_ms};
+use crate::store::Transition;
+
+/// How a merge left an edit in a session.
+pub(super) enum Merged {
+    /// Merged by write `seq` of the session.
+    Now(u64),
+    /// It was in the document already.
+    Already,
+}
+
+/// Longest pause between two attempts to reach a document again.
+const RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// Whether everything `update` inserts and deletes is in the document.
+pub(super) fn contains<T: ReadTxn>(txn: &T, update: &Update) -> bool {
+    let live = txn.state_vector();
+    if update
+        .state_vector()
+        .iter()
+        .any(|(client, clock)| live.get(client) < *clock)
+    {
+        return false;
+    }
+    let deleted = update.delete_set();
+    deleted.is_empty() || deleted.diff(&txn.snapshot().delete_set).is_empty()
+}
+
+impl DocsService {
+    /// Follows a merged edit in a task of its own (once per edit).
+    pub(super) fn follow(&self, id: Uuid, doc: OpenDocument, merged: Merged) {
+        self.spawn_settle(id, Some((doc, merged)));
+    }
+
+    /// Takes up the edits left `applying` (by a previous run, or before the instance changed).
+    pub(super) fn resume_applying(&self) {
+        let service = self.arc();
+        tokio::spawn(async move {
+            match service.store.ids_in(EditStatus::Applying).await {
+                Ok(ids) => {
+                    if !ids.is_empty() {
+                        tracing::info!(
+                            "{} approved edits not yet confirmed: following them",
+                            ids.len()
+                        );
+                    }
+                    for id in ids {
+                        service.spawn_settle(id, None);
+                    }
+                }
+                Err(error) => tracing::warn!(%error, "cannot list the edits being applied"),
+            }
+        });
+    }
+
+    fn spawn_settle(&self, id: Uuid, merged: Option<(OpenDocument, Merged)>) {
+        if !self.settling.lock().expect("settling").insert(id) {
+            return;
+        }
+        let service = self.arc();
+        self.settle_tasks.spawn(async move {
+            service.settle(id, merged).await;
+            service.settling.lock().expect("settling").remove(&id);
+        });
+    }
+
+    async fn settle(&self, id: Uuid, mut current: Option<(OpenDocument, Merged)>) {
+        let mut attempts: u32 = 0;
+        loop {
+            let (doc, merged) = match current.take() {
+                Some(merged) => merged,
+                None => match self.merge_again(id).await {
+                    Ok(Some(merged)) => merged,
+                    Ok(None) => return,
+                    Err(error) if is_transient(&error) => {
+                        attempts += 1;
+                        tracing::info!(edit = %id, %error, "cannot reach the document to confirm an edit; retrying");
+                        if !self.pause(attempts).await {
+                            return;
+                        }
+                        continue;
+                    }
+                    Err(error) => {
+                        self.fail(id, error).await;
+                        return;
+                    }
+                },
+            };
+            let confirmed = tokio::select! {
+                biased;
+                confirmed = confirmation(&doc, &merged) => confirmed,
+                () = self.stopping.cancelled() => return,
+            };
+            match confirmed {
+                Ok(()) => {
+                    self.applied(id, &doc).await;
+                    return;
+                }
+                Err(error) => {
+                    attempts += 1;
+                    tracing::info!(edit = %id, %error, "the session ended before confirming an edit; looking for it again");
+                    if !self.pause(attempts).await {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits before attempt `attempts + 1`; `false` when the service stops meanwhile.
+    async fn pause(&self, attempts: u32) -> bool {
+        let delay = Duration::from_millis(500)
+            .saturating_mul(1 << attempts.min(8))
+            .min(RETRY_MAX);
+        tokio::select! {
+            () = tokio::time::sleep(delay) => true,
+            () = self.stopping.cancelled() => false,
+        }
+    }
+
+    /// Opens the document afresh and merges the edit again, or finds it there. `None` when
+    /// it is no longer `applying`, or was refused (recorded).
+    async fn merge_again(&self, id: Uuid) -> ServiceResult<Option<(OpenDocument, Merged)>> {
+        let record = self.edit(id).await?;
+        if record.status != EditStatus::Applying {
+            return Ok(None);
+        }
+        let payload = self.payload(id).await?;
+        let doc = self.open(&record.document_id.to_string(), None).await?;
+        let guard = self.doc_locks.lock(doc.id).await;
+        let strictness = Strictness::of(record.decided_by.as_deref().unwrap_or_default());
+        match merge(&doc, &payload, strictness) {
+            Ok(merged) => Ok(Some((doc, merged))),
+            Err(MergeRefused::Failed(error)) if is_transient(&error) => Err(error),
+            Err(refused) => {
+                drop(guard);
+                self.finish(record, refused).await?;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn fail(&self, id: Uuid, error: ServiceError) {
+        match self.edit(id).await {
+            Ok(record) if record.status == EditStatus::Applying => {
+                if let Err(e) = self.finish(record, MergeRefused::Failed(error)).await {
+                    tracing::warn!(edit = %id, error = %e, "cannot record a failed edit");
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(edit = %id, error = %e, "cannot read an edit being applied"),
+        }
+    }
+
+    /// `applying` → `applied` (and, for an undo, the edit it reverts → `undone`, together).
+    async fn applied(&self, id: Uuid, doc: &OpenDocument) {
+        let outcome: ServiceResult<()> = async {
+            let record = self.edit(id).await?;
+            if record.status != EditStatus::Applying {
+                return Ok(());
+            }
+            let mut applied = record.clone();
+            applied.status = EditStatus::Applied;
+            applied.applied_at = Some(now_ms());
+            applied.error = None;
+            let transition = Transition {
+                record: applied.clone(),
+                from: EditStatus::Applying,
+            };
+            let mut undone = None;
+            if let Some(original) = record.undoes {
+                let mut original = self.edit(original).await?;
+                if original.status == EditStatus::Applied {
+                    original.status = EditStatus::Undone;
+                    undone = Some(original);
+                }
+            }
+            let done = match &undone {
+                Some(original) => {
+                    self.store
+                        .transition_both(
+                            transition,
+                            Transition {
+                                record: original.clone(),
+                                from: EditStatus::Applied,
+                            },
+                        )
+                        .await?
+                }
+                None => self.store.transition(transition).await?,
+            };
+            if done {
+                if let Some(original) = &undone {
+                    self.changed(original);
+                }
+                self.changed(&applied);
+                self.emit(ServiceEvent::DocumentChanged {
+                    document_id: doc.id,
+                    revision: doc.tracker.revision(),
+                });
+            }
+            Ok(())
+        }
+        .await;
+        if let Err(error) = outcome {
+            tracing::warn!(edit = %id, %error, "cannot record an applied edit; it is resumed at the next start");
+        }
+    }
+}
+
+/// Errors after which the document may be reached later.
+fn is_transient(error: &ServiceError) -> bool {
+    match error {
+        ServiceError::Docs(e) => e.is_transient() || matches!(e, docs_client::Error::Closed { .. }),
+        ServiceError::Store(_) => true,
+        _ => false,
+    }
+}
+
+/// Waits until the session confirmed the merge (acknowledged and saved); an error when the
+/// session ended first.
+async fn confirmation(doc: &OpenDocument, merged: &Merged) -> Result<(), docs_client::Error> {
+    let mut progress = doc.session.progress();
+    let target = match merged {
+        Merged::Now(seq) => *seq,
+        // Already there: everything this session wrote so far must be saved.
+        Merged::Already => progress.borrow().written,
+    };
+    let closed = || docs_client::Error::Closed {
+        document: doc.id.to_string(),
+    };
+    let progress = progress
+        .wait_for(|p| p.saved >= target || p.failure.as_ref().is_some_and(|f| f.from <= target))
+        .await
+        .map_err(|_| closed())?;
+    if progress.saved >= target {
+        return Ok(());
+    }
+    Err(progress
+        .failure
+        .as_ref()
+        .map(|f| f.error.clone())
+        .unwrap_or_else(closed))
+}

@@ -1,0 +1,271 @@
+//! Edits in the store. Every status change is a compare-and-set (`UPDATE … WHERE id = ? AND
+//! status = ?` that must change exactly one row), so two deciders — two windows, the app and
+//! the CLI, or two processes on one database — can never both move the same edit.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use uuid::Uuid;
+
+use super::{Store, store_err};
+use crate::error::{ServiceError, ServiceResult};
+use crate::record::{EditCounts, EditFilter, EditPayload, EditRecord, EditStatus, now_ms};
+
+/// A status change: the record as it must be stored once it happened, and the status it
+/// must have now.
+#[derive(Debug, Clone)]
+pub struct Transition {
+    pub record: EditRecord,
+    pub from: EditStatus,
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> ServiceResult<String> {
+    serde_json::to_string(value).map_err(store_err)
+}
+
+/// A record as stored, its status column taking precedence over the JSON copy.
+fn decode(status: &str, record: &str) -> ServiceResult<EditRecord> {
+    let mut record: EditRecord = serde_json::from_str(record).map_err(store_err)?;
+    record.status = status.parse().map_err(store_err)?;
+    Ok(record)
+}
+
+fn apply_transition(conn: &Connection, change: &Transition) -> ServiceResult<bool> {
+    let record = &change.record;
+    let changed = conn
+        .execute(
+            "UPDATE edits SET status = ?1, decided_at = ?2, record = ?3 WHERE id = ?4 AND status = ?5",
+            params![
+                record.status.as_str(),
+                record.decided_at,
+                to_json(record)?,
+                record.id.to_string(),
+                change.from.as_str()
+            ],
+        )
+        .map_err(store_err)?;
+    Ok(changed == 1)
+}
+
+impl Store {
+    /// Stores a new edit. A second undo of an edit while one waits or is being applied is
+    /// refused (a unique index decides, even across processes).
+    pub async fn insert_edit(&self, record: EditRecord, payload: EditPayload) -> ServiceResult<()> {
+        self.call(move |conn| {
+            let inserted = conn.execute(
+                "INSERT INTO edits (id, document_id, agent, status, created_at, decided_at, undoes, record, payload)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    record.id.to_string(),
+                    record.document_id.to_string(),
+                    record.agent.name,
+                    record.status.as_str(),
+                    record.created_at,
+                    record.decided_at,
+                    record.undoes.map(|u| u.to_string()),
+                    to_json(&record)?,
+                    to_json(&payload)?
+                ],
+            );
+            match inserted {
+                Ok(_) => Ok(()),
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::ConstraintViolation =>
+                {
+                    let queued: Option<String> = conn
+                        .query_row(
+                            "SELECT id FROM edits WHERE undoes = ?1 AND status IN ('pending', 'applying')",
+                            params![record.undoes.map(|u| u.to_string())],
+                            |row| row.get(0),
+                        )
+                        .optional()
+                        .map_err(store_err)?;
+                    Err(ServiceError::UndoQueued {
+                        edit_id: record.undoes.map(|u| u.to_string()).unwrap_or_default(),
+                        undo_id: queued.unwrap_or_default(),
+                    })
+                }
+                Err(e) => Err(store_err(e)),
+            }
+        })
+        .await
+    }
+
+    pub async fn edit(&self, id: Uuid) -> ServiceResult<Option<EditRecord>> {
+        self.call(move |conn| {
+            let row: Option<(String, String)> = conn
+                .query_row(
+                    "SELECT status, record FROM edits WHERE id = ?1",
+                    params![id.to_string()],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()
+                .map_err(store_err)?;
+            row.map(|(status, record)| decode(&status, &record))
+                .transpose()
+        })
+        .await
+    }
+
+    /// What applying (or undoing) the edit needs.
+    pub async fn payload(&self, id: Uuid) -> ServiceResult<Option<EditPayload>> {
+        self.call(move |conn| {
+            let json: Option<String> = conn
+                .query_row(
+                    "SELECT payload FROM edits WHERE id = ?1",
+                    params![id.to_string()],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(store_err)?;
+            json.map(|j| serde_json::from_str(&j).map_err(store_err))
+                .transpose()
+        })
+        .await
+    }
+
+    /// Edits matching the filter, newest first, without their payloads.
+    pub async fn edits(&self, filter: EditFilter) -> ServiceResult<Vec<EditRecord>> {
+        self.call(move |conn| {
+            let mut sql = String::from("SELECT status, record FROM edits WHERE 1=1");
+            let mut args: Vec<String> = vec![];
+            if let Some(statuses) = &filter.status {
+                let marks: Vec<String> = statuses
+                    .iter()
+                    .map(|s| {
+                        args.push(s.as_str().to_owned());
+                        format!("?{}", args.len())
+                    })
+                    .collect();
+                sql.push_str(&format!(" AND status IN ({})", marks.join(",")));
+            }
+            if let Some(doc) = filter.document_id {
+                args.push(doc.to_string());
+                sql.push_str(&format!(" AND document_id = ?{}", args.len()));
+            }
+            if let Some(agent) = &filter.agent {
+                args.push(agent.clone());
+                sql.push_str(&format!(" AND agent = ?{}", args.len()));
+            }
+            sql.push_str(" ORDER BY created_at DESC, rowid DESC");
+            if let Some(limit) = filter.limit {
+                sql.push_str(&format!(" LIMIT {limit}"));
+            }
+            let mut stmt = conn.prepare(&sql).map_err(store_err)?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(args.iter()), |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                })
+                .map_err(store_err)?;
+            rows.map(|r| {
+                let (status, record) = r.map_err(store_err)?;
+                decode(&status, &record)
+            })
+            .collect()
+        })
+        .await
+    }
+
+    /// Ids of the edits in `status`, oldest first.
+    pub async fn ids_in(&self, status: EditStatus) -> ServiceResult<Vec<Uuid>> {
+        self.call(move |conn| {
+            let mut stmt = conn
+                .prepare("SELECT id FROM edits WHERE status = ?1 ORDER BY created_at, rowid")
+                .map_err(store_err)?;
+            let rows = stmt
+                .query_map(params![status.as_str()], |row| row.get::<_, String>(0))
+                .map_err(store_err)?;
+            rows.map(|r| r.map_err(store_err)?.parse().map_err(store_err))
+                .collect()
+        })
+        .await
+    }
+
+    /// Moves an edit from `change.from` to `change.record.status`; `false` when it was not
+    /// in `change.from` any more (someone else decided it), and then nothing changed.
+    pub async fn transition(&self, change: Transition) -> ServiceResult<bool> {
+        self.call(move |conn| apply_transition(conn, &change)).await
+    }
+
+    /// Two transitions that happen together or not at all (an undo applied, and the edit it
+    /// reverts marked undone).
+    pub async fn transition_both(
+        &self,
+        first: Transition,
+        second: Transition,
+    ) -> ServiceResult<bool> {
+        self.call(move |conn| {
+            let txn = conn.transaction().map_err(store_err)?;
+            if !apply_transition(&txn, &first)? || !apply_transition(&txn, &second)? {
+                return Ok(false);
+            }
+            txn.commit().map_err(store_err)?;
+            Ok(true)
+        })
+        .await
+    }
+
+    pub async fn count_in(&self, status: EditStatus) -> ServiceResult<u64> {
+        self.call(move |conn| {
+            conn.query_row(
+                "SELECT COUNT(*) FROM edits WHERE status = ?1",
+                params![status.as_str()],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(store_err)
+        })
+        .await
+    }
+
+    /// Applied and pending edits per document.
+    pub async fn edit_counts(&self) -> ServiceResult<HashMap<Uuid, EditCounts>> {
+        self.call(|conn| {
+            let mut statement = conn
+                .prepare(
+                    "SELECT document_id, status, COUNT(*) FROM edits \
+                     WHERE status IN (?1, ?2) GROUP BY document_id, status",
+                )
+                .map_err(store_err)?;
+            let rows = statement
+                .query_map(
+                    params![EditStatus::Applied.as_str(), EditStatus::Pending.as_str()],
+                    |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            row.get::<_, String>(1)?,
+                            row.get::<_, i64>(2)?,
+                        ))
+                    },
+                )
+                .map_err(store_err)?;
+            let mut counts: HashMap<Uuid, EditCounts> = HashMap::new();
+            for row in rows {
+                let (document, status, n) = row.map_err(store_err)?;
+                let document = Uuid::parse_str(&document).map_err(store_err)?;
+                let entry = counts.entry(document).or_default();
+                if status == EditStatus::Applied.as_str() {
+                    entry.applied = n as u64;
+                } else {
+                    entry.pending = n as u64;
+                }
+            }
+            Ok(counts)
+        })
+        .await
+    }
+
+    /// Deletes decided edits older than the retention period; returns how many.
+    pub async fn purge_journal(&self) -> ServiceResult<usize> {
+        let cutoff = now_ms() - super::JOURNAL_RETENTION_DAYS * 24 * 3600 * 1000;
+        self.call(move |conn| {
+            conn.execute(
+                "DELETE FROM edits WHERE status NOT IN ('pending', 'applying') \
+                 AND COALESCE(decided_at, created_at) < ?1",
+                params![cutoff],
+            )
+            .map_err(store_err)
+        })
+        .await
+    }
+}

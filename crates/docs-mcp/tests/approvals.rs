@@ -1,0 +1,516 @@
+//! The approval path under stress: what a person approves is what lands (or a conflict), a
+//! decision is made once, concurrent writes to one block never interleave, and a person's
+//! typing survives an agent's rewrite. Against the Docs-like test server (real Hocuspocus
+//! 3.4.4; what lands is read back by BlockNote's parser) with a real MCP client.
+
+mod support;
+
+use std::time::Duration;
+
+use docs_mcp::DocsService;
+use docs_mcp::record::{AgentInfo, EditStatus, Policy};
+use serde_json::{Value, json};
+use support::*;
+use test_harness::{DocsServer, DocumentSpec, TypistSpec};
+use uuid::Uuid;
+
+/// The block ids of a document, as an agent reads them.
+async fn block_ids(agent: &Agent, doc: Uuid) -> Vec<String> {
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc.to_string(), "format": "blocks"}),
+        )
+        .await;
+    read["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn edit_id(result: &Value) -> Uuid {
+    result["edit_id"].as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_second_service_on_the_same_data_directory_is_refused() {
+    let server = DocsServer::start().await.unwrap();
+    let data = temp_dir();
+    let first = DocsService::start(config(&server, &data.0, Policy::Review))
+        .await
+        .unwrap();
+    let refused = DocsService::start(config(&server, &data.0, Policy::Auto))
+        .await
+        .err()
+        .expect("the directory is taken");
+    assert_eq!(refused.code().as_str(), "INTERNAL");
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "another Docs MCP service uses {}: docs-mcp (process {}, MCP endpoint http://127.0.0.1:7658/mcp)",
+            data.0.display(),
+            std::process::id()
+        )
+    );
+    assert_eq!(
+        refused.hint(),
+        "Stop the other Docs MCP service, or connect your agents to it instead."
+    );
+    first.shutdown().await;
+    drop(first);
+    // Once the first is gone, the directory is free again.
+    let again = DocsService::start(config(&server, &data.0, Policy::Review))
+        .await
+        .unwrap();
+    again.shutdown().await;
+}
+
+/// A person edits the block between the preview and the approval: the approval refuses with
+/// EDIT_CONFLICT naming the block and who changed it, and the document keeps only the
+/// person's text.
+#[tokio::test]
+async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conflict() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Minutes").markdown("Attendees: Ada"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let block = block_ids(&agent, doc).await[0].clone();
+    let pending = agent
+        .ok(
+            "update_block",
+            json!({"document": doc.to_string(), "block_id": block, "text": "Attendees: Ada, Grace"}),
+        )
+        .await;
+    assert_eq!(pending["status"], "pending");
+    let typist = server
+        .start_typist(
+            TypistSpec::new(doc, " and Linus")
+                .block(&block)
+                .interval_ms(5)
+                .save(true),
+        )
+        .await
+        .unwrap();
+    assert!(typist.wait_done(WAIT).await.unwrap().saved);
+    // The service's session has the person's text before the person approves.
+    let open = agent.service.open(&doc.to_string(), None).await.unwrap();
+    let mut changes = open.session.changes();
+    tokio::time::timeout(WAIT, async {
+        let text = || {
+            let doc = open.session.doc();
+            let fragment = docs_client::blocknote::document_fragment(doc);
+            let blocks =
+                docs_client::blocknote::read_document(&yrs::Transact::transact(doc), &fragment);
+            blocks.blocks[0].plain_text()
+        };
+        while !text().contains("Linus") {
+            changes.changed().await.unwrap();
+        }
+    })
+    .await
+    .unwrap();
+
+    let decided = agent
+        .service
+        .approve(edit_id(&pending), "test")
+        .await
+        .unwrap();
+    assert_eq!(decided.status, EditStatus::Conflict);
+    let error = decided.error.unwrap();
+    assert_eq!(error.code, "EDIT_CONFLICT");
+    assert_eq!(
+        error.message,
+        format!(
+            "the edit no longer applies: block {block} was changed by someone else in the document since the edit was proposed"
+        )
+    );
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada and Linus"]
+    );
+    let status = agent
+        .ok("edit_status", json!({"edit_id": decided.id.to_string()}))
+        .await;
+    assert_eq!(status["status"], "conflict");
+}
+
+/// Two proposals for one block, approved together: the first lands, the second was planned
+/// on the text the first replaced, so it is a conflict — never a mix of both.
+#[tokio::test]
+async fn two_proposals_for_one_block_approved_together_give_the_first_and_a_conflict() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Plan").markdown("Keep it short."))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let block = block_ids(&agent, doc).await[0].clone();
+    let mut ids = vec![];
+    for text in [
+        "First proposal: keep it very short.",
+        "Second proposal: replace everything here.",
+    ] {
+        let pending = agent
+            .ok(
+                "update_block",
+                json!({"document": doc.to_string(), "block_id": block, "text": text}),
+            )
+            .await;
+        ids.push(edit_id(&pending));
+    }
+    let decided = agent
+        .service
+        .decide_all(true, &ids, None, "test")
+        .await
+        .unwrap();
+    let statuses: Vec<(Uuid, EditStatus)> = decided.iter().map(|e| (e.id, e.status)).collect();
+    assert_eq!(
+        statuses,
+        [
+            (ids[0], EditStatus::Applied),
+            (ids[1], EditStatus::Conflict)
+        ]
+    );
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["First proposal: keep it very short."]
+    );
+}
+
+/// An edit is undone once: a second undo while the first waits is refused, and once it is
+/// undone, undoing again is refused too. The document reads as before the edit.
+#[tokio::test]
+async fn an_edit_is_undone_once() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Undo").markdown("Hello old world"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let replaced = agent
+        .ok(
+            "replace_text",
+            json!({"document": doc.to_string(), "old_text": "old", "new_text": "new"}),
+        )
+        .await;
+    assert_eq!(replaced["status"], "applied");
+    assert_eq!(stored_texts(&server, doc).await, ["Hello new world"]);
+    agent
+        .service
+        .set_policy(Some(doc), Some(Policy::Review))
+        .await
+        .unwrap();
+
+    // The agent asks for an undo (it waits for the person)...
+    let undo = agent
+        .ok("undo_edit", json!({"edit_id": replaced["edit_id"]}))
+        .await;
+    assert_eq!(undo["status"], "pending");
+    // ... the person clicks Undo in History meanwhile: refused, the first one waits.
+    let person = AgentInfo::new("Docs MCP (undo)", "app", "app");
+    let refused = agent
+        .service
+        .undo(edit_id(&replaced), None, person.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code().as_str(), "EDIT_CONFLICT");
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "an undo of edit {} is already waiting for a decision (edit {})",
+            edit_id(&replaced),
+            edit_id(&undo)
+        )
+    );
+    // The agent repeats its undo: refused the same way.
+    let again = agent
+        .err("undo_edit", json!({"edit_id": replaced["edit_id"]}))
+        .await;
+    assert_eq!(again["code"], "EDIT_CONFLICT");
+
+    let applied = agent.service.approve(edit_id(&undo), "test").await.unwrap();
+    assert_eq!(applied.status, EditStatus::Applied);
+    assert_eq!(
+        agent.service.edit(edit_id(&replaced)).await.unwrap().status,
+        EditStatus::Undone
+    );
+    assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
+    let after = agent
+        .service
+        .undo(edit_id(&replaced), None, person)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        after.to_string(),
+        format!(
+            "edit {} is undone; only applied edits can be undone",
+            edit_id(&replaced)
+        )
+    );
+    assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
+}
+
+/// Ten agents read a paragraph, then all rewrite it at once: exactly one rewrite lands; the
+/// nine others were made from a text that is gone and are refused, saying so.
+#[tokio::test]
+async fn ten_concurrent_rewrites_of_one_block_apply_one_and_refuse_nine() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Race").markdown("The original sentence."))
+        .await
+        .unwrap();
+    let first = agent(&server, Policy::Auto).await;
+    let block = block_ids(&first, doc).await[0].clone();
+    let mut agents = vec![];
+    for _ in 0..10 {
+        let client = connect(first.service.clone(), "racer").await;
+        let racer = Agent {
+            client,
+            service: first.service.clone(),
+            data: temp_dir(),
+        };
+        block_ids(&racer, doc).await;
+        agents.push(racer);
+    }
+    let texts: Vec<String> = (0..10)
+        .map(|i| format!("Variant {i} of the sentence."))
+        .collect();
+    let calls = agents.iter().zip(&texts).map(|(racer, text)| {
+        racer.call(
+            "update_block",
+            json!({"document": doc.to_string(), "block_id": block, "text": text}),
+        )
+    });
+    let outcomes = futures_util::future::join_all(calls).await;
+    let applied: Vec<&Value> = outcomes.iter().filter_map(|o| o.as_ref().ok()).collect();
+    assert_eq!(applied.len(), 1, "{outcomes:?}");
+    for refused in outcomes.iter().filter_map(|o| o.as_ref().err()) {
+        assert_eq!(refused["code"], "STALE_REVISION", "{refused}");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("overlaps a change made since you read it"),
+            "{refused}"
+        );
+    }
+    let landed = stored_texts(&server, doc).await;
+    assert_eq!(landed.len(), 1);
+    assert!(texts.contains(&landed[0]), "{landed:?}");
+}
+
+/// A person types 30 characters at the end of a paragraph while an agent, from its earlier
+/// read, rewrites a word in it (no revision quoted): every character typed is kept and the
+/// agent's change is applied — 20 times in a row.
+#[tokio::test]
+async fn a_person_typing_while_an_agent_rewrites_the_paragraph_loses_nothing() {
+    let server = DocsServer::start().await.unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let typed = "+0123456789abcdefghijklmnopqrs";
+    assert_eq!(typed.chars().count(), 30);
+    // One document (Docs allows 80 API calls a minute), a paragraph per trial.
+    let markdown: Vec<String> = (0..20)
+        .map(|i| format!("The quick brown fox {i}."))
+        .collect();
+    let doc = server
+        .create_document(DocumentSpec::new("Typing").markdown(&markdown.join("\n\n")))
+        .await
+        .unwrap();
+    let blocks = block_ids(&agent, doc).await;
+    for (trial, block) in blocks.iter().enumerate() {
+        // The agent read the paragraph; now the person types into it...
+        agent
+            .ok("read_document", json!({"document": doc.to_string()}))
+            .await;
+        let typist = server
+            .start_typist(
+                TypistSpec::new(doc, typed)
+                    .block(block)
+                    .interval_ms(10)
+                    .save(true),
+            )
+            .await
+            .unwrap();
+        // ... and the agent writes while the person types.
+        tokio::time::sleep(Duration::from_millis(60 + 7 * trial as u64)).await;
+        let result = agent
+            .ok(
+                "update_block",
+                json!({"document": doc.to_string(), "block_id": block, "text": format!("The slow brown fox {trial}.")}),
+            )
+            .await;
+        // Slow to confirm (a busy machine): the agent follows it as it is told to.
+        let result = if result["status"] == "applying" {
+            agent
+                .ok(
+                    "edit_status",
+                    json!({"edit_id": result["edit_id"], "wait_seconds": 20}),
+                )
+                .await
+        } else {
+            result
+        };
+        assert_eq!(result["status"], "applied", "trial {trial}: {result}");
+        let status = typist.wait_done(WAIT).await.unwrap();
+        assert_eq!((status.typed, status.error), (30, None), "trial {trial}");
+    }
+    // Every paragraph has the agent's change and every character typed.
+    let expected: Vec<String> = (0..20)
+        .map(|i| format!("The slow brown fox {i}.{typed}"))
+        .collect();
+    let open = agent.service.open(&doc.to_string(), None).await.unwrap();
+    open.session.flush(WAIT).await.unwrap();
+    let mut stored = stored_texts(&server, doc).await;
+    for _ in 0..50 {
+        if stored == expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        stored = stored_texts(&server, doc).await;
+    }
+    assert_eq!(stored, expected);
+}
+
+/// An agent's self-reported name is cleaned before anyone sees it: no markup-breaking
+/// control or direction characters, one line, at most 64 characters.
+#[tokio::test]
+async fn agent_names_are_cleaned_and_capped() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Names").markdown("Text"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let name = format!("Evil\u{202E}gnp.exe\n\tbot{}", "x".repeat(500));
+    let client = connect(agent.service.clone(), &name).await;
+    let shouty = Agent {
+        client,
+        service: agent.service.clone(),
+        data: temp_dir(),
+    };
+    let pending = shouty
+        .ok(
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Hi"}),
+        )
+        .await;
+    let record = agent.service.edit(edit_id(&pending)).await.unwrap();
+    let expected = format!("Evil gnp.exe bot{}…", "x".repeat(47));
+    assert_eq!(record.agent.name, expected);
+    assert_eq!(record.agent.name.chars().count(), 64);
+    let presence = server.awareness(doc).await.unwrap();
+    assert!(
+        presence
+            .iter()
+            .any(|presence| presence["state"]["user"]["name"] == expected.as_str()),
+        "{presence:?}"
+    );
+}
+
+/// Moves an edit to `status` in the database of a stopped service, as a crash at that point
+/// would have left it.
+async fn left_as(data: &std::path::Path, id: Uuid, status: EditStatus) {
+    let store = docs_mcp::store::Store::open(&data.join("docs-mcp.sqlite3")).unwrap();
+    let mut record = store.edit(id).await.unwrap().unwrap();
+    let from = record.status;
+    record.status = status;
+    record.decided_by = Some("test".into());
+    assert!(
+        store
+            .transition(docs_mcp::store::Transition { record, from })
+            .await
+            .unwrap()
+    );
+}
+
+/// A run stopped between `applying` and the merge (the change is not in the document): the
+/// next start merges it, after the same checks, and confirms it.
+#[tokio::test]
+async fn an_approval_cut_short_before_its_merge_is_completed_at_the_next_start() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Resume").markdown("Start"))
+        .await
+        .unwrap();
+    let data = temp_dir();
+    let first = DocsService::start(config(&server, &data.0, Policy::Review))
+        .await
+        .unwrap();
+    let client = connect(first.clone(), "resumer").await;
+    let agent = Agent {
+        client,
+        service: first.clone(),
+        data: temp_dir(),
+    };
+    let pending = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Approved before the crash"}),
+        )
+        .await;
+    first.shutdown().await;
+    drop(agent);
+    drop(first);
+    left_as(&data.0, edit_id(&pending), EditStatus::Applying).await;
+
+    let second = DocsService::start(config(&server, &data.0, Policy::Review))
+        .await
+        .unwrap();
+    let record = second
+        .wait_for_decision(edit_id(&pending), WAIT)
+        .await
+        .unwrap();
+    assert_eq!(record.status, EditStatus::Applied);
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Start", "Approved before the crash"]
+    );
+    second.shutdown().await;
+}
+
+/// A run stopped after the save but before recording it: the next start finds the change in
+/// the document and records it applied — without merging it a second time.
+#[tokio::test]
+async fn an_applied_edit_recorded_as_applying_is_found_and_not_applied_twice() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Twice").markdown("Start"))
+        .await
+        .unwrap();
+    let data = temp_dir();
+    let first = DocsService::start(config(&server, &data.0, Policy::Auto))
+        .await
+        .unwrap();
+    let client = connect(first.clone(), "once").await;
+    let agent = Agent {
+        client,
+        service: first.clone(),
+        data: temp_dir(),
+    };
+    let applied = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Only once"}),
+        )
+        .await;
+    assert_eq!(applied["status"], "applied");
+    first.shutdown().await;
+    drop(agent);
+    drop(first);
+    left_as(&data.0, edit_id(&applied), EditStatus::Applying).await;
+
+    let second = DocsService::start(config(&server, &data.0, Policy::Auto))
+        .await
+        .unwrap();
+    let record = second
+        .wait_for_decision(edit_id(&applied), WAIT)
+        .await
+        .unwrap();
+    assert_eq!(record.status, EditStatus::Applied);
+    assert_eq!(stored_texts(&server, doc).await, ["Start", "Only once"]);
+    second.shutdown().await;
+}

@@ -1,0 +1,134 @@
+//! What the service's end-to-end tests share: a service on a temporary data directory, an
+//! agent connected to it through a real MCP client (rmcp), and readings of what the test
+//! server stored.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use docs_mcp::record::Policy;
+use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use test_harness::DocsServer;
+use uuid::Uuid;
+
+pub const WAIT: Duration = Duration::from_secs(20);
+
+pub struct Agent {
+    pub client: RunningService<RoleClient, ClientConfig>,
+    pub service: Arc<DocsService>,
+    pub data: TempDir,
+}
+
+pub struct TempDir(pub std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn temp_dir() -> TempDir {
+    let dir = std::env::temp_dir().join(format!("docs-mcp-test-{}", Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+pub fn config(server: &DocsServer, data: &std::path::Path, policy: Policy) -> ServiceConfig {
+    let mut config = ServiceConfig::new(data.to_path_buf());
+    config.instance = Some(docs_client::InstanceUrl::parse(server.url()).unwrap());
+    config.default_policy = policy;
+    config.approval_wait = Duration::from_millis(800);
+    config
+}
+
+pub async fn connect(
+    service: Arc<DocsService>,
+    name: &str,
+) -> RunningService<RoleClient, ClientConfig> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let handler = DocsMcp::new(service, "test");
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(name, "1.0"),
+    )
+    .serve(client_io)
+    .await
+    .unwrap()
+}
+
+pub async fn agent(server: &DocsServer, policy: Policy) -> Agent {
+    let data = temp_dir();
+    let service = DocsService::start(config(server, &data.0, policy))
+        .await
+        .unwrap();
+    Agent {
+        client: connect(service.clone(), "test-agent").await,
+        service,
+        data,
+    }
+}
+
+impl Agent {
+    /// Calls a tool; `Ok(structured result)` or `Err(error body {code, message, hint})`.
+    pub async fn call(&self, tool: &'static str, args: Value) -> Result<Value, Value> {
+        let result = self
+            .client
+            .call_tool(
+                CallToolRequestParams::new(tool)
+                    .with_arguments(args.as_object().expect("object arguments").clone()),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"));
+        if result.is_error == Some(true) {
+            let text = &result.content[0].as_text().expect("text error").text;
+            let body: Value = serde_json::from_str(text).expect("JSON error body");
+            return Err(body["error"].clone());
+        }
+        Ok(result.structured_content.expect("structured content"))
+    }
+
+    pub async fn ok(&self, tool: &'static str, args: Value) -> Value {
+        self.call(tool, args)
+            .await
+            .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
+    }
+
+    pub async fn err(&self, tool: &'static str, args: Value) -> Value {
+        self.call(tool, args)
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("{tool} should have failed"))
+    }
+}
+
+pub fn texts(blocks: &Value) -> Vec<String> {
+    blocks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b["content"]
+                .as_array()
+                .map(|runs| {
+                    runs.iter()
+                        .map(|r| r["text"].as_str().unwrap_or_default())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+pub async fn stored_texts(server: &DocsServer, id: Uuid) -> Vec<String> {
+    texts(&server.stored(id).await.unwrap().blocks)
+}
