@@ -1,0 +1,160 @@
+//! Locating blocks and the positions new or moved blocks go to.
+
+use serde::{Deserialize, Serialize};
+use yrs::{
+    ReadTxn, TransactionMut, XmlElementPrelim, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut,
+};
+
+use super::error::{ModelError, ModelResult};
+use super::read::{container_id, container_parts, root_group};
+use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
+
+/// Where a blockContainer sits.
+#[derive(Debug, Clone)]
+pub(crate) struct Loc {
+    pub container: XmlElementRef,
+    pub group: XmlElementRef,
+    pub index: u32,
+}
+
+fn find_in_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, id: &str) -> Option<Loc> {
+    for (i, c) in group.children(txn).enumerate() {
+        let XmlOut::Element(e) = c else { continue };
+        if e.tag().as_ref() != BLOCK_CONTAINER {
+            continue;
+        }
+        if container_id(txn, &e) == id {
+            return Some(Loc {
+                container: e,
+                group: group.clone(),
+                index: i as u32,
+            });
+        }
+        if let (_, Some(g)) = container_parts(txn, &e)
+            && let Some(l) = find_in_group(txn, &g, id)
+        {
+            return Some(l);
+        }
+    }
+    None
+}
+
+pub(crate) fn locate<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef, id: &str) -> ModelResult<Loc> {
+    root_group(txn, frag)
+        .and_then(|g| find_in_group(txn, &g, id))
+        .ok_or_else(|| ModelError::BlockNotFound { id: id.to_string() })
+}
+
+pub(crate) fn child_index<T: ReadTxn>(
+    txn: &T,
+    parent: &XmlElementRef,
+    child: &XmlElementRef,
+) -> Option<u32> {
+    let target = XmlOut::Element(child.clone()).id();
+    parent
+        .children(txn)
+        .position(|c| c.id() == target)
+        .map(|i| i as u32)
+}
+
+/// Where to put blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "at", rename_all = "camelCase")]
+pub enum Position {
+    /// First block of the document.
+    Start,
+    /// Last block of the document.
+    End,
+    Before {
+        id: String,
+    },
+    After {
+        id: String,
+    },
+    /// First nested child of a block.
+    FirstChildOf {
+        id: String,
+    },
+    /// Last nested child of a block.
+    LastChildOf {
+        id: String,
+    },
+}
+
+impl Position {
+    pub(crate) fn anchor(&self) -> Option<&str> {
+        match self {
+            Position::Start | Position::End => None,
+            Position::Before { id }
+            | Position::After { id }
+            | Position::FirstChildOf { id }
+            | Position::LastChildOf { id } => Some(id),
+        }
+    }
+}
+
+pub(crate) enum Target {
+    Group(XmlElementRef, u32),
+    NewRoot,
+    NewChildGroup(XmlElementRef),
+}
+
+pub(crate) fn resolve_target<T: ReadTxn>(
+    txn: &T,
+    frag: &XmlFragmentRef,
+    pos: &Position,
+) -> ModelResult<Target> {
+    match pos {
+        Position::Start | Position::End => match root_group(txn, frag) {
+            Some(g) => {
+                let i = if *pos == Position::Start {
+                    0
+                } else {
+                    g.len(txn)
+                };
+                Ok(Target::Group(g, i))
+            }
+            None if frag.len(txn) == 0 => Ok(Target::NewRoot),
+            None => Err(ModelError::MalformedDocument {
+                problem: "the fragment has content but no root blockGroup".into(),
+            }),
+        },
+        Position::Before { id } => {
+            let l = locate(txn, frag, id)?;
+            Ok(Target::Group(l.group, l.index))
+        }
+        Position::After { id } => {
+            let l = locate(txn, frag, id)?;
+            Ok(Target::Group(l.group, l.index + 1))
+        }
+        Position::FirstChildOf { id } | Position::LastChildOf { id } => {
+            let l = locate(txn, frag, id)?;
+            match container_parts(txn, &l.container) {
+                (_, Some(g)) => {
+                    let i = if matches!(pos, Position::FirstChildOf { .. }) {
+                        0
+                    } else {
+                        g.len(txn)
+                    };
+                    Ok(Target::Group(g, i))
+                }
+                (_, None) => Ok(Target::NewChildGroup(l.container)),
+            }
+        }
+    }
+}
+
+pub(crate) fn materialize(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    t: Target,
+) -> (XmlElementRef, u32) {
+    match t {
+        Target::Group(g, i) => (g, i),
+        Target::NewRoot => (frag.insert(txn, 0, XmlElementPrelim::empty(BLOCK_GROUP)), 0),
+        Target::NewChildGroup(c) => {
+            let n = c.len(txn);
+            (c.insert(txn, n, XmlElementPrelim::empty(BLOCK_GROUP)), 0)
+        }
+    }
+}
