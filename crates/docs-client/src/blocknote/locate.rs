@@ -2,11 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 use yrs::{
-    ReadTxn, TransactionMut, XmlElementPrelim, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut,
+    ReadTxn, TransactionMut, Xml, XmlElementPrelim, XmlElementRef, XmlFragment, XmlFragmentRef,
+    XmlOut,
 };
 
 use super::error::{ModelError, ModelResult};
-use super::read::{container_id, container_parts, root_group};
+use super::nesting::MAX_NESTING;
+use super::read::{container_id, container_parts, group_containers, root_group};
 use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 
 /// Where a blockContainer sits.
@@ -15,10 +17,19 @@ pub(crate) struct Loc {
     pub container: XmlElementRef,
     pub group: XmlElementRef,
     pub index: u32,
+    /// 1 for a top-level block.
+    pub depth: usize,
 }
 
-fn find_in_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, id: &str) -> Option<Loc> {
-    for (i, c) in group.children(txn).enumerate() {
+/// Finds a block by id in document order, iteratively and only down to [`MAX_NESTING`]:
+/// blocks deeper than that are not read, so they cannot be addressed either.
+fn find_in_group<T: ReadTxn>(txn: &T, root: &XmlElementRef, id: &str) -> Option<Loc> {
+    let mut stack = vec![(root.clone(), root.children(txn).enumerate(), 1)];
+    while let Some((group, children, depth)) = stack.last_mut() {
+        let Some((i, c)) = children.next() else {
+            stack.pop();
+            continue;
+        };
         let XmlOut::Element(e) = c else { continue };
         if e.tag().as_ref() != BLOCK_CONTAINER {
             continue;
@@ -28,12 +39,15 @@ fn find_in_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, id: &str) -> Option
                 container: e,
                 group: group.clone(),
                 index: i as u32,
+                depth: *depth,
             });
         }
-        if let (_, Some(g)) = container_parts(txn, &e)
-            && let Some(l) = find_in_group(txn, &g, id)
+        let depth = *depth;
+        if depth < MAX_NESTING
+            && let (_, Some(g)) = container_parts(txn, &e)
         {
-            return Some(l);
+            let children = g.children(txn).enumerate();
+            stack.push((g, children, depth + 1));
         }
     }
     None
@@ -43,6 +57,35 @@ pub(crate) fn locate<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef, id: &str) -> Mo
     root_group(txn, frag)
         .and_then(|g| find_in_group(txn, &g, id))
         .ok_or_else(|| ModelError::BlockNotFound { id: id.to_string() })
+}
+
+/// Levels of blocks in the subtree of a blockContainer (1 without children), iteratively.
+pub(crate) fn subtree_height<T: ReadTxn>(txn: &T, container: &XmlElementRef) -> usize {
+    let mut height = 0;
+    let mut stack = vec![(container.clone(), 1)];
+    while let Some((c, depth)) = stack.pop() {
+        height = height.max(depth);
+        if let (_, Some(g)) = container_parts(txn, &c) {
+            stack.extend(group_containers(txn, &g).map(|child| (child, depth + 1)));
+        }
+    }
+    height
+}
+
+/// Is `node` `ancestor` itself or inside it? Walks up from `node` (iterative).
+pub(crate) fn is_within(node: &XmlElementRef, ancestor: &XmlElementRef) -> bool {
+    let target = XmlOut::Element(ancestor.clone()).id();
+    let mut at = Some(XmlOut::Element(node.clone()));
+    while let Some(n) = at {
+        if n.id() == target {
+            return true;
+        }
+        at = match n {
+            XmlOut::Element(e) => e.parent(),
+            _ => None,
+        };
+    }
+    false
 }
 
 pub(crate) fn child_index<T: ReadTxn>(
@@ -91,6 +134,21 @@ impl Position {
             | Position::LastChildOf { id } => Some(id),
         }
     }
+}
+
+/// The depth a block put at `pos` gets (1 at the top level).
+pub(crate) fn position_depth<T: ReadTxn>(
+    txn: &T,
+    frag: &XmlFragmentRef,
+    pos: &Position,
+) -> ModelResult<usize> {
+    Ok(match pos {
+        Position::Start | Position::End => 1,
+        Position::Before { id } | Position::After { id } => locate(txn, frag, id)?.depth,
+        Position::FirstChildOf { id } | Position::LastChildOf { id } => {
+            locate(txn, frag, id)?.depth + 1
+        }
+    })
 }
 
 pub(crate) enum Target {

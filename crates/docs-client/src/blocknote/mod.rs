@@ -6,7 +6,8 @@
 //!
 //! - [`schema`]: node names, each block type's props (type + default), what is writable.
 //! - [`tree`]: the typed tree ([`Document`], [`Block`], [`Inline`]) and the input [`NewBlock`].
-//! - [`read`]: Y → typed tree ([`read_document`]). Unknown blocks read as opaque.
+//! - [`read`]: Y → typed tree ([`read_document`]). Unknown blocks read as opaque, and so do
+//!   blocks at [`MAX_NESTING`] that hold deeper ones.
 //! - [`validate`]: new blocks and content checked against the schema before any write.
 //! - [`locate`]: finding blocks, and [`Position`]s to put blocks at.
 //! - [`write`]: builders and operations on a `TransactionMut` (insert, delete, move, change
@@ -16,6 +17,8 @@
 //! - [`markdown`]: GFM export with a fidelity report, and import.
 //! - [`outline`]: heading tree with counts; reading by section, range or size budget.
 //! - [`json`]: BlockNote's block JSON, for golden comparisons.
+//! - [`nesting`]: the nesting limit ([`MAX_NESTING`]) and the checks of trees entering the
+//!   model; every walk over blocks is bounded by it or iterative.
 
 pub mod diff;
 pub mod error;
@@ -23,6 +26,7 @@ pub mod inline;
 pub mod json;
 pub mod locate;
 pub mod markdown;
+pub mod nesting;
 pub mod outline;
 pub mod read;
 pub mod schema;
@@ -38,6 +42,7 @@ pub use error::{ModelError, ModelResult};
 pub use locate::Position;
 pub use markdown::export::{ExportOptions, FidelityLoss, MarkdownExport, anchor, export_markdown};
 pub use markdown::import::{import_markdown, parse_inline};
+pub use nesting::MAX_NESTING;
 pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
     read_section,

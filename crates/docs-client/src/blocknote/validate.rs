@@ -2,6 +2,7 @@
 
 use super::error::{ModelError, ModelResult};
 use super::markdown::import::parse_inline;
+use super::nesting::check_new_blocks;
 use super::read::default_value;
 use super::schema::{
     ALIGNMENTS, BlockSpec, CELL_PROPS, COLORS, ContentKind, INTERLINK_ATTRS,
@@ -206,7 +207,7 @@ pub(crate) fn resolve_inline(
     match (spec.content, content) {
         (ContentKind::Inline, None) => Ok(Prepared::Inline(vec![])),
         (ContentKind::Inline, Some(NewContent::Markdown(md))) => {
-            let inline = parse_inline(md);
+            let inline = parse_inline(md)?;
             check_inline(name, &inline)?;
             Ok(Prepared::Inline(inline))
         }
@@ -253,12 +254,23 @@ pub(crate) fn resolve_inline(
     }
 }
 
-/// Validates a new block (and its children) against the schema without touching any document.
+/// Validates a new block (and its children) against the schema and the nesting limit (as a
+/// top-level block) without touching any document.
 pub fn validate_block(block: &NewBlock) -> ModelResult<()> {
-    prepare(block).map(|_| ())
+    prepare_blocks(std::slice::from_ref(block), 1).map(|_| ())
 }
 
-pub(crate) fn prepare(block: &NewBlock) -> ModelResult<PreparedBlock> {
+/// Validates new blocks to be put at `depth` (1 for the top level): first their nesting,
+/// iteratively, so that the validation's own recursion is bounded by [`MAX_NESTING`]; then
+/// the schema.
+///
+/// [`MAX_NESTING`]: super::nesting::MAX_NESTING
+pub(crate) fn prepare_blocks(blocks: &[NewBlock], depth: usize) -> ModelResult<Vec<PreparedBlock>> {
+    check_new_blocks(blocks, depth)?;
+    blocks.iter().map(prepare).collect()
+}
+
+fn prepare(block: &NewBlock) -> ModelResult<PreparedBlock> {
     let spec = writable_spec(&block.kind)?;
     check_props(spec.name, spec.props, &block.props)?;
     let content = resolve_inline(spec, block.content.as_ref())?;

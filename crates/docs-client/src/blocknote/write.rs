@@ -10,8 +10,12 @@ use yrs::{
 use super::error::{ModelError, ModelResult};
 use super::inline::{prop_to_any, write_inline};
 pub use super::locate::Position;
-use super::locate::{Loc, child_index, locate, materialize, resolve_target};
-use super::read::{container_parts, read_block, root_group};
+use super::locate::{
+    Loc, child_index, is_within, locate, materialize, position_depth, resolve_target,
+    subtree_height,
+};
+use super::nesting::{MAX_NESTING, check_depth, check_new_blocks};
+use super::read::{container_parts, hidden_blocks, read_block_alone, root_group};
 use super::schema::{
     BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, ContentKind, TABLE_CELL, TABLE_HEADER,
     TABLE_PARAGRAPH, TABLE_ROW, block_spec,
@@ -21,7 +25,7 @@ use super::tree::{
     Block, BlockContent, Inline, NewBlock, NewContent, PropValue, Props, inline_plain_text,
 };
 use super::validate::{
-    Prepared, PreparedBlock, check_prop, check_props, full_props, prepare, resolve_inline,
+    Prepared, PreparedBlock, check_prop, check_props, full_props, prepare_blocks, resolve_inline,
     writable_spec,
 };
 
@@ -117,25 +121,29 @@ pub fn insert_blocks(
     pos: &Position,
     blocks: &[NewBlock],
 ) -> ModelResult<Vec<String>> {
-    let prepared = blocks
-        .iter()
-        .map(prepare)
-        .collect::<ModelResult<Vec<_>>>()?;
-    if let Some(id) = pos.anchor() {
-        let l = locate(txn, frag, id)?;
-        if matches!(
-            pos,
-            Position::FirstChildOf { .. } | Position::LastChildOf { .. }
-        ) {
-            let b = read_block(txn, &l.container);
-            if b.kind.is_empty() {
-                return Err(ModelError::OpaqueBlock {
-                    id: id.into(),
-                    block_type: "(empty)".into(),
-                });
+    // The schema (and the blocks' own nesting) first, then their nesting at the position.
+    let prepared = prepare_blocks(blocks, 1)?;
+    let depth = match pos.anchor() {
+        None => 1,
+        Some(id) => {
+            let l = locate(txn, frag, id)?;
+            if matches!(
+                pos,
+                Position::FirstChildOf { .. } | Position::LastChildOf { .. }
+            ) {
+                if container_parts(txn, &l.container).0.is_none() {
+                    return Err(ModelError::OpaqueBlock {
+                        id: id.into(),
+                        block_type: "(empty)".into(),
+                    });
+                }
+                l.depth + 1
+            } else {
+                l.depth
             }
         }
-    }
+    };
+    check_new_blocks(blocks, depth)?;
     let target = resolve_target(txn, frag, pos)?;
     if prepared.is_empty() {
         return Ok(vec![]);
@@ -172,12 +180,12 @@ fn tidy_group(txn: &mut TransactionMut, frag: &XmlFragmentRef, group: &XmlElemen
             }
         }
         _ => {
-            let Ok(p) = prepare(&NewBlock::new("paragraph")) else {
+            let Ok(p) = prepare_blocks(&[NewBlock::new("paragraph")], 1) else {
                 return;
             };
             let _ = frag;
             let mut ids = vec![];
-            write_block(txn, group, 0, &p, &mut ids);
+            write_block(txn, group, 0, &p[0], &mut ids);
         }
     }
 }
@@ -218,16 +226,9 @@ pub fn delete_blocks(
     Ok(())
 }
 
-fn subtree_ids<T: ReadTxn>(txn: &T, container: &XmlElementRef) -> Vec<String> {
-    read_block(txn, container)
-        .walk()
-        .into_iter()
-        .map(|b| b.id.clone())
-        .collect()
-}
-
 /// Moves a block (with its children) to `pos`. Its id and content are kept; Yjs has no move, so
-/// the block is re-created at the target.
+/// the block is re-created at the target. Refused when its subtree would end up deeper than
+/// [`MAX_NESTING`](super::nesting::MAX_NESTING).
 pub fn move_block(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -235,12 +236,13 @@ pub fn move_block(
     pos: &Position,
 ) -> ModelResult<()> {
     let l = locate(txn, frag, id)?;
-    if let Some(anchor) = pos.anchor() {
-        locate(txn, frag, anchor)?;
-        if subtree_ids(txn, &l.container).iter().any(|x| x == anchor) {
-            return Err(ModelError::MoveIntoItself { id: id.into() });
-        }
+    if let Some(anchor) = pos.anchor()
+        && is_within(&locate(txn, frag, anchor)?.container, &l.container)
+    {
+        return Err(ModelError::MoveIntoItself { id: id.into() });
     }
+    let depth = position_depth(txn, frag, pos)?;
+    check_depth(depth + subtree_height(txn, &l.container) - 1)?;
     let Some(snap) = snapshot(txn, &XmlOut::Element(l.container.clone())) else {
         return Ok(());
     };
@@ -252,13 +254,24 @@ pub fn move_block(
     Ok(())
 }
 
+/// A block whose own content may be rewritten: where it is, its content (read without its
+/// children) and its content node.
 fn editable_block<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
     id: &str,
 ) -> ModelResult<(Loc, Block, XmlElementRef)> {
     let l = locate(txn, frag, id)?;
-    let b = read_block(txn, &l.container);
+    let (node, group) = container_parts(txn, &l.container);
+    let hidden_blocks = hidden_blocks(txn, group.as_ref(), l.depth);
+    if hidden_blocks > 0 {
+        return Err(ModelError::HiddenNesting {
+            id: id.into(),
+            hidden_blocks,
+            limit: MAX_NESTING,
+        });
+    }
+    let b = read_block_alone(txn, id.to_string(), node.clone());
     if b.is_opaque() {
         return Err(ModelError::OpaqueBlock {
             id: id.into(),
@@ -275,7 +288,6 @@ fn editable_block<T: ReadTxn>(
             reason: "a transient upload placeholder".into(),
         });
     }
-    let (node, _) = container_parts(txn, &l.container);
     let node = node.ok_or_else(|| ModelError::MalformedDocument {
         problem: format!("block {id} has no content node"),
     })?;

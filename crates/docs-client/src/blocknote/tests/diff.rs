@@ -137,7 +137,7 @@ fn multibyte_text_diffs_in_both_offset_kinds() {
             let got = read(&d, &f).blocks[0].clone();
             assert_eq!(
                 got.inline().unwrap(),
-                &parse_inline(next)[..],
+                &parse_inline(next).unwrap()[..],
                 "{kind:?} {next}"
             );
         }

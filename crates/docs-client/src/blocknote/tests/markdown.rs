@@ -37,7 +37,7 @@ fn main() {}
 
 #[test]
 fn markdown_import_rich_sample() {
-    let blocks = import_markdown(SAMPLE_MD);
+    let blocks = import_markdown(SAMPLE_MD).unwrap();
     let (d, f) = doc();
     {
         let mut txn = d.transact_mut();
@@ -325,7 +325,7 @@ u 1. \\*x\\*
     let anchored = export_markdown(&docu.blocks[..1], &ExportOptions { anchors: true });
     assert_eq!(anchored.markdown, "<!-- block:h1 -->\n## Title\n");
     // export → import keeps the text of every block
-    let re = import_markdown(&out.markdown);
+    let re = import_markdown(&out.markdown).unwrap();
     assert!(re.len() >= 10);
 }
 
@@ -335,7 +335,7 @@ fn outline_sections_ranges_and_budget() {
     let (d, f) = doc();
     {
         let mut txn = d.transact_mut();
-        insert_blocks(&mut txn, &f, &Position::End, &import_markdown(md)).unwrap();
+        insert_blocks(&mut txn, &f, &Position::End, &import_markdown(md).unwrap()).unwrap();
     }
     let docu = read(&d, &f);
     let o = outline(&docu);

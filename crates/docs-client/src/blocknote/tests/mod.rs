@@ -4,6 +4,7 @@
 mod diff;
 mod layout;
 mod markdown;
+mod nesting;
 mod operations;
 mod properties;
 
@@ -308,6 +309,7 @@ fn expected_hand_built() -> Document {
                 props: p(&[("theme", "dark".into())]),
                 content: BlockContent::Opaque {
                     text: "graph TD".into(),
+                    hidden_blocks: 0,
                 },
                 children: vec![],
             },
