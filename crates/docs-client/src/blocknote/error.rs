@@ -86,6 +86,12 @@ pub enum ModelError {
         hidden_blocks: usize,
         limit: usize,
     },
+    #[error(
+        "the document nests its content {depth} levels deep, deeper than the {limit} levels \
+         this server can safely edit; flatten it in Docs (fewer indentation levels) and open \
+         it again"
+    )]
+    DocumentTooDeep { depth: usize, limit: usize },
 }
 
 /// Result alias of the model.

@@ -19,6 +19,8 @@
 //! - [`json`]: BlockNote's block JSON, for golden comparisons.
 //! - [`nesting`]: the nesting limit ([`MAX_NESTING`]) and the checks of trees entering the
 //!   model; every walk over blocks is bounded by it or iterative.
+//! - [`yjs_depth`]: how deep Yjs content nests, for refusing updates and documents nested
+//!   deeper than yrs can safely delete.
 
 pub mod diff;
 pub mod error;
@@ -34,6 +36,7 @@ mod snapshot;
 pub mod tree;
 pub mod validate;
 pub mod write;
+pub mod yjs_depth;
 
 #[cfg(test)]
 mod tests;
@@ -58,6 +61,7 @@ pub use write::{
     ChildrenMode, delete_blocks, ensure_root, insert_blocks, move_block, set_block_content,
     set_block_text, update_block,
 };
+pub use yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
 
 /// The `document-store` fragment of a doc.
 pub fn document_fragment(doc: &yrs::Doc) -> yrs::XmlFragmentRef {

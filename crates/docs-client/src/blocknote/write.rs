@@ -28,6 +28,7 @@ use super::validate::{
     Prepared, PreparedBlock, check_prop, check_props, full_props, prepare_blocks, resolve_inline,
     writable_spec,
 };
+use super::yjs_depth::check_removable;
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -198,7 +199,7 @@ pub fn delete_blocks(
     children: ChildrenMode,
 ) -> ModelResult<()> {
     for (i, id) in ids.iter().enumerate() {
-        locate(txn, frag, id)?;
+        check_removable(txn, &locate(txn, frag, id)?.container)?;
         if ids[..i].contains(id) {
             return Err(ModelError::DuplicateId { id: id.clone() });
         }
@@ -243,6 +244,7 @@ pub fn move_block(
     }
     let depth = position_depth(txn, frag, pos)?;
     check_depth(depth + subtree_height(txn, &l.container) - 1)?;
+    check_removable(txn, &l.container)?;
     let Some(snap) = snapshot(txn, &XmlOut::Element(l.container.clone())) else {
         return Ok(());
     };
@@ -255,7 +257,7 @@ pub fn move_block(
 }
 
 /// A block whose own content may be rewritten: where it is, its content (read without its
-/// children) and its content node.
+/// children) and its content node, which holds nothing too deep to remove.
 fn editable_block<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
@@ -291,6 +293,7 @@ fn editable_block<T: ReadTxn>(
     let node = node.ok_or_else(|| ModelError::MalformedDocument {
         problem: format!("block {id} has no content node"),
     })?;
+    check_removable(txn, &node)?;
     Ok((l, b, node))
 }
 

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::blocknote::nesting::MAX_NESTING;
+use crate::blocknote::yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
 
 const DEEP: usize = 100_000;
 
@@ -162,6 +163,13 @@ fn blocks_at_and_past_the_limit_refuse_edits() {
         Err(ModelError::NestingTooDeep {
             depth: DEEP - 63,
             limit: 64
+        })
+    );
+    assert_eq!(
+        delete_blocks(&mut txn, &f, &["b1".into()], ChildrenMode::Delete),
+        Err(ModelError::DocumentTooDeep {
+            depth: MAX_YJS_DEPTH + 1,
+            limit: MAX_YJS_DEPTH
         })
     );
     // Blocks past the limit are not read, so they cannot be addressed either.
@@ -459,4 +467,113 @@ fn walks_export_and_json_stay_bounded_on_hand_built_blocks() {
     while let Some(mut b) = blocks.pop() {
         blocks.append(&mut b.children);
     }
+}
+
+#[test]
+fn yrs_holds_deep_content_and_the_door_refuses_it() {
+    let (d, _) = deep_yjs_list(DEEP);
+    let update = d
+        .transact()
+        .encode_state_as_update_v1(&StateVector::default());
+    // What the session checks before applying an update: the nesting it brings.
+    assert_eq!(
+        check_update_depth(&update),
+        Err(ModelError::DocumentTooDeep {
+            depth: 2 * DEEP + 2,
+            limit: MAX_YJS_DEPTH
+        })
+    );
+    // yrs itself applies, encodes and drops such content without recursing...
+    let copy = Doc::new();
+    copy.transact_mut()
+        .apply_update(Update::decode_v1(&update).unwrap())
+        .unwrap();
+    assert_eq!(
+        copy.transact()
+            .encode_state_as_update_v1(&StateVector::default())
+            .len(),
+        update.len()
+    );
+    let frag = document_fragment(&copy);
+    assert_eq!(
+        check_document_depth(&copy.transact(), &frag),
+        Err(ModelError::DocumentTooDeep {
+            depth: MAX_YJS_DEPTH + 1,
+            limit: MAX_YJS_DEPTH
+        })
+    );
+    drop(copy);
+    drop(d);
+    // ...and passes ordinary updates: a new nested block, typing.
+    let (d, f) = deep_yjs_list(10);
+    let sv = d.transact().state_vector();
+    insert_blocks(
+        &mut d.transact_mut(),
+        &f,
+        &Position::LastChildOf { id: "b10".into() },
+        &[NewBlock::new("paragraph").text("new")],
+    )
+    .unwrap();
+    let new_block = d.transact().encode_state_as_update_v1(&sv);
+    // blockGroup > blockContainer > paragraph > text
+    assert_eq!(check_update_depth(&new_block), Ok(4));
+    let sv = d.transact().state_vector();
+    set_block_text(&mut d.transact_mut(), &f, "b1", "item one").unwrap();
+    assert_eq!(
+        check_update_depth(&d.transact().encode_state_as_update_v1(&sv)),
+        Ok(0)
+    );
+    assert_eq!(check_document_depth(&d.transact(), &f), Ok(()));
+}
+
+#[test]
+fn yrs_deletes_twice_the_accepted_depth_on_a_small_stack() {
+    // The most an accepted document can hold (MAX_YJS_DEPTH levels) plus the most one
+    // accepted update can nest under it, deleted at once by a collaborator: yrs recurses
+    // through all of it. 255 list levels reach 2 × 255 + 2 = 512 XML levels.
+    let levels = (MAX_YJS_DEPTH - 2) / 2;
+    let (d, f) = deep_yjs_list(levels);
+    assert_eq!(check_document_depth(&d.transact(), &f), Ok(()));
+    let (deeper, _) = deep_yjs_list(2 * levels);
+    let update = deeper
+        .transact()
+        .encode_state_as_update_v1(&StateVector::default());
+    let sv = deeper.transact().state_vector();
+    let peer = Doc::with_options(Options {
+        skip_gc: true,
+        ..Options::default()
+    });
+    peer.transact_mut()
+        .apply_update(Update::decode_v1(&update).unwrap())
+        .unwrap();
+    // The peer deletes the list from the bottom up (so that its own yrs does not recurse).
+    {
+        let frag = document_fragment(&peer);
+        let mut txn = peer.transact_mut();
+        let mut groups = vec![root_group(&txn, &frag).unwrap()];
+        while let Some(XmlOut::Element(c)) = groups.last().unwrap().get(&txn, 0)
+            && let Some(XmlOut::Element(g)) = c.get(&txn, 1)
+        {
+            groups.push(g);
+        }
+        for g in groups.iter().rev() {
+            g.remove_range(&mut txn, 0, 1);
+        }
+    }
+    let deletion = peer.transact().encode_state_as_update_v1(&sv);
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            deeper
+                .transact_mut()
+                .apply_update(Update::decode_v1(&deletion).unwrap())
+                .unwrap();
+            let frag = document_fragment(&deeper);
+            read_document(&deeper.transact(), &frag)
+        })
+        .unwrap()
+        .join()
+        .map(|docu| assert_eq!(docu.blocks.len(), 1))
+        .unwrap();
+    drop(d);
 }
