@@ -1,12 +1,15 @@
 //! Builders and operations. Every operation validates first and mutates after, so a refused
 //! operation changes nothing.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use yrs::{
     Any, ReadTxn, Text, TransactionMut, Xml, XmlElementPrelim, XmlElementRef, XmlFragment,
     XmlFragmentRef, XmlOut, XmlTextPrelim,
 };
 
+use super::diff::DIFF_TIME_LIMIT;
 use super::error::{ModelError, ModelResult};
 use super::inline::{prop_to_any, write_inline};
 pub use super::locate::Position;
@@ -386,7 +389,8 @@ fn parse_plain(text: &str) -> Vec<Inline> {
 }
 
 /// Replaces a block's inline content with `markdown` (inline markdown; plain text for
-/// codeBlock), applying a minimal diff so unchanged text keeps its identity and marks.
+/// codeBlock), applying a minimal diff so unchanged text keeps its identity and marks (the
+/// diff's search is limited to [`DIFF_TIME_LIMIT`], after which it settles for a coarser one).
 pub fn set_block_text(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -396,12 +400,24 @@ pub fn set_block_text(
     set_block_content(txn, frag, id, &NewContent::Markdown(markdown.to_string()))
 }
 
-/// Replaces a block's inline content (markdown or runs) with a minimal diff.
+/// Replaces a block's inline content (markdown or runs) with a minimal diff (searched for at
+/// most [`DIFF_TIME_LIMIT`]).
 pub fn set_block_content(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     id: &str,
     content: &NewContent,
+) -> ModelResult<()> {
+    set_block_content_within(txn, frag, id, content, DIFF_TIME_LIMIT)
+}
+
+/// [`set_block_content`] with the diff's search limited to `time_limit`.
+pub(crate) fn set_block_content_within(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    id: &str,
+    content: &NewContent,
+    time_limit: Duration,
 ) -> ModelResult<()> {
     let (_, block, node) = editable_block(txn, frag, id)?;
     let spec = block_spec(&block.kind).expect("checked");
@@ -412,7 +428,7 @@ pub fn set_block_content(
     };
     match resolve_inline(spec, Some(content)) {
         Ok(Prepared::Inline(new)) => {
-            super::diff::apply_inline_diff(txn, &node, &new);
+            super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())
         }
         Ok(Prepared::Code(s)) => {
@@ -421,7 +437,7 @@ pub fn set_block_content(
             } else {
                 vec![Inline::Text(super::tree::TextRun::plain(s))]
             };
-            super::diff::apply_inline_diff(txn, &node, &new);
+            super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())
         }
         Ok(_) | Err(ModelError::InvalidContent { .. })
