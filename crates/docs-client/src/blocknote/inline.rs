@@ -211,10 +211,9 @@ pub fn normalize_inline(inline: Vec<Inline>) -> Vec<Inline> {
 }
 
 /// Plain text of every XmlText under a node (for opaque blocks): the texts in document order,
-/// an element's text put on a new line after text before it. Iterative: an unknown node may
-/// nest elements arbitrarily deep.
+/// without their marks, an element's text put on a new line after text before it. Iterative:
+/// an unknown node may nest elements arbitrarily deep.
 pub(crate) fn deep_text<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> String {
-    use yrs::GetString;
     // Each frame: an element's remaining children and where its text starts in `s`.
     let mut s = String::new();
     let mut stack = vec![(node.children(txn), 0usize)];
@@ -226,12 +225,16 @@ pub(crate) fn deep_text<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> String {
         let start = *start;
         match children.next() {
             Some(XmlOut::Text(t)) => {
-                let text = t.get_string(txn);
-                if !text.is_empty() {
-                    if pending_newline.take().is_some() {
-                        s.push('\n');
+                // Not `get_string`: it writes an XmlText's marks as tags (`<bold>x</bold>`).
+                for chunk in t.diff(txn, YChange::identity) {
+                    if let Out::Any(Any::String(text)) = chunk.insert
+                        && !text.is_empty()
+                    {
+                        if pending_newline.take().is_some() {
+                            s.push('\n');
+                        }
+                        s.push_str(&text);
                     }
-                    s.push_str(&text);
                 }
             }
             Some(XmlOut::Element(e)) => {

@@ -41,6 +41,28 @@ fn unknown_block_is_opaque_and_refuses_edits_but_moves_and_deletes() {
     assert!(read(&d, &f).find("u1").is_none());
 }
 
+#[test]
+fn opaque_text_drops_marks_and_puts_elements_on_their_own_line() {
+    let (d, f) = doc();
+    {
+        let mut txn = d.transact_mut();
+        let root = f.insert(&mut txn, 0, XmlElementPrelim::empty("blockGroup"));
+        let (_, unknown) = container(&mut txn, &root, "u1", "mermaid");
+        let text = unknown.insert(&mut txn, 0, XmlTextPrelim::new("a "));
+        text.insert_with_attributes(&mut txn, 2, "b", Attrs::from([("bold".into(), flag())]));
+        unknown.insert(&mut txn, 1, XmlElementPrelim::empty("empty"));
+        let inner = unknown.insert(&mut txn, 2, XmlElementPrelim::empty("inner"));
+        inner.insert(&mut txn, 0, XmlTextPrelim::new("c"));
+        unknown.insert(&mut txn, 3, XmlTextPrelim::new("d"));
+        let (_, code) = container(&mut txn, &root, "c1", "codeBlock");
+        let text = code.insert(&mut txn, 0, XmlTextPrelim::new("let x"));
+        text.format(&mut txn, 0, 3, Attrs::from([("comment--c".into(), flag())]));
+    }
+    let docu = read(&d, &f);
+    assert_eq!(docu.blocks[0].plain_text(), "a b\ncd");
+    assert_eq!(docu.blocks[1].plain_text(), "let x");
+}
+
 fn all_writable() -> Vec<NewBlock> {
     let table = TableContent {
         rows: vec![
