@@ -1,5 +1,6 @@
 //! Benchmarks of the BlockNote model (no assertions): reading a 10 000-block document to the
-//! typed tree and to markdown, the size of the update of a one-word change in a 2 KB
+//! typed tree and to markdown, checking its state's nesting (the door against deep content,
+//! next to decoding the update), the size of the update of a one-word change in a 2 KB
 //! paragraph, and rewriting a 32 K-, a 64 K-character and a 256 KiB paragraph into unrelated
 //! text with `set_block_text` (the text diff's time limit and cap on edits at work). Run with
 //! `cargo bench -p docs-client --bench model`.
@@ -7,8 +8,8 @@
 use std::time::{Duration, Instant};
 
 use docs_client::blocknote::{
-    self, ExportOptions, NewBlock, Position, export_markdown, insert_blocks, read_document,
-    set_block_text,
+    self, ExportOptions, NewBlock, Position, check_document_depth, check_update_depth,
+    export_markdown, insert_blocks, read_document, set_block_text,
 };
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, ReadTxn, StateVector, Transact};
@@ -142,6 +143,20 @@ fn main() {
         .transact()
         .encode_state_as_update_v1(&StateVector::default());
     println!("document_10000_blocks_update_bytes: {}", full.len());
+    // The door against deep nesting, next to what applying the update costs anyway.
+    let decode_ms = median_ms(|| {
+        std::hint::black_box(yrs::Update::decode_v1(&full).expect("valid update"));
+    });
+    println!("decode_update_10000_blocks_median_ms: {decode_ms:.1}");
+    let check_update_ms = median_ms(|| {
+        std::hint::black_box(check_update_depth(&full).expect("shallow"));
+    });
+    println!("check_update_depth_10000_blocks_median_ms: {check_update_ms:.1}");
+    let check_document_ms = median_ms(|| {
+        let txn = doc.transact();
+        check_document_depth(&txn, &frag).expect("shallow");
+    });
+    println!("check_document_depth_10000_blocks_median_ms: {check_document_ms:.1}");
 
     // A one-word change in a 2 KB paragraph.
     let doc = Doc::new();
