@@ -8,14 +8,14 @@
 //! deletion is ours or comes in a collaborator's update. Content nested deeper than
 //! [`MAX_YJS_DEPTH`] is therefore refused: an incoming update is checked before it is applied
 //! ([`check_update_depth`]), the document after it ([`check_document_depth`]), and the model
-//! never removes a node holding deeper content ([`check_removable`]).
+//! never removes a node holding deeper content (`check_removable`).
 
 use std::collections::HashMap;
 
-use yrs::block::{ClientID, ItemContent};
+use yrs::block::ItemContent;
 use yrs::encoding::read::{Cursor, Read};
 use yrs::updates::decoder::{Decoder, DecoderV1};
-use yrs::{ID, ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::error::{ModelError, ModelResult};
 
@@ -30,15 +30,19 @@ const HAS_ORIGIN: u8 = 0b1000_0000;
 const HAS_RIGHT_ORIGIN: u8 = 0b0100_0000;
 const HAS_PARENT_SUB: u8 = 0b0010_0000;
 
+/// An item's id: client and clock, read as plain numbers (yrs's `ClientID` asserts, in debug
+/// builds, that a client id fits 53 bits: not for the door to panic on).
+type Id = (u64, u32);
+
 /// Where an update's item says its parent is.
 #[derive(Debug, Clone, Copy)]
 enum Parent {
     /// A root type.
     Root,
     /// The type created by the item with this id (in the update or in the document).
-    Type(ID),
+    Type(Id),
     /// The parent of the item with this id, next to which the item was inserted (its origin).
-    SameAs(ID),
+    SameAs(Id),
 }
 
 /// One item of an update, as far as nesting goes.
@@ -54,16 +58,18 @@ struct UpdateItem {
 struct UpdateItems {
     items: Vec<UpdateItem>,
     /// Per client: (first clock, length, item index), by increasing clock.
-    clocks: HashMap<ClientID, Vec<(u32, u32, usize)>>,
+    clocks: HashMap<u64, Vec<(u32, u32, usize)>>,
 }
 
 impl UpdateItems {
     /// The item holding `id`, when the update has it.
-    fn find(&self, id: &ID) -> Option<usize> {
-        let ranges = self.clocks.get(&id.client)?;
-        let i = ranges.partition_point(|(start, _, _)| *start <= id.clock);
+    fn find(&self, &(client, clock): &Id) -> Option<usize> {
+        let ranges = self.clocks.get(&client)?;
+        let i = ranges.partition_point(|(start, _, _)| *start <= clock);
         let (start, len, item) = *ranges.get(i.checked_sub(1)?)?;
-        (id.clock < start + len).then_some(item)
+        // (a malformed update may list a client's clocks out of order)
+        let offset = clock.checked_sub(start)?;
+        (offset < len).then_some(item)
     }
 }
 
@@ -71,6 +77,13 @@ fn malformed(e: impl std::fmt::Display) -> ModelError {
     ModelError::MalformedDocument {
         problem: format!("an update cannot be decoded: {e}"),
     }
+}
+
+fn read_id(decoder: &mut DecoderV1) -> ModelResult<Id> {
+    Ok((
+        decoder.read_var().map_err(malformed)?,
+        decoder.read_var().map_err(malformed)?,
+    ))
 }
 
 /// Reads the structure of a v1 update (its items' parents and which create types), the way
@@ -81,7 +94,7 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
     let clients: u32 = decoder.read_var().map_err(malformed)?;
     for _ in 0..clients {
         let structs: u32 = decoder.read_var().map_err(malformed)?;
-        let client = decoder.read_client().map_err(malformed)?;
+        let client: u64 = decoder.read_var().map_err(malformed)?;
         let mut clock: u32 = decoder.read_var().map_err(malformed)?;
         for _ in 0..structs {
             let info = decoder.read_info().map_err(malformed)?;
@@ -90,12 +103,12 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
                 GC_REF => decoder.read_len().map_err(malformed)?,
                 _ => {
                     let origin = if info & HAS_ORIGIN != 0 {
-                        Some(decoder.read_left_id().map_err(malformed)?)
+                        Some(read_id(&mut decoder)?)
                     } else {
                         None
                     };
                     let right_origin = if info & HAS_RIGHT_ORIGIN != 0 {
-                        Some(decoder.read_right_id().map_err(malformed)?)
+                        Some(read_id(&mut decoder)?)
                     } else {
                         None
                     };
@@ -106,7 +119,7 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
                                 decoder.read_string().map_err(malformed)?;
                                 Parent::Root
                             } else {
-                                Parent::Type(decoder.read_left_id().map_err(malformed)?)
+                                Parent::Type(read_id(&mut decoder)?)
                             };
                             if info & HAS_PARENT_SUB != 0 {
                                 decoder.read_string().map_err(malformed)?;
@@ -129,7 +142,9 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
                     len
                 }
             };
-            clock += len;
+            clock = clock
+                .checked_add(len)
+                .ok_or_else(|| malformed("clocks overflow"))?;
         }
     }
     Ok(out)

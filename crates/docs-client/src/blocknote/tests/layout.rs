@@ -63,7 +63,7 @@ fn opaque_text_drops_marks_and_puts_elements_on_their_own_line() {
     assert_eq!(docu.blocks[1].plain_text(), "let x");
 }
 
-fn all_writable() -> Vec<NewBlock> {
+pub(super) fn all_writable() -> Vec<NewBlock> {
     let table = TableContent {
         rows: vec![
             TableRow {
