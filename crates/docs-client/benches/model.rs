@@ -1,12 +1,15 @@
 //! Benchmarks of the BlockNote model (no assertions): reading a 10 000-block document to the
-//! typed tree and to markdown, and the size of the update of a one-word change in a 2 KB
-//! paragraph. Run with `cargo bench -p docs-client --bench model`.
+//! typed tree and to markdown, checking its state's nesting (the door against deep content,
+//! next to decoding the update), the size of the update of a one-word change in a 2 KB
+//! paragraph, and rewriting a 32 K-, a 64 K-character and a 256 KiB paragraph into unrelated
+//! text with `set_block_text` (the text diff's time limit and cap on edits at work). Run with
+//! `cargo bench -p docs-client --bench model`.
 
 use std::time::{Duration, Instant};
 
 use docs_client::blocknote::{
-    self, ExportOptions, NewBlock, Position, export_markdown, insert_blocks, read_document,
-    set_block_text,
+    self, ExportOptions, NewBlock, Position, check_document_depth, check_update_depth,
+    export_markdown, insert_blocks, read_document, set_block_text,
 };
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, ReadTxn, StateVector, Transact};
@@ -14,15 +17,84 @@ use yrs::{Doc, ReadTxn, StateVector, Transact};
 const RUNS: usize = 11;
 
 fn median_ms(mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<Duration> = (0..RUNS)
+    median_ms_of(RUNS, || (), |()| f())
+}
+
+/// Median time of `f` over `runs` runs, each on a fresh value from `setup` (not timed).
+fn median_ms_of<T>(runs: usize, mut setup: impl FnMut() -> T, mut f: impl FnMut(T)) -> f64 {
+    let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
+            let input = setup();
             let start = Instant::now();
-            f();
+            f(input);
             start.elapsed()
         })
         .collect();
     times.sort();
-    times[RUNS / 2].as_secs_f64() * 1000.0
+    times[runs / 2].as_secs_f64() * 1000.0
+}
+
+/// About `len` bytes of words drawn from a small vocabulary by a seeded generator: two seeds
+/// give two unrelated texts sharing every word and most characters, the hardest case for a
+/// minimal diff.
+fn words(len: usize, seed: u64) -> String {
+    const VOCABULARY: [&str; 12] = [
+        "lorem",
+        "ipsum",
+        "dolor",
+        "sit",
+        "amet",
+        "consectetur",
+        "adipiscing",
+        "elit",
+        "sed",
+        "do",
+        "eiusmod",
+        "tempor",
+    ];
+    let mut state = seed;
+    let mut text = String::with_capacity(len + 16);
+    while text.len() < len {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        text.push_str(VOCABULARY[(state >> 33) as usize % VOCABULARY.len()]);
+        text.push(' ');
+    }
+    text.truncate(len);
+    text.trim_end().to_string()
+}
+
+/// A document holding one paragraph of `text`, and the paragraph's id.
+fn one_paragraph(text: &str) -> (Doc, String) {
+    let doc = Doc::new();
+    let frag = blocknote::document_fragment(&doc);
+    let id = {
+        let mut txn = doc.transact_mut();
+        insert_blocks(
+            &mut txn,
+            &frag,
+            &Position::End,
+            &[NewBlock::new("paragraph").text(text)],
+        )
+        .expect("insert")
+        .remove(0)
+    };
+    (doc, id)
+}
+
+/// Median time of rewriting a paragraph of `len` bytes into an unrelated one.
+fn rewrite_ms(len: usize, runs: usize) -> f64 {
+    let (old, new) = (words(len, 1), words(len, 2));
+    median_ms_of(
+        runs,
+        || one_paragraph(&old),
+        |(doc, id)| {
+            let frag = blocknote::document_fragment(&doc);
+            let mut txn = doc.transact_mut();
+            set_block_text(&mut txn, &frag, &id, &new).expect("set text");
+        },
+    )
 }
 
 fn big_document(n: usize) -> Doc {
@@ -71,6 +143,20 @@ fn main() {
         .transact()
         .encode_state_as_update_v1(&StateVector::default());
     println!("document_10000_blocks_update_bytes: {}", full.len());
+    // The door against deep nesting, next to what applying the update costs anyway.
+    let decode_ms = median_ms(|| {
+        std::hint::black_box(yrs::Update::decode_v1(&full).expect("valid update"));
+    });
+    println!("decode_update_10000_blocks_median_ms: {decode_ms:.1}");
+    let check_update_ms = median_ms(|| {
+        std::hint::black_box(check_update_depth(&full).expect("shallow"));
+    });
+    println!("check_update_depth_10000_blocks_median_ms: {check_update_ms:.1}");
+    let check_document_ms = median_ms(|| {
+        let txn = doc.transact();
+        check_document_depth(&txn, &frag).expect("shallow");
+    });
+    println!("check_document_depth_10000_blocks_median_ms: {check_document_ms:.1}");
 
     // A one-word change in a 2 KB paragraph.
     let doc = Doc::new();
@@ -108,4 +194,14 @@ fn main() {
         "one_word_change_in_2kb_paragraph_update_bytes: {}",
         update.len()
     );
+
+    println!(
+        "rewrite_32k_chars_median_ms: {:.1}",
+        rewrite_ms(32 * 1024, 3)
+    );
+    println!(
+        "rewrite_64k_chars_median_ms: {:.1}",
+        rewrite_ms(64 * 1024, 3)
+    );
+    println!("rewrite_256kib_median_ms: {:.1}", rewrite_ms(256 * 1024, 3));
 }

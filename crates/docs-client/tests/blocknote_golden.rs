@@ -420,6 +420,73 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     assert_eq!(last["content"][1]["props"]["disabled"], json!(false));
 }
 
+/// A markdown list nested `depth` levels deep, one item (`l1`, `l2`...) a line.
+fn nested_list(depth: usize) -> String {
+    (1..=depth)
+        .map(|level| format!("{}- l{level}\n", "  ".repeat(level - 1)))
+        .collect()
+}
+
+/// The texts of a document's first block and its first descendants, as we read them, and the
+/// content of the deepest one.
+fn first_descendants(session: &DocumentSession) -> (Vec<String>, blocknote::BlockContent) {
+    let frag = blocknote::document_fragment(session.doc());
+    let document = blocknote::read_document(&yrs::Transact::transact(session.doc()), &frag);
+    let mut block = &document.blocks[0];
+    let mut texts = vec![block.plain_text()];
+    while let Some(child) = block.children.first() {
+        block = child;
+        texts.push(block.plain_text());
+    }
+    (texts, block.content.clone())
+}
+
+#[tokio::test]
+async fn a_list_nested_past_the_limit_reads_to_the_limit_and_keeps_the_rest() {
+    // Seeded through BlockNote 70 levels deep, the list reads to the 64th level, which is
+    // opaque and hides 6; an edit above it is saved and leaves the rest intact. (BlockNote's
+    // own reading of it cannot be compared: its JSON is deeper than serde_json's recursion
+    // limit of 128, two levels a block.)
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("deep").markdown(&nested_list(70)))
+        .await
+        .unwrap();
+    let levels: Vec<String> = (1..=64).map(|level| format!("l{level}")).collect();
+    let hidden = blocknote::BlockContent::Opaque {
+        text: "l64".into(),
+        hidden_blocks: 6,
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert_eq!(
+        first_descendants(&session),
+        (levels.clone(), hidden.clone())
+    );
+    let frag = blocknote::document_fragment(session.doc());
+    let above = blocknote::read_document(&yrs::Transact::transact(session.doc()), &frag)
+        .all_blocks()[62]
+        .id
+        .clone();
+    session
+        .write(|txn| blocknote::set_block_text(txn, &frag, &above, "l63 **edited**"))
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    session.close().await.unwrap();
+    let reopened = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let mut edited = levels;
+    edited[62] = "l63 edited".into();
+    assert_eq!(first_descendants(&reopened), (edited, hidden));
+    reopened.close().await.unwrap();
+}
+
 fn block_text(session: &DocumentSession, id: &str) -> Option<String> {
     let doc = session.doc();
     let frag = blocknote::document_fragment(doc);

@@ -22,6 +22,8 @@ pub enum ErrorCode {
     RateLimited,
     EditRejected,
     EditConflict,
+    /// The document holds content this server cannot safely read or edit (nested too deep).
+    DocUnsupported,
     InstanceUnreachable,
     Internal,
 }
@@ -44,6 +46,7 @@ impl ErrorCode {
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::EditRejected => "EDIT_REJECTED",
             ErrorCode::EditConflict => "EDIT_CONFLICT",
+            ErrorCode::DocUnsupported => "DOC_UNSUPPORTED",
             ErrorCode::InstanceUnreachable => "INSTANCE_UNREACHABLE",
             ErrorCode::Internal => "INTERNAL",
         }
@@ -152,9 +155,11 @@ impl ServiceError {
             },
             ServiceError::Model(e) => match e {
                 M::BlockNotFound { .. } | M::SectionNotFound { .. } => ErrorCode::BlockNotFound,
-                M::UnknownBlockType { .. } | M::NotWritable { .. } | M::OpaqueBlock { .. } => {
-                    ErrorCode::UnsupportedBlockType
-                }
+                M::UnknownBlockType { .. }
+                | M::NotWritable { .. }
+                | M::OpaqueBlock { .. }
+                | M::HiddenNesting { .. } => ErrorCode::UnsupportedBlockType,
+                M::DocumentTooDeep { .. } => ErrorCode::DocUnsupported,
                 M::MalformedDocument { .. } => ErrorCode::Internal,
                 _ => ErrorCode::InvalidInput,
             },
@@ -198,6 +203,7 @@ impl ServiceError {
             ServiceError::Model(_) => match self.code() {
                 ErrorCode::BlockNotFound => "Read the document or its outline again to get current block ids.".into(),
                 ErrorCode::UnsupportedBlockType => "Use one of the block types listed in the tool description, or leave that block as it is.".into(),
+                ErrorCode::DocUnsupported => "Tell the user: this document nests its lists too deeply to be edited safely; flattening them in Docs makes it editable. Other documents work.".into(),
                 _ => "Fix the input as the message says and retry.".into(),
             },
             ServiceError::TextNotFound { .. } => "Read the block again and quote its current text exactly.".into(),

@@ -5,8 +5,16 @@
 //! inside them finds the changed chars; only those are deleted/inserted, and chars that stay
 //! but change marks are re-formatted with `format`. Unchanged chars keep their Yjs identity,
 //! so concurrent edits by others (in the same block) are preserved.
+//!
+//! A minimal diff can take seconds on long, very different texts (Myers' algorithm is
+//! O(N·D)), so the search has a time limit ([`DIFF_TIME_LIMIT`]); past it, what is left to
+//! compare is replaced as a whole. Applying thousands of small edits is slow too, so beyond
+//! `MAX_EDITS` the edits separated by the shortest unchanged runs are merged. The result is
+//! always exactly the wanted content — only less of the old text keeps its identity.
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use std::time::{Duration, Instant};
+
+use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 use yrs::types::Attrs;
 use yrs::types::text::YChange;
 use yrs::{
@@ -205,13 +213,23 @@ fn ops_to_changes(ops: &[DiffOp], base_old: usize, base_new: usize, out: &mut Ve
     }
 }
 
-/// Word-level diff, refined char by char inside changed words.
-fn diff_keys(old: &[Key], new: &[Key]) -> Vec<Change> {
+/// How long [`apply_inline_diff`] may search for the smallest change. Tens of milliseconds
+/// find it for any human edit (a one-word change in a 2 KB paragraph takes well under one);
+/// only rewrites of long texts reach the limit, and then keep less of their old text.
+pub const DIFF_TIME_LIMIT: Duration = Duration::from_millis(50);
+
+/// Word-level diff, refined char by char inside changed words, searched until `deadline`:
+/// past it, the words left are replaced as a whole (the diff stays exact, only coarser), and
+/// once it has passed before the search starts, only the common prefix and suffix are kept.
+fn diff_keys(old: &[Key], new: &[Key], deadline: Instant) -> Vec<Change> {
+    if Instant::now() >= deadline {
+        return replace_middle(old, new);
+    }
     let ot = tokens(old);
     let nt = tokens(new);
     let otk: Vec<&[Key]> = ot.iter().map(|&(a, b)| &old[a..b]).collect();
     let ntk: Vec<&[Key]> = nt.iter().map(|&(a, b)| &new[a..b]).collect();
-    let word_ops = capture_diff_slices(Algorithm::Myers, &otk, &ntk);
+    let word_ops = capture_diff_slices_deadline(Algorithm::Myers, &otk, &ntk, Some(deadline));
     let mut out = vec![];
     for op in word_ops {
         let (_, o, n) = op.as_tag_tuple();
@@ -227,11 +245,97 @@ fn diff_keys(old: &[Key], new: &[Key]) -> Vec<Change> {
                 new_len: nb - na,
                 equal: true,
             });
+        } else if Instant::now() >= deadline {
+            out.push(Change {
+                old: oa,
+                old_len: ob - oa,
+                new: na,
+                new_len: nb - na,
+                equal: false,
+            });
         } else {
-            let inner = capture_diff_slices(Algorithm::Myers, &old[oa..ob], &new[na..nb]);
+            let inner = capture_diff_slices_deadline(
+                Algorithm::Myers,
+                &old[oa..ob],
+                &new[na..nb],
+                Some(deadline),
+            );
             ops_to_changes(&inner, oa, na, &mut out);
         }
     }
+    out
+}
+
+/// The most edits [`apply_inline_diff`] makes. Each costs yrs a walk to its offset in the
+/// text, so the thousands a char-level diff of a rewrite finds would take far longer to apply
+/// than to find (0.7 s for 6 000 edits in 48 K characters); a human's edit makes a few.
+const MAX_EDITS: usize = 256;
+
+/// Merges edits across the shortest unchanged runs between them until at most `max` edits
+/// remain: the longest unchanged runs keep their identity, the merged ones are rewritten.
+fn coalesce(changes: Vec<Change>, max: usize) -> Vec<Change> {
+    let edits = changes.iter().filter(|c| !c.equal).count();
+    if edits <= max {
+        return changes;
+    }
+    // Unchanged runs between the first and the last edit separate edits; keep the longest.
+    let first = changes.iter().position(|c| !c.equal).unwrap_or(0);
+    let last = changes.iter().rposition(|c| !c.equal).unwrap_or(0);
+    let mut gaps: Vec<(usize, usize)> = (first..last)
+        .filter(|&i| changes[i].equal)
+        .map(|i| (changes[i].old_len, i))
+        .collect();
+    gaps.sort_unstable_by(|a, b| b.cmp(a));
+    let mut kept = vec![false; changes.len()];
+    for &(_, i) in gaps.iter().take(max.saturating_sub(1)) {
+        kept[i] = true;
+    }
+    let mut out: Vec<Change> = vec![];
+    let mut merged: Option<Change> = None;
+    for (i, c) in changes.into_iter().enumerate() {
+        let separates = c.equal && (i < first || i > last || kept[i]);
+        if separates {
+            out.extend(merged.take());
+            out.push(c);
+            continue;
+        }
+        match &mut merged {
+            Some(m) => {
+                m.old_len += c.old_len;
+                m.new_len += c.new_len;
+            }
+            None => merged = Some(Change { equal: false, ..c }),
+        }
+    }
+    out.extend(merged);
+    out
+}
+
+/// The fallback diff: the common prefix and suffix are kept, everything between replaced.
+fn replace_middle(old: &[Key], new: &[Key]) -> Vec<Change> {
+    let prefix = old.iter().zip(new).take_while(|(o, n)| o == n).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(o, n)| o == n)
+        .count();
+    let (old_mid, new_mid) = (old.len() - prefix - suffix, new.len() - prefix - suffix);
+    let mut out = vec![];
+    let mut push = |old, old_len, new, new_len, equal| {
+        if old_len > 0 || new_len > 0 {
+            out.push(Change {
+                old,
+                old_len,
+                new,
+                new_len,
+                equal,
+            });
+        }
+    };
+    push(0, prefix, 0, prefix, true);
+    push(prefix, old_mid, prefix, new_mid, false);
+    push(prefix + old_mid, suffix, prefix + new_mid, suffix, true);
     out
 }
 
@@ -250,14 +354,21 @@ fn mark_delta(old: &Attrs, new: &Attrs) -> Attrs {
     d
 }
 
-/// Makes `node`'s inline content equal to `new` with the smallest set of Yjs operations.
-pub(crate) fn apply_inline_diff(txn: &mut TransactionMut, node: &XmlElementRef, new: &[Inline]) {
+/// Makes `node`'s inline content equal to `new` with the smallest set of Yjs operations it
+/// finds within `time_limit` (see [`DIFF_TIME_LIMIT`]).
+pub(crate) fn apply_inline_diff(
+    txn: &mut TransactionMut,
+    node: &XmlElementRef,
+    new: &[Inline],
+    time_limit: Duration,
+) {
+    let deadline = Instant::now() + time_limit;
     let kind = offset_kind(txn);
     let old = read_old(txn, node, kind);
     let new = new_atoms(new);
     let ok: Vec<Key> = old.atoms.iter().map(Atom::key).collect();
     let nk: Vec<Key> = new.iter().map(Atom::key).collect();
-    let changes = diff_keys(&ok, &nk);
+    let changes = coalesce(diff_keys(&ok, &nk, deadline), MAX_EDITS);
 
     for ch in changes.iter().rev() {
         if ch.equal {

@@ -71,6 +71,27 @@ pub enum ModelError {
     MalformedDocument { problem: String },
     #[error("block id `{id}` is listed twice; list each block once")]
     DuplicateId { id: String },
+    #[error(
+        "this would nest blocks {depth} levels deep, deeper than the limit of {limit}; flatten \
+         the nesting (fewer indentation levels in lists) or put the blocks higher in the \
+         document, and retry"
+    )]
+    NestingTooDeep { depth: usize, limit: usize },
+    #[error(
+        "block `{id}` holds {hidden_blocks} blocks nested deeper than the limit of {limit} \
+         levels, which this server does not read; it can only be deleted or moved as a whole"
+    )]
+    HiddenNesting {
+        id: String,
+        hidden_blocks: usize,
+        limit: usize,
+    },
+    #[error(
+        "the document nests its content {depth} levels deep, deeper than the {limit} levels \
+         this server can safely edit; flatten it in Docs (fewer indentation levels) and open \
+         it again"
+    )]
+    DocumentTooDeep { depth: usize, limit: usize },
 }
 
 /// Result alias of the model.

@@ -210,21 +210,46 @@ pub fn normalize_inline(inline: Vec<Inline>) -> Vec<Inline> {
     out
 }
 
-/// Plain text of every XmlText under a node (for opaque blocks).
+/// Plain text of every XmlText under a node (for opaque blocks): the texts in document order,
+/// without their marks, an element's text put on a new line after text before it. Iterative:
+/// an unknown node may nest elements arbitrarily deep.
 pub(crate) fn deep_text<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> String {
-    use yrs::GetString;
+    // Each frame: an element's remaining children and where its text starts in `s`.
     let mut s = String::new();
-    for child in node.children(txn) {
-        match child {
-            XmlOut::Text(t) => s.push_str(&t.get_string(txn)),
-            XmlOut::Element(e) => {
-                let inner = deep_text(txn, &e);
-                if !s.is_empty() && !inner.is_empty() && !s.ends_with('\n') {
-                    s.push('\n');
+    let mut stack = vec![(node.children(txn), 0usize)];
+    // An element's text goes on a new line when text precedes it within its parent; the
+    // newline is written only once the element turns out to hold text. Only one can be
+    // pending at a time: nothing was written since it was set. `(stack depth, position)`.
+    let mut pending_newline: Option<usize> = None;
+    while let Some((children, start)) = stack.last_mut() {
+        let start = *start;
+        match children.next() {
+            Some(XmlOut::Text(t)) => {
+                // Not `get_string`: it writes an XmlText's marks as tags (`<bold>x</bold>`).
+                for chunk in t.diff(txn, YChange::identity) {
+                    if let Out::Any(Any::String(text)) = chunk.insert
+                        && !text.is_empty()
+                    {
+                        if pending_newline.take().is_some() {
+                            s.push('\n');
+                        }
+                        s.push_str(&text);
+                    }
                 }
-                s.push_str(&inner);
             }
-            XmlOut::Fragment(_) => {}
+            Some(XmlOut::Element(e)) => {
+                if pending_newline.is_none() && s.len() > start && !s.ends_with('\n') {
+                    pending_newline = Some(stack.len() + 1);
+                }
+                stack.push((e.children(txn), s.len()));
+            }
+            Some(XmlOut::Fragment(_)) => {}
+            None => {
+                if pending_newline == Some(stack.len()) {
+                    pending_newline = None;
+                }
+                stack.pop();
+            }
         }
     }
     s

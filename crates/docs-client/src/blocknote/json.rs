@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::nesting::MAX_NESTING;
 use super::tree::{Block, BlockContent, Inline, PropValue, Styles, TableContent, TextRun};
 
 fn styles_json(s: &Styles) -> Value {
@@ -139,8 +140,13 @@ fn table_json(t: &TableContent) -> Value {
     v
 }
 
-/// One block as BlockNote JSON.
+/// One block as BlockNote JSON, with its children down to [`MAX_NESTING`] (deeper children,
+/// which reading never produces, are left out).
 pub fn block_json(b: &Block) -> Value {
+    block_json_at(b, 1)
+}
+
+fn block_json_at(b: &Block, depth: usize) -> Value {
     let content = match &b.content {
         BlockContent::None | BlockContent::Opaque { .. } => Value::Null,
         BlockContent::Inline { inline } => inline_json(inline),
@@ -150,7 +156,11 @@ pub fn block_json(b: &Block) -> Value {
         "id": b.id,
         "type": b.kind,
         "props": props_json(&b.props),
-        "children": b.children.iter().map(block_json).collect::<Vec<_>>(),
+        "children": if depth < MAX_NESTING {
+            b.children.iter().map(|c| block_json_at(c, depth + 1)).collect::<Vec<_>>()
+        } else {
+            vec![]
+        },
     });
     if !content.is_null() {
         v["content"] = content;

@@ -6,33 +6,48 @@
 //!
 //! - [`schema`]: node names, each block type's props (type + default), what is writable.
 //! - [`tree`]: the typed tree ([`Document`], [`Block`], [`Inline`]) and the input [`NewBlock`].
-//! - [`read`]: Y → typed tree ([`read_document`]). Unknown blocks read as opaque.
-//! - [`write`]: validation, builders and operations on a `TransactionMut` (insert, delete,
-//!   move, change type/props, set text with a minimal diff). Each validates before mutating.
+//! - [`read`]: Y → typed tree ([`read_document`]). Unknown blocks read as opaque, and so do
+//!   blocks at [`MAX_NESTING`] that hold deeper ones.
+//! - [`validate`]: new blocks and content checked against the schema before any write.
+//! - [`locate`]: finding blocks, and [`Position`]s to put blocks at.
+//! - [`write`]: builders and operations on a `TransactionMut` (insert, delete, move, change
+//!   type/props, set text with a minimal diff). Each validates before mutating.
+//! - `snapshot`: deep copies of Yjs subtrees, to move blocks.
 //! - [`diff`]: the minimal inline diff used by [`set_block_text`].
 //! - [`markdown`]: GFM export with a fidelity report, and import.
 //! - [`outline`]: heading tree with counts; reading by section, range or size budget.
 //! - [`json`]: BlockNote's block JSON, for golden comparisons.
+//! - [`nesting`]: the nesting limit ([`MAX_NESTING`]) and the checks of trees entering the
+//!   model; every walk over blocks is bounded by it or iterative.
+//! - [`yjs_depth`]: how deep Yjs content nests, for refusing updates and documents nested
+//!   deeper than yrs can safely delete.
 
 pub mod diff;
 pub mod error;
 pub mod inline;
 pub mod json;
+pub mod locate;
 pub mod markdown;
+pub mod nesting;
 pub mod outline;
 pub mod read;
 pub mod schema;
+mod snapshot;
 pub mod tree;
+pub mod validate;
 pub mod write;
+pub mod yjs_depth;
 
 #[cfg(test)]
 mod tests;
 
 pub use error::{ModelError, ModelResult};
+pub use locate::Position;
 pub use markdown::export::{
     ExportOptions, FidelityLoss, MarkdownExport, anchor, export_markdown, inline_markdown,
 };
 pub use markdown::import::{import_markdown, parse_inline};
+pub use nesting::MAX_NESTING;
 pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
     read_section,
@@ -43,10 +58,12 @@ pub use tree::{
     Block, BlockContent, Document, Inline, NewBlock, NewContent, PropValue, Props, Styles,
     TableCell, TableContent, TableRow, TextRun,
 };
+pub use validate::validate_block;
 pub use write::{
-    ChildrenMode, Position, delete_blocks, ensure_root, insert_blocks, move_block,
-    set_block_content, set_block_text, update_block, validate_block,
+    ChildrenMode, delete_blocks, ensure_root, insert_blocks, move_block, set_block_content,
+    set_block_text, update_block,
 };
+pub use yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
 
 /// The `document-store` fragment of a doc.
 pub fn document_fragment(doc: &yrs::Doc) -> yrs::XmlFragmentRef {

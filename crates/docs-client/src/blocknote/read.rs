@@ -3,6 +3,7 @@
 use yrs::{Any, Out, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::inline::{any_to_prop, deep_text, read_attrs, read_inline};
+use super::nesting::MAX_NESTING;
 use super::schema::{
     BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, CELL_PROPS, ContentKind, PropDefault, PropSpec,
     PropType, TABLE_HEADER, TABLE_PARAGRAPH, block_spec,
@@ -20,25 +21,35 @@ pub fn root_group<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Option<XmlEleme
     })
 }
 
-/// Reads the whole document.
+/// Reads the whole document. Blocks are read down to [`MAX_NESTING`]; a block at that depth
+/// with children is read as opaque (see [`BlockContent::Opaque`]), so the tree read is never
+/// deeper than the limit, however deep the document is.
 pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
     match root_group(txn, frag) {
         Some(g) => Document {
-            blocks: read_group(txn, &g),
+            blocks: read_group(txn, &g, 1),
         },
         None => Document::default(),
     }
 }
 
-/// Reads the blocks of a blockGroup.
-pub(crate) fn read_group<T: ReadTxn>(txn: &T, group: &XmlElementRef) -> Vec<Block> {
-    group
-        .children(txn)
-        .filter_map(|c| match c {
-            XmlOut::Element(e) if e.tag().as_ref() == BLOCK_CONTAINER => Some(read_block(txn, &e)),
-            _ => None,
-        })
+/// Reads the blocks of a blockGroup whose blocks are at `depth` (1 for the root group). The
+/// recursion through [`read_block`] is bounded by [`MAX_NESTING`].
+fn read_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, depth: usize) -> Vec<Block> {
+    group_containers(txn, group)
+        .map(|e| read_block(txn, &e, depth))
         .collect()
+}
+
+/// The blockContainers of a blockGroup.
+pub(crate) fn group_containers<T: ReadTxn>(
+    txn: &T,
+    group: &XmlElementRef,
+) -> impl Iterator<Item = XmlElementRef> {
+    group.children(txn).filter_map(|c| match c {
+        XmlOut::Element(e) if e.tag().as_ref() == BLOCK_CONTAINER => Some(e),
+        _ => None,
+    })
 }
 
 /// The string id of a blockContainer.
@@ -71,11 +82,73 @@ pub(crate) fn container_parts<T: ReadTxn>(
     (content, group)
 }
 
-/// Reads one blockContainer.
-pub(crate) fn read_block<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Block {
+/// Blocks under a blockGroup, at any depth (iterative).
+pub(crate) fn count_blocks<T: ReadTxn>(txn: &T, group: &XmlElementRef) -> usize {
+    let mut count = 0;
+    let mut groups = vec![group.clone()];
+    while let Some(g) = groups.pop() {
+        for container in group_containers(txn, &g) {
+            count += 1;
+            groups.extend(container_parts(txn, &container).1);
+        }
+    }
+    count
+}
+
+/// Blocks under the child group of a block at `depth` that reading leaves out: all of them at
+/// [`MAX_NESTING`], none above.
+pub(crate) fn hidden_blocks<T: ReadTxn>(
+    txn: &T,
+    group: Option<&XmlElementRef>,
+    depth: usize,
+) -> usize {
+    match group {
+        Some(g) if depth >= MAX_NESTING => count_blocks(txn, g),
+        _ => 0,
+    }
+}
+
+/// Reads one blockContainer at `depth` (1 for a top-level block) with its children. At
+/// [`MAX_NESTING`], a block with children is read as opaque: its content node's text, no
+/// children, and the number of blocks left unread.
+fn read_block<T: ReadTxn>(txn: &T, el: &XmlElementRef, depth: usize) -> Block {
     let id = container_id(txn, el);
     let (content, group) = container_parts(txn, el);
-    let children = group.map(|g| read_group(txn, &g)).unwrap_or_default();
+    let hidden_blocks = hidden_blocks(txn, group.as_ref(), depth);
+    if hidden_blocks > 0 {
+        return Block {
+            id,
+            kind: content
+                .as_ref()
+                .map(|n| n.tag().to_string())
+                .unwrap_or_default(),
+            props: content
+                .as_ref()
+                .map(|n| read_attrs(txn, n))
+                .unwrap_or_default(),
+            content: BlockContent::Opaque {
+                text: content
+                    .as_ref()
+                    .map(|n| deep_text(txn, n))
+                    .unwrap_or_default(),
+                hidden_blocks,
+            },
+            children: vec![],
+        };
+    }
+    let mut block = read_block_alone(txn, id, content);
+    block.children = group
+        .map(|g| read_group(txn, &g, depth + 1))
+        .unwrap_or_default();
+    block
+}
+
+/// Reads a block's own content from its content node (if any), without its children.
+pub(crate) fn read_block_alone<T: ReadTxn>(
+    txn: &T,
+    id: String,
+    content: Option<XmlElementRef>,
+) -> Block {
     let Some(node) = content else {
         return Block {
             id,
@@ -83,35 +156,32 @@ pub(crate) fn read_block<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Block {
             props: Props::new(),
             content: BlockContent::Opaque {
                 text: String::new(),
+                hidden_blocks: 0,
             },
-            children,
+            children: vec![],
         };
     };
     let tag = node.tag().to_string();
-    match block_spec(&tag) {
-        Some(spec) if spec.writable => Block {
-            id,
-            kind: tag,
-            props: typed_props(txn, &node, spec.props),
-            content: read_content(txn, &node, spec),
-            children,
-        },
-        Some(_) => Block {
-            id,
-            kind: tag,
-            props: read_attrs(txn, &node),
-            content: BlockContent::None,
-            children,
-        },
-        None => Block {
-            id,
-            kind: tag,
-            props: read_attrs(txn, &node),
-            content: BlockContent::Opaque {
+    let (props, content) = match block_spec(&tag) {
+        Some(spec) if spec.writable => (
+            typed_props(txn, &node, spec.props),
+            read_content(txn, &node, spec),
+        ),
+        Some(_) => (read_attrs(txn, &node), BlockContent::None),
+        None => (
+            read_attrs(txn, &node),
+            BlockContent::Opaque {
                 text: deep_text(txn, &node),
+                hidden_blocks: 0,
             },
-            children,
-        },
+        ),
+    };
+    Block {
+        id,
+        kind: tag,
+        props,
+        content,
+        children: vec![],
     }
 }
 

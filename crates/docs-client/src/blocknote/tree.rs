@@ -229,7 +229,18 @@ pub enum BlockContent {
     /// Table rows.
     Table { table: TableContent },
     /// A node this crate does not model: its plain text, for reading only.
-    Opaque { text: String },
+    Opaque {
+        text: String,
+        /// Blocks nested under this one that were not read because they lie deeper than
+        /// [`MAX_NESTING`](super::nesting::MAX_NESTING). When non-zero, the block is read as
+        /// opaque (never rewritten) whatever its type, and its `children` are empty.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        hidden_blocks: usize,
+    },
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A block as read from the document.
@@ -272,15 +283,17 @@ impl Block {
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),
-            BlockContent::Opaque { text } => text.clone(),
+            BlockContent::Opaque { text, .. } => text.clone(),
             BlockContent::None => String::new(),
         }
     }
-    /// This block and its descendants, depth first.
+    /// This block and its descendants, depth first (iterative: safe on any depth).
     pub fn walk(&self) -> Vec<&Block> {
-        let mut out = vec![self];
-        for c in &self.children {
-            out.extend(c.walk());
+        let mut out = vec![];
+        let mut stack = vec![self];
+        while let Some(b) = stack.pop() {
+            out.push(b);
+            stack.extend(b.children.iter().rev());
         }
         out
     }
@@ -314,8 +327,16 @@ impl Document {
     pub fn all_blocks(&self) -> Vec<&Block> {
         self.blocks.iter().flat_map(|b| b.walk()).collect()
     }
+    /// The block with this id, at any depth (iterative, stops at the first match).
     pub fn find(&self, id: &str) -> Option<&Block> {
-        self.all_blocks().into_iter().find(|b| b.id == id)
+        let mut stack: Vec<&Block> = self.blocks.iter().rev().collect();
+        while let Some(b) = stack.pop() {
+            if b.id == id {
+                return Some(b);
+            }
+            stack.extend(b.children.iter().rev());
+        }
+        None
     }
 }
 
@@ -371,8 +392,15 @@ impl NewBlock {
         self.children.push(child);
         self
     }
-    /// Parses a JSON value into a block, with a typed error.
+    /// Parses a JSON value into a block, with a typed error. Blocks nested deeper than
+    /// [`MAX_NESTING`](super::nesting::MAX_NESTING) are refused
+    /// ([`ModelError::NestingTooDeep`](super::ModelError::NestingTooDeep)) before serde
+    /// recurses on them.
     pub fn from_json(value: serde_json::Value) -> Result<Self, super::ModelError> {
+        if let Err(e) = super::nesting::check_block_json(&value) {
+            super::nesting::drop_json(value);
+            return Err(e);
+        }
         serde_json::from_value(value).map_err(|e| super::ModelError::InvalidJson {
             message: e.to_string(),
         })

@@ -1,295 +1,37 @@
-//! Validation, builders and operations. Every operation validates first and mutates after, so
-//! a refused operation changes nothing.
+//! Builders and operations. Every operation validates first and mutates after, so a refused
+//! operation changes nothing.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use yrs::types::Attrs;
-use yrs::types::text::YChange;
 use yrs::{
-    Any, Out, ReadTxn, Text, TransactionMut, Xml, XmlElementPrelim, XmlElementRef, XmlFragment,
+    Any, ReadTxn, Text, TransactionMut, Xml, XmlElementPrelim, XmlElementRef, XmlFragment,
     XmlFragmentRef, XmlOut, XmlTextPrelim,
 };
 
+use super::diff::DIFF_TIME_LIMIT;
 use super::error::{ModelError, ModelResult};
-use super::inline::{offset_kind, prop_to_any, text_len, write_inline};
-use super::markdown::import::parse_inline;
-use super::read::{container_id, container_parts, default_value, read_block, root_group};
+use super::inline::{prop_to_any, write_inline};
+pub use super::locate::Position;
+use super::locate::{
+    Loc, child_index, is_within, locate, materialize, position_depth, resolve_target,
+    subtree_height,
+};
+use super::nesting::{MAX_NESTING, check_depth, check_new_blocks};
+use super::read::{container_parts, hidden_blocks, read_block_alone, root_group};
 use super::schema::{
-    ALIGNMENTS, BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, CELL_PROPS, COLORS, ContentKind,
-    INTERLINK_ATTRS, INTERLINKING_LINK_INLINE, PropDefault, PropSpec, PropType, TABLE_CELL,
-    TABLE_HEADER, TABLE_PARAGRAPH, TABLE_ROW, block_spec, writable_names,
+    BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, ContentKind, TABLE_CELL, TABLE_HEADER,
+    TABLE_PARAGRAPH, TABLE_ROW, block_spec,
 };
+use super::snapshot::{Snap, restore, snapshot};
 use super::tree::{
-    Block, BlockContent, Inline, NewBlock, NewContent, PropValue, Props, TableContent,
-    inline_plain_text,
+    Block, BlockContent, Inline, NewBlock, NewContent, PropValue, Props, inline_plain_text,
 };
-
-// ---------------------------------------------------------------------------------------------
-// Validation
-
-/// Content of a validated block, ready to write.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Prepared {
-    None,
-    Inline(Vec<Inline>),
-    Code(String),
-    Table(TableContent),
-}
-
-/// A validated block: full props (defaults filled), resolved content, validated children.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PreparedBlock {
-    pub spec: &'static BlockSpec,
-    pub props: Props,
-    pub content: Prepared,
-    pub children: Vec<PreparedBlock>,
-}
-
-fn writable_spec(kind: &str) -> ModelResult<&'static BlockSpec> {
-    let spec = block_spec(kind).ok_or_else(|| ModelError::UnknownBlockType {
-        block_type: kind.to_string(),
-        allowed: writable_names(),
-    })?;
-    if !spec.writable {
-        return Err(ModelError::NotWritable {
-            block_type: kind.to_string(),
-            reason: "a transient upload placeholder".to_string(),
-        });
-    }
-    Ok(spec)
-}
-
-fn check_prop(block_type: &str, spec: &PropSpec, v: &PropValue) -> ModelResult<()> {
-    let wrong = |expected: String| ModelError::WrongPropType {
-        block_type: block_type.to_string(),
-        prop: spec.name.to_string(),
-        expected,
-        got: match v {
-            PropValue::String(s) => format!("\"{s}\""),
-            PropValue::Number(n) => n.to_string(),
-            PropValue::Bool(b) => b.to_string(),
-            PropValue::Undefined => "null".to_string(),
-        },
-    };
-    match (spec.ty, v) {
-        (_, PropValue::Undefined) if spec.default == PropDefault::Undefined => Ok(()),
-        (PropType::String, PropValue::String(s)) => match spec.values {
-            Some(values) if !values.contains(&s.as_str()) => {
-                Err(wrong(format!("one of {}", values.join(", "))))
-            }
-            _ => Ok(()),
-        },
-        (PropType::Number, PropValue::Number(n)) => {
-            if !n.is_finite() {
-                return Err(wrong("a finite number".into()));
-            }
-            match spec.name {
-                "level" if !(1.0..=6.0).contains(n) || n.fract() != 0.0 => {
-                    Err(wrong("an integer from 1 to 6".into()))
-                }
-                "colspan" | "rowspan" | "start" if *n < 0.0 || n.fract() != 0.0 => {
-                    Err(wrong("a non-negative integer".into()))
-                }
-                _ => Ok(()),
-            }
-        }
-        (PropType::Bool, PropValue::Bool(_)) => Ok(()),
-        (ty, _) => Err(wrong(if spec.default == PropDefault::Undefined {
-            format!("{} or null", ty.describe())
-        } else {
-            ty.describe().to_string()
-        })),
-    }
-}
-
-fn check_props(block_type: &str, specs: &[PropSpec], props: &Props) -> ModelResult<()> {
-    for (k, v) in props {
-        let spec = specs
-            .iter()
-            .find(|p| p.name == k)
-            .ok_or_else(|| ModelError::UnknownProp {
-                block_type: block_type.to_string(),
-                prop: k.clone(),
-                allowed: if specs.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    specs.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-                },
-            })?;
-        check_prop(block_type, spec, v)?;
-    }
-    Ok(())
-}
-
-fn full_props(specs: &[PropSpec], given: &Props) -> Props {
-    specs
-        .iter()
-        .map(|p| {
-            (
-                p.name.to_string(),
-                given
-                    .get(p.name)
-                    .cloned()
-                    .unwrap_or_else(|| default_value(p)),
-            )
-        })
-        .collect()
-}
-
-/// Checks inline content against the schema (marks, colors, inline elements).
-pub(crate) fn check_inline(block_type: &str, inline: &[Inline]) -> ModelResult<()> {
-    for i in inline {
-        match i {
-            Inline::Text(r) => {
-                for c in [&r.styles.text_color, &r.styles.background_color]
-                    .into_iter()
-                    .flatten()
-                {
-                    if !COLORS.contains(&c.as_str()) {
-                        return Err(ModelError::InvalidContent {
-                            block_type: block_type.to_string(),
-                            problem: format!(
-                                "uses the color `{c}`; colors are {}",
-                                COLORS.join(", ")
-                            ),
-                        });
-                    }
-                }
-                if let Some(h) = &r.link
-                    && h.trim().is_empty()
-                {
-                    return Err(ModelError::InvalidContent {
-                        block_type: block_type.to_string(),
-                        problem: "has a link without href".to_string(),
-                    });
-                }
-            }
-            Inline::HardBreak => {}
-            Inline::Element { kind, attrs } => {
-                if kind != INTERLINKING_LINK_INLINE {
-                    return Err(ModelError::UnknownInlineElement { kind: kind.clone() });
-                }
-                let allowed = INTERLINK_ATTRS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                for (k, v) in attrs {
-                    let ok = INTERLINK_ATTRS.iter().any(|(n, t)| {
-                        n == k
-                            && matches!(
-                                (t, v),
-                                (PropType::String, PropValue::String(_))
-                                    | (PropType::Bool, PropValue::Bool(_))
-                            )
-                    });
-                    if !ok {
-                        return Err(ModelError::InvalidInlineAttr {
-                            kind: kind.clone(),
-                            attr: k.clone(),
-                            allowed,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn code_text(block_type: &str, inline: &[Inline]) -> ModelResult<String> {
-    let mut s = String::new();
-    for i in inline {
-        match i {
-            Inline::Text(r) if r.styles.is_plain() && r.link.is_none() => s.push_str(&r.text),
-            Inline::HardBreak => s.push('\n'),
-            _ => {
-                return Err(ModelError::InvalidContent {
-                    block_type: block_type.to_string(),
-                    problem: "holds one plain text: no marks, links or inline elements".into(),
-                });
-            }
-        }
-    }
-    Ok(s)
-}
-
-/// Resolves inline input (markdown or runs) for a block type with inline content.
-pub(crate) fn resolve_inline(
-    spec: &BlockSpec,
-    content: Option<&NewContent>,
-) -> ModelResult<Prepared> {
-    let name = spec.name;
-    match (spec.content, content) {
-        (ContentKind::Inline, None) => Ok(Prepared::Inline(vec![])),
-        (ContentKind::Inline, Some(NewContent::Markdown(md))) => {
-            let inline = parse_inline(md);
-            check_inline(name, &inline)?;
-            Ok(Prepared::Inline(inline))
-        }
-        (ContentKind::Inline, Some(NewContent::Inline(i))) => {
-            check_inline(name, i)?;
-            Ok(Prepared::Inline(super::inline::normalize_inline(i.clone())))
-        }
-        (ContentKind::Code, None) => Ok(Prepared::Code(String::new())),
-        (ContentKind::Code, Some(NewContent::Markdown(s))) => Ok(Prepared::Code(s.clone())),
-        (ContentKind::Code, Some(NewContent::Inline(i))) => Ok(Prepared::Code(code_text(name, i)?)),
-        (ContentKind::None, None) => Ok(Prepared::None),
-        (ContentKind::None, Some(NewContent::Markdown(s))) if s.is_empty() => Ok(Prepared::None),
-        (ContentKind::None, Some(NewContent::Inline(i))) if i.is_empty() => Ok(Prepared::None),
-        (ContentKind::Table, Some(NewContent::Table(t))) => {
-            if t.rows.is_empty() || t.rows.iter().any(|r| r.cells.is_empty()) {
-                return Err(ModelError::InvalidContent {
-                    block_type: name.into(),
-                    problem: "needs at least one row, each with at least one cell".into(),
-                });
-            }
-            let mut t = t.clone();
-            for c in t.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
-                check_props(
-                    if c.header { TABLE_HEADER } else { TABLE_CELL },
-                    CELL_PROPS,
-                    &c.props,
-                )?;
-                check_inline(name, &c.content)?;
-                c.props = full_props(CELL_PROPS, &c.props);
-                c.content = super::inline::normalize_inline(std::mem::take(&mut c.content));
-            }
-            Ok(Prepared::Table(t))
-        }
-        (kind, _) => Err(ModelError::InvalidContent {
-            block_type: name.into(),
-            problem: match kind {
-                ContentKind::Inline => "takes inline content (markdown text or runs)",
-                ContentKind::Code => "takes plain text",
-                ContentKind::None => "has no content (use props such as url/caption)",
-                ContentKind::Table => "takes table content: {\"rows\":[{\"cells\":[...]}]}",
-            }
-            .into(),
-        }),
-    }
-}
-
-/// Validates a new block (and its children) against the schema without touching any document.
-pub fn validate_block(block: &NewBlock) -> ModelResult<()> {
-    prepare(block).map(|_| ())
-}
-
-pub(crate) fn prepare(block: &NewBlock) -> ModelResult<PreparedBlock> {
-    let spec = writable_spec(&block.kind)?;
-    check_props(spec.name, spec.props, &block.props)?;
-    let content = resolve_inline(spec, block.content.as_ref())?;
-    let children = block
-        .children
-        .iter()
-        .map(prepare)
-        .collect::<ModelResult<Vec<_>>>()?;
-    Ok(PreparedBlock {
-        spec,
-        props: full_props(spec.props, &block.props),
-        content,
-        children,
-    })
-}
+use super::validate::{
+    Prepared, PreparedBlock, check_prop, check_props, full_props, prepare_blocks, resolve_inline,
+    writable_spec,
+};
+use super::yjs_depth::check_removable;
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -374,151 +116,6 @@ fn write_block(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Locating blocks
-
-/// Where a blockContainer sits.
-#[derive(Debug, Clone)]
-pub(crate) struct Loc {
-    pub container: XmlElementRef,
-    pub group: XmlElementRef,
-    pub index: u32,
-}
-
-fn find_in_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, id: &str) -> Option<Loc> {
-    for (i, c) in group.children(txn).enumerate() {
-        let XmlOut::Element(e) = c else { continue };
-        if e.tag().as_ref() != BLOCK_CONTAINER {
-            continue;
-        }
-        if container_id(txn, &e) == id {
-            return Some(Loc {
-                container: e,
-                group: group.clone(),
-                index: i as u32,
-            });
-        }
-        if let (_, Some(g)) = container_parts(txn, &e)
-            && let Some(l) = find_in_group(txn, &g, id)
-        {
-            return Some(l);
-        }
-    }
-    None
-}
-
-pub(crate) fn locate<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef, id: &str) -> ModelResult<Loc> {
-    root_group(txn, frag)
-        .and_then(|g| find_in_group(txn, &g, id))
-        .ok_or_else(|| ModelError::BlockNotFound { id: id.to_string() })
-}
-
-fn child_index<T: ReadTxn>(txn: &T, parent: &XmlElementRef, child: &XmlElementRef) -> Option<u32> {
-    let target = XmlOut::Element(child.clone()).id();
-    parent
-        .children(txn)
-        .position(|c| c.id() == target)
-        .map(|i| i as u32)
-}
-
-/// Where to put blocks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "at", rename_all = "camelCase")]
-pub enum Position {
-    /// First block of the document.
-    Start,
-    /// Last block of the document.
-    End,
-    Before {
-        id: String,
-    },
-    After {
-        id: String,
-    },
-    /// First nested child of a block.
-    FirstChildOf {
-        id: String,
-    },
-    /// Last nested child of a block.
-    LastChildOf {
-        id: String,
-    },
-}
-
-impl Position {
-    fn anchor(&self) -> Option<&str> {
-        match self {
-            Position::Start | Position::End => None,
-            Position::Before { id }
-            | Position::After { id }
-            | Position::FirstChildOf { id }
-            | Position::LastChildOf { id } => Some(id),
-        }
-    }
-}
-
-enum Target {
-    Group(XmlElementRef, u32),
-    NewRoot,
-    NewChildGroup(XmlElementRef),
-}
-
-fn resolve_target<T: ReadTxn>(
-    txn: &T,
-    frag: &XmlFragmentRef,
-    pos: &Position,
-) -> ModelResult<Target> {
-    match pos {
-        Position::Start | Position::End => match root_group(txn, frag) {
-            Some(g) => {
-                let i = if *pos == Position::Start {
-                    0
-                } else {
-                    g.len(txn)
-                };
-                Ok(Target::Group(g, i))
-            }
-            None if frag.len(txn) == 0 => Ok(Target::NewRoot),
-            None => Err(ModelError::MalformedDocument {
-                problem: "the fragment has content but no root blockGroup".into(),
-            }),
-        },
-        Position::Before { id } => {
-            let l = locate(txn, frag, id)?;
-            Ok(Target::Group(l.group, l.index))
-        }
-        Position::After { id } => {
-            let l = locate(txn, frag, id)?;
-            Ok(Target::Group(l.group, l.index + 1))
-        }
-        Position::FirstChildOf { id } | Position::LastChildOf { id } => {
-            let l = locate(txn, frag, id)?;
-            match container_parts(txn, &l.container) {
-                (_, Some(g)) => {
-                    let i = if matches!(pos, Position::FirstChildOf { .. }) {
-                        0
-                    } else {
-                        g.len(txn)
-                    };
-                    Ok(Target::Group(g, i))
-                }
-                (_, None) => Ok(Target::NewChildGroup(l.container)),
-            }
-        }
-    }
-}
-
-fn materialize(txn: &mut TransactionMut, frag: &XmlFragmentRef, t: Target) -> (XmlElementRef, u32) {
-    match t {
-        Target::Group(g, i) => (g, i),
-        Target::NewRoot => (frag.insert(txn, 0, XmlElementPrelim::empty(BLOCK_GROUP)), 0),
-        Target::NewChildGroup(c) => {
-            let n = c.len(txn);
-            (c.insert(txn, n, XmlElementPrelim::empty(BLOCK_GROUP)), 0)
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Operations
 
 /// Inserts new blocks at `pos`; returns their ids (depth first, children included).
@@ -528,25 +125,29 @@ pub fn insert_blocks(
     pos: &Position,
     blocks: &[NewBlock],
 ) -> ModelResult<Vec<String>> {
-    let prepared = blocks
-        .iter()
-        .map(prepare)
-        .collect::<ModelResult<Vec<_>>>()?;
-    if let Some(id) = pos.anchor() {
-        let l = locate(txn, frag, id)?;
-        if matches!(
-            pos,
-            Position::FirstChildOf { .. } | Position::LastChildOf { .. }
-        ) {
-            let b = read_block(txn, &l.container);
-            if b.kind.is_empty() {
-                return Err(ModelError::OpaqueBlock {
-                    id: id.into(),
-                    block_type: "(empty)".into(),
-                });
+    // The schema (and the blocks' own nesting) first, then their nesting at the position.
+    let prepared = prepare_blocks(blocks, 1)?;
+    let depth = match pos.anchor() {
+        None => 1,
+        Some(id) => {
+            let l = locate(txn, frag, id)?;
+            if matches!(
+                pos,
+                Position::FirstChildOf { .. } | Position::LastChildOf { .. }
+            ) {
+                if container_parts(txn, &l.container).0.is_none() {
+                    return Err(ModelError::OpaqueBlock {
+                        id: id.into(),
+                        block_type: "(empty)".into(),
+                    });
+                }
+                l.depth + 1
+            } else {
+                l.depth
             }
         }
-    }
+    };
+    check_new_blocks(blocks, depth)?;
     let target = resolve_target(txn, frag, pos)?;
     if prepared.is_empty() {
         return Ok(vec![]);
@@ -570,71 +171,6 @@ pub enum ChildrenMode {
     Lift,
 }
 
-/// A deep copy of a Y.Xml subtree (element names, typed attributes, formatted text), used to
-/// move blocks: Yjs has no move, so a moved subtree is re-created (ids and attributes kept).
-#[derive(Debug, Clone)]
-enum Snap {
-    Element {
-        tag: String,
-        attrs: Vec<(String, Any)>,
-        children: Vec<Snap>,
-    },
-    Text(Vec<(String, Option<Attrs>)>),
-}
-
-fn snapshot<T: ReadTxn>(txn: &T, node: &XmlOut) -> Option<Snap> {
-    match node {
-        XmlOut::Element(e) => Some(Snap::Element {
-            tag: e.tag().to_string(),
-            attrs: e
-                .attributes(txn)
-                .filter_map(|(k, v)| match v {
-                    Out::Any(a) => Some((k.to_string(), a)),
-                    _ => None,
-                })
-                .collect(),
-            children: e.children(txn).filter_map(|c| snapshot(txn, &c)).collect(),
-        }),
-        XmlOut::Text(t) => Some(Snap::Text(
-            t.diff(txn, YChange::identity)
-                .into_iter()
-                .filter_map(|d| match d.insert {
-                    Out::Any(Any::String(s)) => Some((s.to_string(), d.attributes.map(|a| *a))),
-                    _ => None,
-                })
-                .collect(),
-        )),
-        XmlOut::Fragment(_) => None,
-    }
-}
-
-fn restore(txn: &mut TransactionMut, parent: &XmlElementRef, index: u32, snap: &Snap) {
-    match snap {
-        Snap::Element {
-            tag,
-            attrs,
-            children,
-        } => {
-            let el = parent.insert(txn, index, XmlElementPrelim::empty(tag.as_str()));
-            for (k, v) in attrs {
-                el.insert_attribute(txn, k.as_str(), v.clone());
-            }
-            for (i, c) in children.iter().enumerate() {
-                restore(txn, &el, i as u32, c);
-            }
-        }
-        Snap::Text(chunks) => {
-            let kind = offset_kind(txn);
-            let t = parent.insert(txn, index, XmlTextPrelim::new(""));
-            let mut off = 0;
-            for (s, a) in chunks {
-                t.insert_with_attributes(txn, off, s, a.clone().unwrap_or_default());
-                off += text_len(kind, s);
-            }
-        }
-    }
-}
-
 /// Removes `group` from its container when it became empty (never the root group). An empty
 /// root group gets one empty paragraph, as editors expect at least one block.
 fn tidy_group(txn: &mut TransactionMut, frag: &XmlFragmentRef, group: &XmlElementRef) {
@@ -648,12 +184,12 @@ fn tidy_group(txn: &mut TransactionMut, frag: &XmlFragmentRef, group: &XmlElemen
             }
         }
         _ => {
-            let Ok(p) = prepare(&NewBlock::new("paragraph")) else {
+            let Ok(p) = prepare_blocks(&[NewBlock::new("paragraph")], 1) else {
                 return;
             };
             let _ = frag;
             let mut ids = vec![];
-            write_block(txn, group, 0, &p, &mut ids);
+            write_block(txn, group, 0, &p[0], &mut ids);
         }
     }
 }
@@ -666,7 +202,7 @@ pub fn delete_blocks(
     children: ChildrenMode,
 ) -> ModelResult<()> {
     for (i, id) in ids.iter().enumerate() {
-        locate(txn, frag, id)?;
+        check_removable(txn, &locate(txn, frag, id)?.container)?;
         if ids[..i].contains(id) {
             return Err(ModelError::DuplicateId { id: id.clone() });
         }
@@ -694,16 +230,9 @@ pub fn delete_blocks(
     Ok(())
 }
 
-fn subtree_ids<T: ReadTxn>(txn: &T, container: &XmlElementRef) -> Vec<String> {
-    read_block(txn, container)
-        .walk()
-        .into_iter()
-        .map(|b| b.id.clone())
-        .collect()
-}
-
 /// Moves a block (with its children) to `pos`. Its id and content are kept; Yjs has no move, so
-/// the block is re-created at the target.
+/// the block is re-created at the target. Refused when its subtree would end up deeper than
+/// [`MAX_NESTING`](super::nesting::MAX_NESTING).
 pub fn move_block(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -711,12 +240,14 @@ pub fn move_block(
     pos: &Position,
 ) -> ModelResult<()> {
     let l = locate(txn, frag, id)?;
-    if let Some(anchor) = pos.anchor() {
-        locate(txn, frag, anchor)?;
-        if subtree_ids(txn, &l.container).iter().any(|x| x == anchor) {
-            return Err(ModelError::MoveIntoItself { id: id.into() });
-        }
+    if let Some(anchor) = pos.anchor()
+        && is_within(&locate(txn, frag, anchor)?.container, &l.container)
+    {
+        return Err(ModelError::MoveIntoItself { id: id.into() });
     }
+    let depth = position_depth(txn, frag, pos)?;
+    check_depth(depth + subtree_height(txn, &l.container) - 1)?;
+    check_removable(txn, &l.container)?;
     let Some(snap) = snapshot(txn, &XmlOut::Element(l.container.clone())) else {
         return Ok(());
     };
@@ -728,13 +259,24 @@ pub fn move_block(
     Ok(())
 }
 
+/// A block whose own content may be rewritten: where it is, its content (read without its
+/// children) and its content node, which holds nothing too deep to remove.
 fn editable_block<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
     id: &str,
 ) -> ModelResult<(Loc, Block, XmlElementRef)> {
     let l = locate(txn, frag, id)?;
-    let b = read_block(txn, &l.container);
+    let (node, group) = container_parts(txn, &l.container);
+    let hidden_blocks = hidden_blocks(txn, group.as_ref(), l.depth);
+    if hidden_blocks > 0 {
+        return Err(ModelError::HiddenNesting {
+            id: id.into(),
+            hidden_blocks,
+            limit: MAX_NESTING,
+        });
+    }
+    let b = read_block_alone(txn, id.to_string(), node.clone());
     if b.is_opaque() {
         return Err(ModelError::OpaqueBlock {
             id: id.into(),
@@ -751,10 +293,10 @@ fn editable_block<T: ReadTxn>(
             reason: "a transient upload placeholder".into(),
         });
     }
-    let (node, _) = container_parts(txn, &l.container);
     let node = node.ok_or_else(|| ModelError::MalformedDocument {
         problem: format!("block {id} has no content node"),
     })?;
+    check_removable(txn, &node)?;
     Ok((l, b, node))
 }
 
@@ -847,7 +389,8 @@ fn parse_plain(text: &str) -> Vec<Inline> {
 }
 
 /// Replaces a block's inline content with `markdown` (inline markdown; plain text for
-/// codeBlock), applying a minimal diff so unchanged text keeps its identity and marks.
+/// codeBlock), applying a minimal diff so unchanged text keeps its identity and marks (the
+/// diff's search is limited to [`DIFF_TIME_LIMIT`], after which it settles for a coarser one).
 pub fn set_block_text(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -857,12 +400,24 @@ pub fn set_block_text(
     set_block_content(txn, frag, id, &NewContent::Markdown(markdown.to_string()))
 }
 
-/// Replaces a block's inline content (markdown or runs) with a minimal diff.
+/// Replaces a block's inline content (markdown or runs) with a minimal diff (searched for at
+/// most [`DIFF_TIME_LIMIT`]).
 pub fn set_block_content(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     id: &str,
     content: &NewContent,
+) -> ModelResult<()> {
+    set_block_content_within(txn, frag, id, content, DIFF_TIME_LIMIT)
+}
+
+/// [`set_block_content`] with the diff's search limited to `time_limit`.
+pub(crate) fn set_block_content_within(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    id: &str,
+    content: &NewContent,
+    time_limit: Duration,
 ) -> ModelResult<()> {
     let (_, block, node) = editable_block(txn, frag, id)?;
     let spec = block_spec(&block.kind).expect("checked");
@@ -873,7 +428,7 @@ pub fn set_block_content(
     };
     match resolve_inline(spec, Some(content)) {
         Ok(Prepared::Inline(new)) => {
-            super::diff::apply_inline_diff(txn, &node, &new);
+            super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())
         }
         Ok(Prepared::Code(s)) => {
@@ -882,7 +437,7 @@ pub fn set_block_content(
             } else {
                 vec![Inline::Text(super::tree::TextRun::plain(s))]
             };
-            super::diff::apply_inline_diff(txn, &node, &new);
+            super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())
         }
         Ok(_) | Err(ModelError::InvalidContent { .. })
@@ -901,16 +456,6 @@ pub fn block_plain_text(block: &Block) -> String {
         BlockContent::Inline { inline } => inline_plain_text(inline),
         _ => block.plain_text(),
     }
-}
-
-/// Checks a color value against BlockNote's palette.
-pub fn is_color(s: &str) -> bool {
-    COLORS.contains(&s)
-}
-
-/// Checks a text alignment value.
-pub fn is_alignment(s: &str) -> bool {
-    ALIGNMENTS.contains(&s)
 }
 
 /// Creates the root blockGroup when the fragment is empty; returns it.

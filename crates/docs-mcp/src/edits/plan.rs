@@ -255,7 +255,7 @@ fn apply(
     match op {
         EditOp::InsertBlocks(insert) => {
             let blocks = match (&insert.markdown, &insert.blocks) {
-                (Some(md), None) => blocknote::import_markdown(md),
+                (Some(md), None) => blocknote::import_markdown(md)?,
                 (None, Some(values)) => values
                     .iter()
                     .cloned()

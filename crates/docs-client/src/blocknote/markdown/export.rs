@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::blocknote::nesting::MAX_NESTING;
 use crate::blocknote::read::default_value;
 use crate::blocknote::schema::block_spec;
 use crate::blocknote::tree::{Block, BlockContent, Inline, PropValue, TableContent, TextRun};
@@ -101,7 +102,7 @@ pub(crate) fn export_chunks(
     for b in blocks {
         let mut lines = vec![];
         number = next_number(prev, b, number, w.losses);
-        w.block(b, "", number, &mut lines);
+        w.block(b, "", number, &mut lines, 1);
         let sep = if prev.is_some_and(|p| is_list(p) && p == b.kind) {
             "\n"
         } else {
@@ -122,6 +123,20 @@ fn is_list(kind: &str) -> bool {
         kind,
         "bulletListItem" | "numberedListItem" | "checkListItem" | "toggleListItem"
     )
+}
+
+/// The list marker a list block's line starts with (`- `, `3. `), empty for other blocks.
+fn list_marker(b: &Block, number: u64) -> String {
+    match b.kind.as_str() {
+        "numberedListItem" => format!("{number}. "),
+        kind if is_list(kind) => "- ".to_string(),
+        _ => String::new(),
+    }
+}
+
+/// What is lost when blocks nested past the limit are left out.
+fn hidden_loss(hidden_blocks: usize) -> String {
+    format!("nesting deeper than {MAX_NESTING} levels ({hidden_blocks} nested blocks not shown)")
 }
 
 fn next_number(prev: Option<&str>, b: &Block, number: u64, losses: &mut Vec<FidelityLoss>) -> u64 {
@@ -190,13 +205,71 @@ impl Writer<'_> {
         }
     }
 
-    fn block(&mut self, b: &Block, indent: &str, number: u64, out: &mut Vec<String>) {
+    /// Writes a block at `depth` (1 for a top-level block) and its children, down to
+    /// [`MAX_NESTING`]: deeper children (which reading never produces) are left out.
+    fn block(&mut self, b: &Block, indent: &str, number: u64, out: &mut Vec<String>, depth: usize) {
         if self.opts.anchors {
             out.push(format!("{indent}{}", anchor(&b.id)));
         }
+        let (first, rest_indent) = match &b.content {
+            BlockContent::Opaque {
+                text,
+                hidden_blocks,
+            } if *hidden_blocks > 0 => {
+                self.lose(b, hidden_loss(*hidden_blocks));
+                let marker = list_marker(b, number);
+                let rest_indent = format!("{indent}{}", " ".repeat(marker.len()));
+                (format!("{marker}{}", escape(text)), rest_indent)
+            }
+            _ => self.content(b, indent, number),
+        };
+        // indent continuation lines of the block itself
+        let mut lines = first.split('\n');
+        if let Some(l) = lines.next() {
+            out.push(format!("{indent}{l}"));
+        }
+        let cont = if is_list(&b.kind) {
+            rest_indent.clone()
+        } else {
+            indent.to_string()
+        };
+        for l in lines {
+            out.push(if l.is_empty() {
+                String::new()
+            } else {
+                format!("{cont}{l}")
+            });
+        }
+        if b.children.is_empty() {
+            return;
+        }
+        if depth >= MAX_NESTING {
+            let hidden = b.walk().len() - 1;
+            self.lose(b, hidden_loss(hidden));
+            return;
+        }
+        if !is_list(&b.kind) {
+            self.lose(b, "nesting (children exported unindented)");
+        }
+        let mut prev: Option<&str> = None;
+        let mut number = 0;
+        for c in &b.children {
+            number = next_number(prev, c, number, self.losses);
+            let tight =
+                is_list(&b.kind) && is_list(&c.kind) && (prev.is_none() || prev == Some(&c.kind));
+            if !tight {
+                out.push(String::new());
+            }
+            self.block(c, &rest_indent, number, out, depth + 1);
+            prev = Some(&c.kind);
+        }
+    }
+
+    /// The markdown of a block's own content, and the indentation of its children.
+    fn content(&mut self, b: &Block, indent: &str, number: u64) -> (String, String) {
         self.prop_losses(b);
         let inline = |w: &mut Self| w.inline(b, b.inline().unwrap_or(&[]), false);
-        let (first, rest_indent): (String, String) = match b.kind.as_str() {
+        match b.kind.as_str() {
             "paragraph" => (inline(self), indent.to_string()),
             "heading" => {
                 let level = b
@@ -302,41 +375,6 @@ impl Writer<'_> {
                     ),
                 );
                 (escape(&b.plain_text()), indent.to_string())
-            }
-        };
-        // indent continuation lines of the block itself
-        let mut lines = first.split('\n');
-        if let Some(l) = lines.next() {
-            out.push(format!("{indent}{l}"));
-        }
-        let cont = if is_list(&b.kind) {
-            rest_indent.clone()
-        } else {
-            indent.to_string()
-        };
-        for l in lines {
-            out.push(if l.is_empty() {
-                String::new()
-            } else {
-                format!("{cont}{l}")
-            });
-        }
-        if !b.children.is_empty() {
-            if !is_list(&b.kind) {
-                self.lose(b, "nesting (children exported unindented)");
-            }
-            let mut prev: Option<&str> = None;
-            let mut number = 0;
-            for c in &b.children {
-                number = next_number(prev, c, number, self.losses);
-                let tight = is_list(&b.kind)
-                    && is_list(&c.kind)
-                    && (prev.is_none() || prev == Some(&c.kind));
-                if !tight {
-                    out.push(String::new());
-                }
-                self.block(c, &rest_indent, number, out);
-                prev = Some(&c.kind);
             }
         }
     }

@@ -1,9 +1,12 @@
 //! Markdown import (pulldown-cmark with tables, task lists and strikethrough) into [`NewBlock`]s.
-//! Never panics: anything it does not map becomes plain text or is skipped.
+//! Never panics: anything it does not map becomes plain text or is skipped. Lists nested deeper
+//! than [`MAX_NESTING`] are refused; the import never recurses on the input's depth.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use crate::blocknote::error::ModelResult;
 use crate::blocknote::inline::normalize_inline;
+use crate::blocknote::nesting::{MAX_NESTING, check_depth};
 use crate::blocknote::tree::{
     Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
     inline_plain_text,
@@ -456,8 +459,10 @@ fn trim_inline(mut v: Vec<Inline>) -> Vec<Inline> {
     normalize_inline(v)
 }
 
-/// Imports a markdown document into new blocks.
-pub fn import_markdown(markdown: &str) -> Vec<NewBlock> {
+/// Imports a markdown document into new blocks. Lists nested deeper than [`MAX_NESTING`] are
+/// refused with [`ModelError::NestingTooDeep`](crate::blocknote::ModelError::NestingTooDeep),
+/// which says how deep they go.
+pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
     let mut imp = Importer {
         stack: vec![Frame::Root(vec![])],
         leaf: None,
@@ -465,9 +470,24 @@ pub fn import_markdown(markdown: &str) -> Vec<NewBlock> {
         code: String::new(),
         table: None,
     };
+    // A list item is a block, nested in the item around it (quotes add no level): the items
+    // open at once are the depth of the blocks being built. Past the limit nothing more is
+    // built, the events are only counted to tell how deep the input goes.
+    let (mut depth, mut deepest) = (0usize, 0);
     for ev in Parser::new_ext(markdown, options()) {
-        imp.event(ev);
+        match ev {
+            Event::Start(Tag::Item) => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Event::End(TagEnd::Item) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if deepest <= MAX_NESTING {
+            imp.event(ev);
+        }
     }
+    check_depth(deepest)?;
     imp.close_implicit();
     // unwind anything left open (malformed input cannot happen with pulldown-cmark, but be safe)
     while imp.stack.len() > 1 {
@@ -490,10 +510,10 @@ pub fn import_markdown(markdown: &str) -> Vec<NewBlock> {
             _ => {}
         }
     }
-    match imp.stack.pop() {
+    Ok(match imp.stack.pop() {
         Some(Frame::Root(v)) => v,
         _ => vec![],
-    }
+    })
 }
 
 /// Parses inline markdown (`**bold**`, `*italic*`, `~~strike~~`, `` `code` ``, `[link](url)`,
@@ -501,12 +521,14 @@ pub fn import_markdown(markdown: &str) -> Vec<NewBlock> {
 ///
 /// Leading and trailing spaces/tabs are kept as plain text (markdown would trim them): text
 /// read from a block and written back must not lose, e.g., the space a human just typed at
-/// its end.
-pub fn parse_inline(markdown: &str) -> Vec<Inline> {
+/// its end. Like [`import_markdown`], refuses lists nested deeper than [`MAX_NESTING`].
+pub fn parse_inline(markdown: &str) -> ModelResult<Vec<Inline>> {
     let is_blank = |c: char| c == ' ' || c == '\t';
     let body = markdown.trim_matches(is_blank);
     if body.is_empty() {
-        return normalize_inline(vec![Inline::Text(TextRun::plain(markdown))]);
+        return Ok(normalize_inline(vec![Inline::Text(TextRun::plain(
+            markdown,
+        ))]));
     }
     let lead = &markdown[..markdown.len() - markdown.trim_start_matches(is_blank).len()];
     let trail = &markdown[markdown.trim_end_matches(is_blank).len()..];
@@ -515,7 +537,7 @@ pub fn parse_inline(markdown: &str) -> Vec<Inline> {
         out.push(Inline::Text(TextRun::plain(lead)));
     }
     let mut first = true;
-    for b in import_markdown(body) {
+    for b in import_markdown(body)? {
         let mut parts = vec![];
         collect_inline(&b, &mut parts);
         for p in parts {
@@ -529,9 +551,11 @@ pub fn parse_inline(markdown: &str) -> Vec<Inline> {
     if !trail.is_empty() {
         out.push(Inline::Text(TextRun::plain(trail)));
     }
-    normalize_inline(out)
+    Ok(normalize_inline(out))
 }
 
+/// The inline content of a block and its children, in order (recursing no deeper than
+/// imported blocks nest: [`MAX_NESTING`]).
 fn collect_inline(b: &NewBlock, out: &mut Vec<Vec<Inline>>) {
     match &b.content {
         Some(NewContent::Inline(i)) => out.push(i.clone()),

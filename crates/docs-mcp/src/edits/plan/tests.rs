@@ -13,7 +13,7 @@ fn live_doc(markdown: &str) -> Doc {
         ..Options::default()
     });
     let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-    let blocks = blocknote::import_markdown(markdown);
+    let blocks = blocknote::import_markdown(markdown).unwrap();
     let mut txn = doc.transact_mut();
     blocknote::insert_blocks(&mut txn, &fragment, &ModelPosition::End, &blocks).unwrap();
     drop(txn);

@@ -1,0 +1,107 @@
+//! Deep copies of Y.Xml subtrees, to move blocks: Yjs has no move, so a moved subtree is
+//! re-created (ids and attributes kept).
+
+use yrs::types::Attrs;
+use yrs::types::text::YChange;
+use yrs::{
+    Any, Out, ReadTxn, Text, TransactionMut, Xml, XmlElementPrelim, XmlElementRef, XmlFragment,
+    XmlOut, XmlTextPrelim,
+};
+
+use super::inline::{offset_kind, text_len};
+
+/// A deep copy of a Y.Xml subtree: element names, typed attributes, formatted text. Its nodes
+/// are kept flat, in document order, so that copying, re-creating and dropping it never
+/// recurses however deep the subtree is.
+#[derive(Debug, Clone)]
+pub(crate) struct Snap(Vec<SnapNode>);
+
+#[derive(Debug, Clone)]
+struct SnapNode {
+    /// Index of the parent element in the copy; `None` for the copied node itself.
+    parent: Option<usize>,
+    kind: SnapKind,
+}
+
+#[derive(Debug, Clone)]
+enum SnapKind {
+    Element {
+        tag: String,
+        attrs: Vec<(String, Any)>,
+    },
+    Text(Vec<(String, Option<Attrs>)>),
+}
+
+/// Copies `node` and everything under it (`None` for a fragment).
+pub(crate) fn snapshot<T: ReadTxn>(txn: &T, node: &XmlOut) -> Option<Snap> {
+    let mut nodes = vec![];
+    let mut stack = vec![(node.clone(), None)];
+    while let Some((n, parent)) = stack.pop() {
+        let kind = match &n {
+            XmlOut::Element(e) => SnapKind::Element {
+                tag: e.tag().to_string(),
+                attrs: e
+                    .attributes(txn)
+                    .filter_map(|(k, v)| match v {
+                        Out::Any(a) => Some((k.to_string(), a)),
+                        _ => None,
+                    })
+                    .collect(),
+            },
+            XmlOut::Text(t) => SnapKind::Text(
+                t.diff(txn, YChange::identity)
+                    .into_iter()
+                    .filter_map(|d| match d.insert {
+                        Out::Any(Any::String(s)) => Some((s.to_string(), d.attributes.map(|a| *a))),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            XmlOut::Fragment(_) => continue,
+        };
+        if let XmlOut::Element(e) = &n {
+            let me = Some(nodes.len());
+            let children: Vec<XmlOut> = e.children(txn).collect();
+            stack.extend(children.into_iter().rev().map(|c| (c, me)));
+        }
+        nodes.push(SnapNode { parent, kind });
+    }
+    (!nodes.is_empty()).then_some(Snap(nodes))
+}
+
+/// Re-creates a copy as the child `index` of `parent`.
+pub(crate) fn restore(txn: &mut TransactionMut, parent: &XmlElementRef, index: u32, snap: &Snap) {
+    let kind = offset_kind(txn);
+    // The element re-created for each node (`None` for texts), and how many children each
+    // already got: the copy is in document order, so parents come first and children in order.
+    let mut made: Vec<Option<XmlElementRef>> = Vec::with_capacity(snap.0.len());
+    let mut filled: Vec<u32> = vec![0; snap.0.len()];
+    for node in &snap.0 {
+        let (into, at) = match node.parent {
+            None => (parent.clone(), index),
+            Some(p) => {
+                filled[p] += 1;
+                let into = made[p].clone().expect("only elements have children");
+                (into, filled[p] - 1)
+            }
+        };
+        match &node.kind {
+            SnapKind::Element { tag, attrs } => {
+                let el = into.insert(txn, at, XmlElementPrelim::empty(tag.as_str()));
+                for (k, v) in attrs {
+                    el.insert_attribute(txn, k.as_str(), v.clone());
+                }
+                made.push(Some(el));
+            }
+            SnapKind::Text(chunks) => {
+                let t = into.insert(txn, at, XmlTextPrelim::new(""));
+                let mut off = 0;
+                for (s, a) in chunks {
+                    t.insert_with_attributes(txn, off, s, a.clone().unwrap_or_default());
+                    off += text_len(kind, s);
+                }
+                made.push(None);
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Property tests: random operations keep a well-formed tree; import never panics.
+
+use super::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert { at: usize, pos: u8, n: usize },
+    Delete { at: usize, lift: bool },
+    Move { at: usize, to: usize, pos: u8 },
+    Text { at: usize, text: String },
+    Retype { at: usize, kind: u8 },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (any::<usize>(), 0u8..6, 1usize..3).prop_map(|(at, pos, n)| Op::Insert { at, pos, n }),
+        (any::<usize>(), any::<bool>()).prop_map(|(at, lift)| Op::Delete { at, lift }),
+        (any::<usize>(), any::<usize>(), 0u8..4).prop_map(|(at, to, pos)| Op::Move { at, to, pos }),
+        (any::<usize>(), "[a-z é😀*]{0,12}").prop_map(|(at, text)| Op::Text { at, text }),
+        (any::<usize>(), 0u8..4).prop_map(|(at, kind)| Op::Retype { at, kind }),
+    ]
+}
+
+fn check_well_formed(txn: &yrs::TransactionMut, f: &XmlFragmentRef) -> usize {
+    assert_eq!(f.len(txn), 1, "one root node");
+    let root = root_group(txn, f).expect("root blockGroup");
+    let mut ids = std::collections::HashSet::new();
+    fn walk(
+        txn: &yrs::TransactionMut,
+        g: &XmlElementRef,
+        ids: &mut std::collections::HashSet<String>,
+    ) -> usize {
+        assert!(g.len(txn) > 0, "no empty blockGroup");
+        let mut n = 0;
+        for c in g.children(txn) {
+            let XmlOut::Element(c) = c else {
+                panic!("text in blockGroup")
+            };
+            assert_eq!(c.tag().as_ref(), "blockContainer");
+            let Some(Out::Any(Any::String(id))) = c.get_attribute(txn, "id") else {
+                panic!("no id")
+            };
+            assert!(ids.insert(id.to_string()), "duplicate id");
+            let kids: Vec<_> = c.children(txn).collect();
+            assert!(!kids.is_empty() && kids.len() <= 2);
+            let XmlOut::Element(first) = &kids[0] else {
+                panic!()
+            };
+            assert_ne!(first.tag().as_ref(), "blockGroup", "content node first");
+            n += 1;
+            if let Some(XmlOut::Element(g2)) = kids.get(1) {
+                assert_eq!(g2.tag().as_ref(), "blockGroup");
+                n += walk(txn, g2, ids);
+            }
+        }
+        n
+    }
+    walk(txn, &root, &mut ids)
+}
+
+/// The door never panics (yrs's own decoder may, in debug builds, on a client id past 53
+/// bits), and never calls malformed an update yrs decodes.
+fn check_like_yrs(update: &[u8]) -> Result<(), TestCaseError> {
+    let ours = check_update_depth(update);
+    let yrs = std::panic::catch_unwind(|| Update::decode_v1(update).is_ok());
+    if yrs.unwrap_or(false) {
+        prop_assert!(
+            !matches!(ours, Err(ModelError::MalformedDocument { .. })),
+            "yrs decodes what the door refused: {ours:?}"
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_operations_keep_a_well_formed_tree(ops in proptest::collection::vec(op(), 1..25)) {
+        let (d, f) = doc();
+        let mut txn = d.transact_mut();
+        let mut expected = 0usize;
+        for op in ops {
+            let docu = read_document(&txn, &f);
+            let all: Vec<Block> = docu.all_blocks().into_iter().cloned().collect();
+            let pick = |i: usize| all.get(i % all.len().max(1)).cloned();
+            match op {
+                Op::Insert { at, pos, n } => {
+                    let position = match (pick(at), pos) {
+                        (None, _) | (_, 0) => Position::End,
+                        (_, 1) => Position::Start,
+                        (Some(b), 2) => Position::Before { id: b.id },
+                        (Some(b), 3) => Position::After { id: b.id },
+                        (Some(b), 4) => Position::FirstChildOf { id: b.id },
+                        (Some(b), _) => Position::LastChildOf { id: b.id },
+                    };
+                    let blocks: Vec<NewBlock> = (0..n).map(|i| NewBlock::new("paragraph").text(format!("p{i}"))).collect();
+                    insert_blocks(&mut txn, &f, &position, &blocks).unwrap();
+                    expected += n;
+                }
+                Op::Delete { at, lift } => {
+                    if let Some(b) = pick(at) {
+                        let sub = b.walk().len();
+                        delete_blocks(&mut txn, &f, std::slice::from_ref(&b.id), if lift { ChildrenMode::Lift } else { ChildrenMode::Delete }).unwrap();
+                        expected -= if lift { 1 } else { sub };
+                        if expected == 0 { expected = 1; }
+                    }
+                }
+                Op::Move { at, to, pos } => {
+                    if let (Some(b), Some(t)) = (pick(at), pick(to)) {
+                        let position = match pos {
+                            0 => Position::Before { id: t.id.clone() },
+                            1 => Position::After { id: t.id.clone() },
+                            2 => Position::LastChildOf { id: t.id.clone() },
+                            _ => Position::End,
+                        };
+                        let r = move_block(&mut txn, &f, &b.id, &position);
+                        let inside = b.walk().iter().any(|x| x.id == t.id);
+                        prop_assert_eq!(r.is_err(), inside && pos < 3);
+                    }
+                }
+                Op::Text { at, text } => {
+                    if let Some(b) = pick(at) {
+                        set_block_text(&mut txn, &f, &b.id, &text).unwrap();
+                        let now = read_document(&txn, &f);
+                        let got = now.find(&b.id).unwrap();
+                        prop_assert_eq!(got.inline().unwrap(), &parse_inline(&text).unwrap()[..]);
+                    }
+                }
+                Op::Retype { at, kind } => {
+                    if let Some(b) = pick(at) {
+                        let k = ["heading", "paragraph", "checkListItem", "quote"][kind as usize];
+                        update_block(&mut txn, &f, &b.id, Some(k), &Props::new()).unwrap();
+                        let now = read_document(&txn, &f);
+                        prop_assert_eq!(now.find(&b.id).unwrap().plain_text(), b.plain_text());
+                    }
+                }
+            }
+            if expected > 0 {
+                prop_assert_eq!(check_well_formed(&txn, &f), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn the_nesting_door_decodes_what_yrs_decodes(
+        bytes in proptest::collection::vec(any::<u8>(), 0..400),
+        cut in any::<usize>(),
+    ) {
+        // A real update cut short or with one byte changed, and random bytes.
+        let (d, f) = doc();
+        insert_blocks(&mut d.transact_mut(), &f, &Position::End, &super::layout::all_writable())
+            .unwrap();
+        let update = d.transact().encode_state_as_update_v1(&StateVector::default());
+        let mut changed = update.clone();
+        let at = cut % update.len();
+        changed[at] = changed[at].wrapping_add(bytes.first().copied().unwrap_or(1));
+        for input in [&update[..at], &changed[..], &bytes[..]] {
+            check_like_yrs(input)?;
+        }
+    }
+
+    #[test]
+    fn markdown_import_never_panics(s in "\\PC{0,200}") {
+        let blocks = import_markdown(&s).unwrap();
+        for b in &blocks {
+            validate_block(b).unwrap();
+        }
+        parse_inline(&s).unwrap();
+    }
+
+    #[test]
+    fn markdown_import_never_panics_on_markdownish(s in "([-*#>|`~_\\[\\]()!1. \n]|[a-z]|    ){0,120}") {
+        let blocks = import_markdown(&s).unwrap();
+        let (d, f) = doc();
+        let mut txn = d.transact_mut();
+        insert_blocks(&mut txn, &f, &Position::End, &blocks).unwrap();
+        let docu = read_document(&txn, &f);
+        let _ = export_markdown(&docu.blocks, &ExportOptions { anchors: true });
+    }
+}

@@ -1,0 +1,270 @@
+//! How deep Yjs content nests, measured without recursion, and the checks that keep a document
+//! within what yrs can handle.
+//!
+//! yrs applies, encodes and drops arbitrarily deep content, but it deletes and garbage-collects
+//! nested types recursively (`TransactionMut::delete` calls itself for every nested type,
+//! about 290 bytes of stack a level; `Item::gc` likewise): deleting a subtree some 7 000
+//! levels deep overflows a 2 MiB stack (tokio's default) and aborts the process, whether the
+//! deletion is ours or comes in a collaborator's update. Content nested deeper than
+//! [`MAX_YJS_DEPTH`] is therefore refused: an incoming update is checked before it is applied
+//! ([`check_update_depth`]), the document after it ([`check_document_depth`]), and the model
+//! never removes a node holding deeper content (`check_removable`).
+
+use std::collections::HashMap;
+
+use yrs::block::ItemContent;
+use yrs::encoding::read::{Cursor, Read};
+use yrs::updates::decoder::{Decoder, DecoderV1};
+use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+
+use super::error::{ModelError, ModelResult};
+
+/// The deepest nesting of Yjs types a document may hold (a block at the model's nesting limit
+/// sits about 130 levels deep, a block nested 250 times about 500). yrs's recursion over it
+/// then stays near 300 KiB of stack even when an update nests that much again under it.
+pub const MAX_YJS_DEPTH: usize = 512;
+
+const GC_REF: u8 = 0;
+const SKIP_REF: u8 = 10;
+const HAS_ORIGIN: u8 = 0b1000_0000;
+const HAS_RIGHT_ORIGIN: u8 = 0b0100_0000;
+const HAS_PARENT_SUB: u8 = 0b0010_0000;
+
+/// An item's id: client and clock, read as plain numbers (yrs's `ClientID` asserts, in debug
+/// builds, that a client id fits 53 bits: not for the door to panic on).
+type Id = (u64, u32);
+
+/// Where an update's item says its parent is.
+#[derive(Debug, Clone, Copy)]
+enum Parent {
+    /// A root type.
+    Root,
+    /// The type created by the item with this id (in the update or in the document).
+    Type(Id),
+    /// The parent of the item with this id, next to which the item was inserted (its origin).
+    SameAs(Id),
+}
+
+/// One item of an update, as far as nesting goes.
+#[derive(Debug)]
+struct UpdateItem {
+    parent: Parent,
+    /// The item creates a type (XML element, text, map, array...).
+    is_type: bool,
+}
+
+/// The items of an update and where each client's clocks map to them.
+#[derive(Default)]
+struct UpdateItems {
+    items: Vec<UpdateItem>,
+    /// Per client: (first clock, length, item index), by increasing clock.
+    clocks: HashMap<u64, Vec<(u32, u32, usize)>>,
+}
+
+impl UpdateItems {
+    /// The item holding `id`, when the update has it.
+    fn find(&self, &(client, clock): &Id) -> Option<usize> {
+        let ranges = self.clocks.get(&client)?;
+        let i = ranges.partition_point(|(start, _, _)| *start <= clock);
+        let (start, len, item) = *ranges.get(i.checked_sub(1)?)?;
+        // (a malformed update may list a client's clocks out of order)
+        let offset = clock.checked_sub(start)?;
+        (offset < len).then_some(item)
+    }
+}
+
+fn malformed(e: impl std::fmt::Display) -> ModelError {
+    ModelError::MalformedDocument {
+        problem: format!("an update cannot be decoded: {e}"),
+    }
+}
+
+fn read_id(decoder: &mut DecoderV1) -> ModelResult<Id> {
+    Ok((
+        decoder.read_var().map_err(malformed)?,
+        decoder.read_var().map_err(malformed)?,
+    ))
+}
+
+/// Reads the structure of a v1 update (its items' parents and which create types), the way
+/// yrs decodes it; the delete set that follows is not needed.
+fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
+    let mut decoder = DecoderV1::new(Cursor::new(update));
+    let mut out = UpdateItems::default();
+    let clients: u32 = decoder.read_var().map_err(malformed)?;
+    for _ in 0..clients {
+        let structs: u32 = decoder.read_var().map_err(malformed)?;
+        let client: u64 = decoder.read_var().map_err(malformed)?;
+        let mut clock: u32 = decoder.read_var().map_err(malformed)?;
+        for _ in 0..structs {
+            let info = decoder.read_info().map_err(malformed)?;
+            let len = match info {
+                SKIP_REF => decoder.read_var::<u32>().map_err(malformed)?,
+                GC_REF => decoder.read_len().map_err(malformed)?,
+                _ => {
+                    let origin = if info & HAS_ORIGIN != 0 {
+                        Some(read_id(&mut decoder)?)
+                    } else {
+                        None
+                    };
+                    let right_origin = if info & HAS_RIGHT_ORIGIN != 0 {
+                        Some(read_id(&mut decoder)?)
+                    } else {
+                        None
+                    };
+                    let parent = match origin.or(right_origin) {
+                        Some(next_to) => Parent::SameAs(next_to),
+                        None => {
+                            let parent = if decoder.read_parent_info().map_err(malformed)? {
+                                decoder.read_string().map_err(malformed)?;
+                                Parent::Root
+                            } else {
+                                Parent::Type(read_id(&mut decoder)?)
+                            };
+                            if info & HAS_PARENT_SUB != 0 {
+                                decoder.read_string().map_err(malformed)?;
+                            }
+                            parent
+                        }
+                    };
+                    let content = ItemContent::decode(&mut decoder, info).map_err(malformed)?;
+                    let len = content.len_utf16();
+                    if len > 0 {
+                        out.clocks
+                            .entry(client)
+                            .or_default()
+                            .push((clock, len, out.items.len()));
+                        out.items.push(UpdateItem {
+                            parent,
+                            is_type: matches!(content, ItemContent::Type(_)),
+                        });
+                    }
+                    len
+                }
+            };
+            clock = clock
+                .checked_add(len)
+                .ok_or_else(|| malformed("clocks overflow"))?;
+        }
+    }
+    Ok(out)
+}
+
+/// How deep the types an update creates nest among themselves, without the depth of the
+/// document they attach to: 0 when the update creates no type (typing, formatting, deleting),
+/// the full depth for a document's whole state. Parents given by an item of another client
+/// that comes later in the update are resolved too.
+fn nesting_within(items: &UpdateItems) -> usize {
+    let n = items.items.len();
+    // Each item's parent type when the update holds it (`Some(None)`: outside the update),
+    // resolved through origins iteratively: an origin chain is as long as a run of siblings.
+    // Items on the walk are marked outside until resolved, so a malformed update's cycle ends
+    // the walk.
+    let mut parent: Vec<Option<Option<usize>>> = vec![None; n];
+    for start in 0..n {
+        let mut chain = vec![];
+        let mut at = start;
+        let resolved = loop {
+            if let Some(p) = parent[at] {
+                break p;
+            }
+            parent[at] = Some(None);
+            chain.push(at);
+            match items.items[at].parent {
+                Parent::Root => break None,
+                Parent::Type(id) => break items.find(&id).filter(|&p| items.items[p].is_type),
+                Parent::SameAs(id) => match items.find(&id) {
+                    Some(next) => at = next,
+                    None => break None,
+                },
+            }
+        };
+        for i in chain {
+            parent[i] = Some(resolved);
+        }
+    }
+    // The depth of each type: one more than its parent type's, iteratively (0: not known yet;
+    // a type met again on the same walk is a cycle, counted from there).
+    let mut depth = vec![0; n];
+    let mut on_path = vec![false; n];
+    for start in (0..n).filter(|&i| items.items[i].is_type) {
+        let mut path = vec![];
+        let mut at = Some(start);
+        let mut base = 0;
+        while let Some(i) = at {
+            if depth[i] > 0 || on_path[i] {
+                base = depth[i];
+                break;
+            }
+            on_path[i] = true;
+            path.push(i);
+            at = parent[i].flatten();
+        }
+        for (k, i) in path.into_iter().rev().enumerate() {
+            depth[i] = base + k + 1;
+            on_path[i] = false;
+        }
+    }
+    depth.into_iter().max().unwrap_or(0)
+}
+
+/// Refuses a v1 update that nests types deeper than [`MAX_YJS_DEPTH`] among themselves, before
+/// it is applied (yrs would overflow its stack deleting them, even within the same update).
+/// Returns that depth: 0 when the update creates no type, so the document's depth cannot have
+/// grown; otherwise check the document after applying it ([`check_document_depth`]).
+pub fn check_update_depth(update: &[u8]) -> ModelResult<usize> {
+    let depth = nesting_within(&decode_items(update)?);
+    too_deep(depth)?;
+    Ok(depth)
+}
+
+/// Refuses a document whose `document-store` nests deeper than [`MAX_YJS_DEPTH`]; such a
+/// document must be dropped (dropping is safe) rather than edited.
+pub fn check_document_depth<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> ModelResult<()> {
+    let deepest = frag
+        .children(txn)
+        .map(|c| node_depth(txn, c, MAX_YJS_DEPTH))
+        .max()
+        .unwrap_or(0);
+    too_deep(deepest)
+}
+
+/// Refuses to remove `node` when it holds content nested deeper than [`MAX_YJS_DEPTH`]: yrs
+/// would overflow its stack deleting it.
+pub(crate) fn check_removable<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> ModelResult<()> {
+    too_deep(node_depth(
+        txn,
+        XmlOut::Element(node.clone()),
+        MAX_YJS_DEPTH,
+    ))
+}
+
+fn too_deep(depth: usize) -> ModelResult<()> {
+    if depth > MAX_YJS_DEPTH {
+        return Err(ModelError::DocumentTooDeep {
+            depth,
+            limit: MAX_YJS_DEPTH,
+        });
+    }
+    Ok(())
+}
+
+/// Levels of XML under and including `node` (1 for a leaf), counted iteratively; the walk
+/// stops past `limit` and returns `limit + 1`.
+fn node_depth<T: ReadTxn>(txn: &T, node: XmlOut, limit: usize) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(node, 1)];
+    while let Some((n, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        if depth > limit {
+            return depth;
+        }
+        let children = match &n {
+            XmlOut::Element(e) => e.children(txn),
+            XmlOut::Fragment(f) => f.children(txn),
+            XmlOut::Text(_) => continue,
+        };
+        stack.extend(children.map(|c| (c, depth + 1)));
+    }
+    deepest
+}
