@@ -1154,3 +1154,40 @@ async fn wrong_arguments_are_invalid_input_naming_the_field() {
     }
     assert_eq!(stored_texts(&server, id).await, ["Only"]);
 }
+
+/// Nesting from outside cannot take the service down: a 100 000-level markdown list (a
+/// bullet and an ordered one) is refused with its depth, and the service goes on serving.
+#[tokio::test]
+async fn lists_nested_too_deep_are_refused_and_the_service_keeps_serving() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Deep").markdown("Top"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    for markdown in ["- ".repeat(100_000) + "x", "1. ".repeat(80_000) + "x"] {
+        let error = agent
+            .err(
+                "insert_blocks",
+                json!({"document": doc, "position": {"at": "end"}, "markdown": markdown}),
+            )
+            .await;
+        assert_eq!(error["code"], "INVALID_INPUT", "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("this would nest blocks ")
+                && message.contains("levels deep, deeper than the limit of 64"),
+            "{message}"
+        );
+    }
+    // Still serving, this document and others.
+    let applied = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"}, "markdown": "- a\n  - b"}),
+        )
+        .await;
+    assert_eq!(applied["status"], "applied");
+    assert_eq!(stored_texts(&server, id).await, ["Top", "a"]);
+}
