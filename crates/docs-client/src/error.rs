@@ -38,6 +38,11 @@ pub enum Error {
     #[error("document {document} is read-only for this user: the edit was not applied")]
     ReadOnly { document: String },
 
+    #[error(
+        "refused to send the session cookie to the collaboration server {url:?} named by the instance's configuration: {reason}. The cookie goes only to the instance's own host, over TLS; check the instance URL, or ask its administrator to set COLLABORATION_WS_URL to wss://<instance host>/…"
+    )]
+    UntrustedCollaborationUrl { url: String, reason: String },
+
     #[error("the collaboration server refused the connection ({code}: {reason}){}", hint_for_close(*code))]
     ConnectionRefused { code: u16, reason: String },
 
