@@ -108,7 +108,8 @@ async fn main() {
     let mut saved = vec![];
     for i in 0..300 {
         let mut write = session
-            .write(|txn| append_paragraph(txn, &format!("latency probe {i}")))
+            .write(move |txn| append_paragraph(txn, &format!("latency probe {i}")))
+            .await
             .unwrap();
         ack.push(write.acknowledged().await.unwrap().as_secs_f64() * 1000.0);
         if i % 30 == 0 {

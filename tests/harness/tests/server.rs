@@ -975,10 +975,7 @@ type RoomSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A raw collaboration socket of a room that passes the server's Origin/Cookie checks.
-async fn open_room_socket(
-    server: &DocsServer,
-    room: uuid::Uuid,
-) -> RoomSocket {
+async fn open_room_socket(server: &DocsServer, room: uuid::Uuid) -> RoomSocket {
     let mut req = format!("{}?room={room}", server.ws_url())
         .into_client_request()
         .unwrap();
@@ -1000,10 +997,7 @@ async fn ping(
     pong(socket, within).await
 }
 
-async fn pong(
-    socket: &mut RoomSocket,
-    within: Duration,
-) -> Option<Vec<u8>> {
+async fn pong(socket: &mut RoomSocket, within: Duration) -> Option<Vec<u8>> {
     tokio::time::timeout(within, async {
         loop {
             match socket.next().await {
@@ -1031,21 +1025,33 @@ async fn a_frozen_room_keeps_its_connections_open_but_answers_nothing_until_unfr
     let answer = Duration::from_secs(10);
     let mut a = open_room_socket(&server, frozen).await;
     let mut b = open_room_socket(&server, other).await;
-    assert_eq!(ping(&mut a, b"a1", answer).await.as_deref(), Some(&b"a1"[..]));
+    assert_eq!(
+        ping(&mut a, b"a1", answer).await.as_deref(),
+        Some(&b"a1"[..])
+    );
 
     assert_eq!(server.freeze(frozen).await.unwrap(), 1);
     // Nothing comes back from the frozen connection. (Asserting an absence needs a window:
     // 1 s; a broken freeze answers in milliseconds.)
     assert_eq!(ping(&mut a, b"a2", Duration::from_secs(1)).await, None);
     // Other rooms, and new connections to the frozen room, are served as usual.
-    assert_eq!(ping(&mut b, b"b1", answer).await.as_deref(), Some(&b"b1"[..]));
+    assert_eq!(
+        ping(&mut b, b"b1", answer).await.as_deref(),
+        Some(&b"b1"[..])
+    );
     let mut c = open_room_socket(&server, frozen).await;
-    assert_eq!(ping(&mut c, b"c1", answer).await.as_deref(), Some(&b"c1"[..]));
+    assert_eq!(
+        ping(&mut c, b"c1", answer).await.as_deref(),
+        Some(&b"c1"[..])
+    );
 
     // Unfrozen, the connection was never closed: the ping sent meanwhile is answered now.
     assert_eq!(server.unfreeze(frozen).await.unwrap(), 1);
     assert_eq!(pong(&mut a, answer).await.as_deref(), Some(&b"a2"[..]));
-    assert_eq!(ping(&mut a, b"a3", answer).await.as_deref(), Some(&b"a3"[..]));
+    assert_eq!(
+        ping(&mut a, b"a3", answer).await.as_deref(),
+        Some(&b"a3"[..])
+    );
 
     // Every room at once.
     assert_eq!(server.freeze_all().await.unwrap(), 3);
