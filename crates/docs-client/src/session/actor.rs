@@ -165,7 +165,7 @@ impl Actor {
                 }
                 event = self.link.next_event() => self.on_link(event).await,
                 (target, outcome) = self.saver.finished() => self.on_saved(target, outcome),
-                () = tokio::time::sleep_until(save_due), if save_wanted => self.start_save().await,
+                () = tokio::time::sleep_until(save_due), if save_wanted => self.start_save(),
             }
         }
         self.stop().await;
@@ -220,6 +220,7 @@ impl Actor {
             && connection.step2_sent
         {
             connection.outbox.push_update(update, seq);
+            connection.send_now();
         }
         self.shared.version.send_modify(|v| *v += 1);
         answer(seq);
@@ -472,19 +473,32 @@ impl Actor {
         link::backoff(&self.shared.options, self.attempt)
     }
 
-    async fn start_save(&mut self) {
+    fn start_save(&mut self) {
         let Some(target) = self.ledger.save_target() else {
             return;
         };
-        let state = AsyncTransact::transact(&self.shared.doc)
-            .await
-            .encode_state_as_update_v1(&StateVector::default());
         let client = self.client.clone();
-        let (id, api) = (self.shared.id, self.content_api);
-        self.saver.start(
-            target,
-            async move { client.save_content(id, api, &state).await },
-        );
+        let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
+        self.saver.start(target, async move {
+            // Encoding a large document is CPU work: off the runtime's workers.
+            let encoded = tokio::task::spawn_blocking(move || {
+                yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
+            })
+            .await;
+            let state = match encoded {
+                Ok(state) => state,
+                Err(e) => match e.try_into_panic() {
+                    Ok(panic) => std::panic::resume_unwind(panic),
+                    // The runtime is shutting down.
+                    Err(_) => {
+                        return Err(Error::Closed {
+                            document: id.to_string(),
+                        });
+                    }
+                },
+            };
+            client.save_content(id, api, &state).await
+        });
     }
 
     fn on_saved(&mut self, target: u64, outcome: Result<()>) {

@@ -7,6 +7,7 @@
 //! future when another branch wins loses nothing.
 
 use std::collections::VecDeque;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -16,7 +17,7 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use rand::Rng;
 use tokio::net::TcpStream;
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite};
@@ -103,10 +104,13 @@ pub(super) struct Connection {
     pub step2_sent: bool,
     /// The socket was given messages it has not flushed yet.
     unflushed: bool,
-    /// Lost unless something arrives (a message, a pong) before this.
-    silent_until: Instant,
+    /// When something (a message, a pong) last arrived.
+    last_heard: Instant,
     next_ping: Instant,
     next_presence: Instant,
+    /// Armed at the earliest of the liveness deadline, the next ping and the next presence
+    /// renewal; re-armed only when it fires, so traffic costs no timer work.
+    timer: Pin<Box<Sleep>>,
 }
 
 impl Connection {
@@ -114,17 +118,43 @@ impl Connection {
         let (sink, stream) = (*socket).split();
         let now = Instant::now();
         let options = &shared.options;
-        Connection {
+        let mut connection = Connection {
             sink,
             stream,
             outbox: Outbox::new(shared.name.clone()),
             in_flight: VecDeque::new(),
             step2_sent: false,
             unflushed: false,
-            silent_until: now + options.liveness_timeout,
+            last_heard: now,
             next_ping: now + options.ping_interval,
             next_presence: now + options.awareness_interval,
+            timer: Box::pin(tokio::time::sleep_until(now)),
             shared,
+        };
+        connection.arm_timer();
+        connection
+    }
+
+    fn arm_timer(&mut self) {
+        let silent_until = self.last_heard + self.shared.options.liveness_timeout;
+        let at = silent_until.min(self.next_ping).min(self.next_presence);
+        self.timer.as_mut().reset(at);
+    }
+
+    /// Sends what the socket takes at once, without waiting: a write goes out before its
+    /// caller is answered. What is left is sent by [`Link::next_event`].
+    pub fn send_now(&mut self) {
+        let sent = send(
+            &self.shared,
+            &mut self.sink,
+            &mut self.outbox,
+            &mut self.in_flight,
+            &mut self.unflushed,
+        )
+        .now_or_never();
+        if let Some(Err(e)) = sent {
+            // The same error ends the connection at the next `next_event`.
+            tracing::debug!("sending failed: {e}");
         }
     }
 
@@ -137,10 +167,6 @@ impl Connection {
 
     async fn next_event(&mut self) -> LinkEvent {
         loop {
-            let timer = self
-                .silent_until
-                .min(self.next_ping)
-                .min(self.next_presence);
             let sendable = self.unflushed || self.outbox.has_sendable(self.in_flight.len());
             let Connection {
                 shared,
@@ -149,11 +175,12 @@ impl Connection {
                 outbox,
                 in_flight,
                 unflushed,
+                timer,
                 ..
             } = self;
             tokio::select! {
                 incoming = stream.next() => {
-                    self.silent_until = Instant::now() + self.shared.options.liveness_timeout;
+                    self.last_heard = Instant::now();
                     if let Some(event) = self.received(incoming) {
                         return event;
                     }
@@ -163,26 +190,34 @@ impl Connection {
                         return LinkEvent::Ended(Ended::Lost(format!("send failed: {e}")));
                     }
                 }
-                () = tokio::time::sleep_until(timer) => {
-                    let now = Instant::now();
-                    if now >= self.silent_until {
-                        let silent = self.shared.options.liveness_timeout;
-                        return LinkEvent::Ended(Ended::Lost(format!(
-                            "nothing received from the server for {} ms",
-                            silent.as_millis()
-                        )));
-                    }
-                    if now >= self.next_ping {
-                        self.outbox.ping();
-                        self.next_ping = now + self.shared.options.ping_interval;
-                    }
-                    if now >= self.next_presence {
-                        self.next_presence = now + self.shared.options.awareness_interval;
-                        return LinkEvent::PresenceDue;
+                () = timer.as_mut() => {
+                    let event = self.on_timer(Instant::now());
+                    self.arm_timer();
+                    if let Some(event) = event {
+                        return event;
                     }
                 }
             }
         }
+    }
+
+    fn on_timer(&mut self, now: Instant) -> Option<LinkEvent> {
+        let options = &self.shared.options;
+        if now >= self.last_heard + options.liveness_timeout {
+            return Some(lost(&format!(
+                "nothing received from the server for {} ms",
+                options.liveness_timeout.as_millis()
+            )));
+        }
+        if now >= self.next_ping {
+            self.outbox.ping();
+            self.next_ping = now + options.ping_interval;
+        }
+        if now >= self.next_presence {
+            self.next_presence = now + options.awareness_interval;
+            return Some(LinkEvent::PresenceDue);
+        }
+        None
     }
 
     /// What one item of the stream means; `None` when it is nothing for the actor.

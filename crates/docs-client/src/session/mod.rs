@@ -42,6 +42,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{AbortHandle, JoinHandle};
+use tokio::time::Instant;
 use tracing::Instrument;
 use uuid::Uuid;
 use yrs::sync::Awareness;
@@ -310,6 +311,7 @@ impl DocumentSession {
         F: FnOnce(&mut TransactionMut<'_>) -> R + Send + 'static,
         R: Send + 'static,
     {
+        let started = Instant::now();
         self.touch();
         self.check_writable()?;
         let (reply, answer) = oneshot::channel();
@@ -317,7 +319,7 @@ impl DocumentSession {
         self.send(Command::Write(Box::new(request))).await?;
         let (seq, outcome) = answer.await.map_err(|_| self.stopped_error())??;
         let value = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        Ok(self.pending(seq, value))
+        Ok(self.pending(seq, value, started))
     }
 
     /// Applies an update computed elsewhere (e.g. on a fork of this document) as a write.
@@ -341,12 +343,13 @@ impl DocumentSession {
     /// Resolves once every write made before the call is acknowledged and a save that
     /// started after the call succeeded; fails like a write.
     pub async fn persist(&self) -> Result<PendingWrite<()>> {
+        let started = Instant::now();
         self.touch();
         self.check_writable()?;
         let (reply, answer) = oneshot::channel();
         self.send(Command::Persist(reply)).await?;
         let seq = answer.await.map_err(|_| self.stopped_error())??;
-        Ok(self.pending(seq, ()))
+        Ok(self.pending(seq, (), started))
     }
 
     /// Waits until every write made so far is saved (or failed), up to `timeout`.
@@ -481,12 +484,13 @@ impl DocumentSession {
             .map_err(|_| self.stopped_error())
     }
 
-    fn pending<R>(&self, seq: u64, value: R) -> PendingWrite<R> {
+    fn pending<R>(&self, seq: u64, value: R, started: Instant) -> PendingWrite<R> {
         PendingWrite::new(
             seq,
             value,
             self.progress(),
             self.shared.name.clone(),
+            started,
             self.shared.options.write_timeout,
         )
     }

@@ -56,11 +56,13 @@ pub struct WriteReceipt<R> {
 }
 
 impl<R> PendingWrite<R> {
+    /// `started`: when the caller asked for the write; times and the time-out count from it.
     pub(super) fn new(
         seq: u64,
         value: R,
         progress: watch::Receiver<Progress>,
         document: String,
+        started: Instant,
         timeout: Duration,
     ) -> Self {
         PendingWrite {
@@ -68,7 +70,7 @@ impl<R> PendingWrite<R> {
             value,
             progress,
             document,
-            started: Instant::now(),
+            started,
             timeout,
         }
     }
