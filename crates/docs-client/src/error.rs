@@ -59,7 +59,7 @@ pub enum Error {
     NotAcknowledged { waited: Duration },
 
     #[error(
-        "the edit was acknowledged but not yet saved to the instance within {} s; saving is retried while the session is open",
+        "the edit was not saved to the instance within {} s; saving is retried only while the document's session stays open",
         waited.as_secs()
     )]
     NotSaved { waited: Duration },
