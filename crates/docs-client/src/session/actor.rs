@@ -30,8 +30,14 @@ use crate::rest::{ContentApi, DocsClient};
 
 /// Commands waiting for the actor; callers wait for room when it is full.
 pub(super) const COMMAND_QUEUE: usize = 64;
-/// How long leaving the room (presence cleared, Close frame) may take at the end of a close.
+/// What a close keeps of the write timeout to leave the room (presence cleared, Close
+/// frame): unsaved writes are given up that long before the timeout, and leaving takes at
+/// most half of it, so the task ends before the handle would abort it.
 const LEAVE_BUDGET: Duration = Duration::from_secs(1);
+
+fn leave_budget(options: &super::SessionOptions) -> Duration {
+    LEAVE_BUDGET.min(options.write_timeout / 4)
+}
 
 pub(super) enum Command {
     Write(Box<dyn LocalChange>),
@@ -241,9 +247,9 @@ impl Actor {
     }
 
     fn start_closing(&mut self) {
-        let timeout = self.shared.options.write_timeout;
-        let budget = LEAVE_BUDGET.min(timeout / 4);
-        self.give_up_at = Some(Instant::now() + timeout.saturating_sub(budget));
+        let options = &self.shared.options;
+        let give_up_after = options.write_timeout.saturating_sub(leave_budget(options));
+        self.give_up_at = Some(Instant::now() + give_up_after);
     }
 
     async fn on_link(&mut self, event: LinkEvent) {
@@ -521,8 +527,8 @@ impl Actor {
         if let Link::Open(connection) = std::mem::replace(&mut self.link, Link::Stopped) {
             self.awareness.clean_local_state();
             let leaving = self.presence_update();
-            let budget = LEAVE_BUDGET.min(self.shared.options.write_timeout / 4);
-            connection.leave(leaving, budget).await;
+            let within = leave_budget(&self.shared.options) / 2;
+            connection.leave(leaving, within).await;
         }
     }
 }
