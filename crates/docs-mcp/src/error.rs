@@ -132,7 +132,9 @@ impl ServiceError {
                 D::ConnectionRefused { code, .. } if *code == 4401 => ErrorCode::NotSignedIn,
                 D::ConnectionRefused { .. } => ErrorCode::DocForbidden,
                 D::Throttled { .. } => ErrorCode::RateLimited,
-                D::Network { .. } | D::BadResponse { .. } => ErrorCode::InstanceUnreachable,
+                D::Network { .. } | D::BadResponse { .. } | D::UntrustedCollaborationUrl { .. } => {
+                    ErrorCode::InstanceUnreachable
+                }
                 D::ReadOnly { .. } => ErrorCode::DocReadonly,
                 D::SyncTimeout { .. } => ErrorCode::SyncTimeout,
                 D::NotAcknowledged { .. } | D::NotSaved { .. } => ErrorCode::NotAcknowledged,

@@ -815,7 +815,7 @@ impl DocsService {
     async fn apply(&self, record: &EditRecord) -> ServiceResult<()> {
         let doc = self.open(&record.document_id.to_string(), None).await?;
         check_still_applies(&doc, record)?;
-        let pending = doc.session.apply_update(&record.update)?;
+        let pending = doc.session.apply_update(&record.update).await?;
         pending.wait().await?;
         self.emit(ServiceEvent::DocumentChanged {
             document_id: doc.id,

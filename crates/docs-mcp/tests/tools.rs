@@ -696,15 +696,17 @@ async fn approving_after_a_human_deleted_the_target_is_a_conflict() {
             .await
             .unwrap();
     let fragment = docs_client::blocknote::document_fragment(session.doc());
+    let deleted = target.clone();
     session
-        .write(|txn| {
+        .write(move |txn| {
             docs_client::blocknote::delete_blocks(
                 txn,
                 &fragment,
-                std::slice::from_ref(&target),
+                std::slice::from_ref(&deleted),
                 docs_client::blocknote::ChildrenMode::Delete,
             )
         })
+        .await
         .unwrap()
         .wait()
         .await
