@@ -1,5 +1,6 @@
 //! Live-client figures against the Docs-like test server (real Hocuspocus 3.4.4):
-//! connect+sync time by document size, write→ack latency, memory per open session.
+//! connect+sync time by document size, write→ack latency (from the `write` call, as the
+//! caller sees it), memory per open session.
 //!
 //! `cargo bench -p docs-client --bench live` — prints one `name: value` line per figure.
 
