@@ -1,5 +1,6 @@
 //! Live-client figures against the Docs-like test server (real Hocuspocus 3.4.4):
-//! connect+sync time by document size, write→ack latency, memory per open session.
+//! connect+sync time by document size, write→ack latency (from the `write` call, as the
+//! caller sees it), memory per open session.
 //!
 //! `cargo bench -p docs-client --bench live` — prints one `name: value` line per figure.
 
@@ -108,7 +109,8 @@ async fn main() {
     let mut saved = vec![];
     for i in 0..300 {
         let mut write = session
-            .write(|txn| append_paragraph(txn, &format!("latency probe {i}")))
+            .write(move |txn| append_paragraph(txn, &format!("latency probe {i}")))
+            .await
             .unwrap();
         ack.push(write.acknowledged().await.unwrap().as_secs_f64() * 1000.0);
         if i % 30 == 0 {

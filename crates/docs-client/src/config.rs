@@ -71,6 +71,39 @@ impl InstanceUrl {
         url
     }
 
+    /// The collaboration WebSocket URL the instance configures (`COLLABORATION_WS_URL`),
+    /// accepted only where the session cookie may go: the instance's own host, over TLS
+    /// (`wss`) unless the instance is on loopback.
+    pub fn collaboration_ws(&self, configured: &str) -> Result<Url> {
+        let refuse = |reason: String| Error::UntrustedCollaborationUrl {
+            url: configured.to_owned(),
+            reason,
+        };
+        let url = Url::parse(configured).map_err(|e| refuse(format!("it is not a URL ({e})")))?;
+        let instance_host = self.0.host_str().unwrap_or_default();
+        match url.scheme() {
+            "wss" => {}
+            "ws" if is_loopback(instance_host) => {}
+            "ws" => {
+                return Err(refuse(format!(
+                    "it is not encrypted (ws://) while the instance {} is not on this machine",
+                    self.origin()
+                )));
+            }
+            other => return Err(refuse(format!("{other}:// is not a WebSocket scheme"))),
+        }
+        if url.host_str() != Some(instance_host) {
+            return Err(refuse(format!(
+                "its host {} is not the instance's host {instance_host}",
+                url.host_str().unwrap_or("(none)")
+            )));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(refuse("it carries credentials".into()));
+        }
+        Ok(url)
+    }
+
     /// The browser address of a document.
     pub fn document_page(&self, id: &uuid::Uuid) -> Url {
         self.0.join(&format!("docs/{id}/")).expect("static path")
@@ -230,6 +263,70 @@ mod tests {
         assert!(InstanceUrl::parse("ftp://docs.example.org").is_err());
         assert!(InstanceUrl::parse("https://user:pw@docs.example.org").is_err());
         assert!(InstanceUrl::parse("https://").is_err());
+    }
+
+    #[test]
+    fn the_collaboration_url_must_be_the_instances_host_over_tls() {
+        let instance = InstanceUrl::parse("https://docs.example.org").unwrap();
+        let accepted = |raw: &str| instance.collaboration_ws(raw).map(|u| u.to_string());
+        assert_eq!(
+            accepted("wss://docs.example.org/collaboration/ws/").unwrap(),
+            "wss://docs.example.org/collaboration/ws/"
+        );
+        assert_eq!(
+            accepted("wss://DOCS.example.org:8443/ws").unwrap(),
+            "wss://docs.example.org:8443/ws",
+            "another port of the same host receives the same cookies anyway"
+        );
+        let refusal = |raw: &str| match instance.collaboration_ws(raw).unwrap_err() {
+            Error::UntrustedCollaborationUrl { url, reason } => {
+                assert_eq!(url, raw);
+                reason
+            }
+            other => panic!("{raw}: {other:?}"),
+        };
+        assert_eq!(
+            refusal("wss://collab.evil.example/ws/"),
+            "its host collab.evil.example is not the instance's host docs.example.org"
+        );
+        assert_eq!(
+            refusal("wss://example.org/ws/"),
+            "its host example.org is not the instance's host docs.example.org"
+        );
+        assert_eq!(
+            refusal("ws://docs.example.org/collaboration/ws/"),
+            "it is not encrypted (ws://) while the instance https://docs.example.org is not on this machine"
+        );
+        assert_eq!(
+            refusal("https://docs.example.org/collaboration/ws/"),
+            "https:// is not a WebSocket scheme"
+        );
+        assert_eq!(
+            refusal("wss://user:pw@docs.example.org/ws/"),
+            "it carries credentials"
+        );
+        assert!(refusal("not a url").starts_with("it is not a URL"));
+
+        let error = instance
+            .collaboration_ws("wss://collab.evil.example/ws/")
+            .unwrap_err();
+        assert!(!error.is_transient());
+        assert_eq!(
+            error.to_string(),
+            "refused to send the session cookie to the collaboration server \"wss://collab.evil.example/ws/\" named by the instance's configuration: its host collab.evil.example is not the instance's host docs.example.org. The cookie goes only to the instance's own host, over TLS; check the instance URL, or ask its administrator to set COLLABORATION_WS_URL to wss://<instance host>/…"
+        );
+
+        // A loopback instance (tests, development) may use plain ws:// — on its own host.
+        let local = InstanceUrl::parse("http://127.0.0.1:8071").unwrap();
+        assert_eq!(
+            local
+                .collaboration_ws("ws://127.0.0.1:8071/collaboration/ws/")
+                .unwrap()
+                .as_str(),
+            "ws://127.0.0.1:8071/collaboration/ws/"
+        );
+        assert!(local.collaboration_ws("ws://localhost:8071/ws/").is_err());
+        assert!(local.collaboration_ws("ws://10.0.0.2:8071/ws/").is_err());
     }
 
     #[test]

@@ -38,6 +38,11 @@ pub enum Error {
     #[error("document {document} is read-only for this user: the edit was not applied")]
     ReadOnly { document: String },
 
+    #[error(
+        "refused to send the session cookie to the collaboration server {url:?} named by the instance's configuration: {reason}. The cookie goes only to the instance's own host, over TLS; check the instance URL, or ask its administrator to set COLLABORATION_WS_URL to wss://<instance host>/…"
+    )]
+    UntrustedCollaborationUrl { url: String, reason: String },
+
     #[error("the collaboration server refused the connection ({code}: {reason}){}", hint_for_close(*code))]
     ConnectionRefused { code: u16, reason: String },
 
@@ -54,7 +59,7 @@ pub enum Error {
     NotAcknowledged { waited: Duration },
 
     #[error(
-        "the edit was acknowledged but not yet saved to the instance within {} s; saving is retried while the session is open",
+        "the edit was not saved to the instance within {} s; saving is retried only while the document's session stays open",
         waited.as_secs()
     )]
     NotSaved { waited: Duration },
@@ -67,6 +72,15 @@ pub enum Error {
 
     #[error("the stored content of document {document} is not a valid Yjs update: {detail}")]
     BadContent { document: String, detail: String },
+
+    #[error(
+        "document {document} nests its content {depth} levels deep, deeper than the {limit} levels this client can safely edit; flatten its lists in Docs and open it again"
+    )]
+    TooDeep {
+        document: String,
+        depth: usize,
+        limit: usize,
+    },
 }
 
 fn hint_for_close(code: u16) -> &'static str {

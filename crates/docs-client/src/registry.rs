@@ -1,9 +1,16 @@
 //! One live session per open document, shared by every caller, closed after an idle TTL.
+//!
+//! Each document has a slot (an async lock around its session) while a session is open or
+//! being opened; the map holds nothing else. A failed open frees its slot, so asking for
+//! documents that do not exist leaves the map as it was. Whoever takes a session out of its
+//! slot (close, reaper) retires the slot first, under its lock: a caller waiting on that slot
+//! then starts over with a fresh one instead of opening a session nobody would find.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use uuid::Uuid;
 
 use crate::error::Result;
@@ -39,98 +46,118 @@ impl SessionRegistry {
         &self.client
     }
 
-    /// The live session of a document, opened if needed. Concurrent callers share one
-    /// opening; a session that ended for good is replaced by a fresh one.
+    /// The live session of a document, opened if needed (and marked as used). Concurrent
+    /// callers share one opening; a session that ended for good is replaced by a fresh one.
     pub async fn open(&self, id: Uuid) -> Result<Arc<DocumentSession>> {
-        let slot = self
-            .slots
-            .lock()
-            .expect("registry lock")
-            .entry(id)
-            .or_default()
-            .clone();
-        let mut guard = slot.lock().await;
-        if let Some(session) = guard.as_ref()
-            && !session.is_failed()
-        {
-            return Ok(session.clone());
+        loop {
+            let slot = self.lock_slots().entry(id).or_default().clone();
+            let mut guard = slot.lock().await;
+            if !self.holds(id, &slot) {
+                // Retired while we waited (closed, reaped or a failed open): start over.
+                continue;
+            }
+            if let Some(session) = guard.as_ref()
+                && !session.is_failed()
+            {
+                session.touch();
+                return Ok(session.clone());
+            }
+            return match DocumentSession::open(self.client.clone(), id, self.options.clone()).await
+            {
+                Ok(session) => {
+                    let session = Arc::new(session);
+                    *guard = Some(session.clone());
+                    Ok(session)
+                }
+                Err(e) => {
+                    *guard = None;
+                    self.retire(id, &slot);
+                    Err(e)
+                }
+            };
         }
-        let session =
-            Arc::new(DocumentSession::open(self.client.clone(), id, self.options.clone()).await?);
-        *guard = Some(session.clone());
-        Ok(session)
     }
 
     /// The session of a document if one is open.
     pub fn get(&self, id: Uuid) -> Option<Arc<DocumentSession>> {
-        let slot = self.slots.lock().expect("registry lock").get(&id)?.clone();
+        let slot = self.lock_slots().get(&id)?.clone();
         let guard = slot.try_lock().ok()?;
         guard.clone()
     }
 
-    fn sessions(&self) -> Vec<Arc<DocumentSession>> {
-        let slots: Vec<Slot> = self
-            .slots
-            .lock()
-            .expect("registry lock")
-            .values()
-            .cloned()
-            .collect();
-        slots
-            .iter()
-            .filter_map(|slot| slot.try_lock().ok().and_then(|g| g.clone()))
-            .collect()
+    /// How many documents have a slot: open sessions and openings under way.
+    pub fn len(&self) -> usize {
+        self.lock_slots().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// What a UI shows: one line per open session, ordered by document id.
     pub fn snapshot(&self) -> Vec<SessionSnapshot> {
-        let mut all: Vec<SessionSnapshot> = self.sessions().iter().map(|s| s.snapshot()).collect();
+        let mut all: Vec<SessionSnapshot> = self
+            .slots()
+            .iter()
+            .filter_map(|(_, slot)| slot.try_lock().ok().and_then(|g| g.clone()))
+            .map(|s| s.snapshot())
+            .collect();
         all.sort_by_key(|s| s.document_id);
         all
     }
 
     /// Closes one document's session (saving what is pending).
     pub async fn close(&self, id: Uuid) -> Result<()> {
-        let slot = self.slots.lock().expect("registry lock").remove(&id);
-        let Some(slot) = slot else { return Ok(()) };
-        let session = slot.lock().await.take();
+        let Some(slot) = self.lock_slots().get(&id).cloned() else {
+            return Ok(());
+        };
+        let session = {
+            let mut guard = slot.lock().await;
+            self.retire(id, &slot);
+            guard.take()
+        };
         match session {
             Some(session) => session.close().await,
             None => Ok(()),
         }
     }
 
-    /// Closes sessions idle for longer than the TTL, and forgets failed ones; returns the
-    /// documents closed.
+    /// Closes the sessions unused for longer than the TTL with nothing left to save, and
+    /// those that failed; returns their documents. Idleness is decided under each slot's
+    /// lock, so a caller that just opened a session keeps it; sessions are closed together.
     pub async fn close_idle(&self) -> Vec<Uuid> {
-        let expired: Vec<Uuid> = self
-            .sessions()
-            .iter()
-            .filter(|s| s.is_failed() || s.idle_for() >= self.idle_ttl)
-            .map(|s| s.id())
-            .collect();
-        for id in &expired {
-            if let Err(e) = self.close(*id).await {
-                tracing::warn!(document = %id, error = %e, "closing an idle session");
+        let mut expired = vec![];
+        for (id, slot) in self.slots() {
+            // A slot locked by someone is in use.
+            let Ok(mut guard) = slot.try_lock() else {
+                continue;
+            };
+            if guard.as_ref().is_some_and(|s| s.is_idle(self.idle_ttl)) {
+                self.retire(id, &slot);
+                expired.extend(guard.take().map(|session| (id, session)));
             }
         }
-        expired
+        let ids = expired.iter().map(|(id, _)| *id).collect();
+        join_all(expired.into_iter().map(|(id, session)| async move {
+            if let Err(e) = session.close().await
+                && !session.is_failed()
+            {
+                tracing::warn!(document = %id, error = %e, "closing an idle session");
+            }
+        }))
+        .await;
+        ids
     }
 
-    /// Closes every session.
+    /// Closes every session, together.
     pub async fn close_all(&self) {
-        let ids: Vec<Uuid> = self
-            .slots
-            .lock()
-            .expect("registry lock")
-            .keys()
-            .copied()
-            .collect();
-        for id in ids {
+        let ids: Vec<Uuid> = self.slots().into_iter().map(|(id, _)| id).collect();
+        join_all(ids.into_iter().map(|id| async move {
             if let Err(e) = self.close(id).await {
                 tracing::warn!(document = %id, error = %e, "closing a session");
             }
-        }
+        }))
+        .await;
     }
 
     /// Runs [`SessionRegistry::close_idle`] every `period` until the registry is dropped.
@@ -147,5 +174,34 @@ impl SessionRegistry {
                 registry.close_idle().await;
             }
         })
+    }
+
+    fn lock_slots(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Slot>> {
+        self.slots.lock().expect("registry lock")
+    }
+
+    fn slots(&self) -> Vec<(Uuid, Slot)> {
+        self.lock_slots()
+            .iter()
+            .map(|(id, slot)| (*id, slot.clone()))
+            .collect()
+    }
+
+    /// Whether `slot` is still the document's slot.
+    fn holds(&self, id: Uuid, slot: &Slot) -> bool {
+        self.lock_slots()
+            .get(&id)
+            .is_some_and(|current| Arc::ptr_eq(current, slot))
+    }
+
+    /// Removes `slot` from the map, unless another slot took its place already.
+    fn retire(&self, id: Uuid, slot: &Slot) {
+        let mut slots = self.lock_slots();
+        if slots
+            .get(&id)
+            .is_some_and(|current| Arc::ptr_eq(current, slot))
+        {
+            slots.remove(&id);
+        }
     }
 }

@@ -223,13 +223,13 @@ impl DocsClient {
     }
 
     /// The collaboration WebSocket endpoint: the configured one, else the one Docs derives.
+    /// The session cookie is sent there, so a configured endpoint off the instance's host,
+    /// or unencrypted for a remote instance, is refused
+    /// ([`Error::UntrustedCollaborationUrl`]).
     pub async fn collaboration_url(&self) -> Result<Url> {
         let configured = self.instance_config().await?.collaboration_ws_url;
         match configured.filter(|s| !s.is_empty()) {
-            Some(raw) => Url::parse(&raw).map_err(|e| Error::BadResponse {
-                status: 200,
-                detail: format!("COLLABORATION_WS_URL {raw:?} is not a URL: {e}"),
-            }),
+            Some(raw) => self.instance().collaboration_ws(&raw),
             None => Ok(self.instance().default_collaboration_ws()),
         }
     }

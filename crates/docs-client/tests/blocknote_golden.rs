@@ -314,7 +314,10 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
         .unwrap();
     let frag = blocknote::document_fragment(session.doc());
     let receipt = session
-        .write(|txn| blocknote::insert_blocks(txn, &frag, &Position::End, &every_writable_block()))
+        .write(move |txn| {
+            blocknote::insert_blocks(txn, &frag, &Position::End, &every_writable_block())
+        })
+        .await
         .unwrap()
         .wait()
         .await
@@ -470,7 +473,8 @@ async fn a_list_nested_past_the_limit_reads_to_the_limit_and_keeps_the_rest() {
         .id
         .clone();
     session
-        .write(|txn| blocknote::set_block_text(txn, &frag, &above, "l63 **edited**"))
+        .write(move |txn| blocknote::set_block_text(txn, &frag, &above, "l63 **edited**"))
+        .await
         .unwrap()
         .wait()
         .await
@@ -535,15 +539,17 @@ async fn minimal_diff_keeps_a_humans_concurrent_typing() {
     })
     .await;
     let frag = blocknote::document_fragment(session.doc());
+    let (fragment, block) = (frag.clone(), block_id.clone());
     let pending = session
-        .write(|txn| {
-            let doc = blocknote::read_document(txn, &frag);
-            let current = doc.find(&block_id).unwrap().plain_text();
+        .write(move |txn| {
+            let doc = blocknote::read_document(txn, &fragment);
+            let current = doc.find(&block).unwrap().plain_text();
             let new = current
                 .replacen("quick", "slow", 1)
                 .replacen("lazy", "**lazy**", 1);
-            blocknote::set_block_text(txn, &frag, &block_id, &new).map(|_| current)
+            blocknote::set_block_text(txn, &fragment, &block, &new).map(|_| current)
         })
+        .await
         .unwrap();
     let before = pending.value().as_ref().unwrap().clone();
     assert!(
@@ -582,8 +588,10 @@ async fn minimal_diff_keeps_a_humans_concurrent_typing() {
     // ended with the space the human had just typed, and markdown trimmed it (" —typed").
     // `parse_inline` now keeps leading/trailing spaces, so they survive a rewrite.
     let spaced = format!("  {} ", expected.replacen("lazy", "**lazy**", 1));
+    let (fragment, block) = (frag.clone(), block_id.clone());
     session
-        .write(|txn| blocknote::set_block_text(txn, &frag, &block_id, &spaced))
+        .write(move |txn| blocknote::set_block_text(txn, &fragment, &block, &spaced))
+        .await
         .unwrap()
         .wait()
         .await
@@ -670,6 +678,37 @@ fn random_block(rng: &mut Rng, depth: usize) -> NewBlock {
     b
 }
 
+/// One operation of the random test, drawn before it runs.
+enum RandomOp {
+    Insert(Position, Vec<NewBlock>),
+    Delete(String, ChildrenMode),
+    Move(String, Position),
+    Update(String, &'static str, Props),
+    SetText(String),
+}
+
+impl RandomOp {
+    fn apply(
+        self,
+        txn: &mut yrs::TransactionMut<'_>,
+        frag: &yrs::XmlFragmentRef,
+    ) -> Result<(), blocknote::error::ModelError> {
+        match self {
+            RandomOp::Insert(pos, blocks) => {
+                blocknote::insert_blocks(txn, frag, &pos, &blocks).map(|_| ())
+            }
+            RandomOp::Delete(target, mode) => blocknote::delete_blocks(txn, frag, &[target], mode),
+            RandomOp::Move(target, pos) => blocknote::move_block(txn, frag, &target, &pos),
+            RandomOp::Update(target, ty, props) => {
+                blocknote::update_block(txn, frag, &target, Some(ty), &props)
+            }
+            RandomOp::SetText(target) => {
+                blocknote::set_block_text(txn, frag, &target, "new **text** here")
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn random_operations_parse_in_blocknote_with_the_expected_block_count() {
     let server = DocsServer::start().await.unwrap();
@@ -687,58 +726,61 @@ async fn random_operations_parse_in_blocknote_with_the_expected_block_count() {
         for _ in 0..12 {
             let ids = all_ids(&session);
             let pick = |rng: &mut Rng| ids[rng.below(ids.len())].clone();
-            let op = rng.below(5);
+            // The operation is drawn first; the write then runs it on the session's task.
+            let op = match rng.below(5) {
+                0 => {
+                    let pos = random_position(&mut rng, &ids);
+                    let blocks: Vec<NewBlock> = (0..=rng.below(2))
+                        .map(|_| random_block(&mut rng, 0))
+                        .collect();
+                    log.push(format!("insert {} at {pos:?}", blocks.len()));
+                    RandomOp::Insert(pos, blocks)
+                }
+                1 => {
+                    let target = pick(&mut rng);
+                    let mode = if rng.below(2) == 0 {
+                        ChildrenMode::Delete
+                    } else {
+                        ChildrenMode::Lift
+                    };
+                    log.push(format!("delete {target} {mode:?}"));
+                    RandomOp::Delete(target, mode)
+                }
+                2 => {
+                    let target = pick(&mut rng);
+                    let pos = random_position(&mut rng, &ids);
+                    log.push(format!("move {target} to {pos:?}"));
+                    RandomOp::Move(target, pos)
+                }
+                3 => {
+                    let target = pick(&mut rng);
+                    let (ty, props): (&str, Props) = match rng.below(3) {
+                        0 => (
+                            "heading",
+                            [("level".to_string(), PropValue::Number(2.0))].into(),
+                        ),
+                        1 => (
+                            "paragraph",
+                            [("textColor".to_string(), "red".into())].into(),
+                        ),
+                        _ => (
+                            "checkListItem",
+                            [("checked".to_string(), true.into())].into(),
+                        ),
+                    };
+                    log.push(format!("update {target} to {ty}"));
+                    RandomOp::Update(target, ty, props)
+                }
+                _ => {
+                    let target = pick(&mut rng);
+                    log.push(format!("set_text {target}"));
+                    RandomOp::SetText(target)
+                }
+            };
+            let fragment = frag.clone();
             let result = session
-                .write(|txn| match op {
-                    0 => {
-                        let pos = random_position(&mut rng, &ids);
-                        let blocks: Vec<NewBlock> = (0..=rng.below(2))
-                            .map(|_| random_block(&mut rng, 0))
-                            .collect();
-                        log.push(format!("insert {} at {pos:?}", blocks.len()));
-                        blocknote::insert_blocks(txn, &frag, &pos, &blocks).map(|_| ())
-                    }
-                    1 => {
-                        let target = pick(&mut rng);
-                        let mode = if rng.below(2) == 0 {
-                            ChildrenMode::Delete
-                        } else {
-                            ChildrenMode::Lift
-                        };
-                        log.push(format!("delete {target} {mode:?}"));
-                        blocknote::delete_blocks(txn, &frag, &[target], mode)
-                    }
-                    2 => {
-                        let target = pick(&mut rng);
-                        let pos = random_position(&mut rng, &ids);
-                        log.push(format!("move {target} to {pos:?}"));
-                        blocknote::move_block(txn, &frag, &target, &pos)
-                    }
-                    3 => {
-                        let target = pick(&mut rng);
-                        let (ty, props): (&str, Props) = match rng.below(3) {
-                            0 => (
-                                "heading",
-                                [("level".to_string(), PropValue::Number(2.0))].into(),
-                            ),
-                            1 => (
-                                "paragraph",
-                                [("textColor".to_string(), "red".into())].into(),
-                            ),
-                            _ => (
-                                "checkListItem",
-                                [("checked".to_string(), true.into())].into(),
-                            ),
-                        };
-                        log.push(format!("update {target} to {ty}"));
-                        blocknote::update_block(txn, &frag, &target, Some(ty), &props)
-                    }
-                    _ => {
-                        let target = pick(&mut rng);
-                        log.push(format!("set_text {target}"));
-                        blocknote::set_block_text(txn, &frag, &target, "new **text** here")
-                    }
-                })
+                .write(move |txn| op.apply(txn, &fragment))
+                .await
                 .unwrap();
             let last = log.last_mut().unwrap();
             if let Err(e) = result.value() {

@@ -185,7 +185,8 @@ async fn anonymous_edit_survives_close_and_is_seen_by_a_fresh_client() {
         "the instance handed out a session"
     );
     let receipt = session
-        .write(|txn| append_paragraph(txn, "Written by the agent"))
+        .write(move |txn| append_paragraph(txn, "Written by the agent"))
+        .await
         .unwrap()
         .wait()
         .await
@@ -243,7 +244,8 @@ async fn read_only_is_detected_and_writes_are_refused_without_change() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!session.is_failed(), "{:?}", session.snapshot().error);
     let err = session
-        .write(|txn| append_paragraph(txn, "must not land"))
+        .write(move |txn| append_paragraph(txn, "must not land"))
+        .await
         .err()
         .expect("refused");
     assert_eq!(
@@ -296,13 +298,15 @@ async fn acknowledgements_arrive_in_order_and_saves_are_coalesced() {
         seen
     });
 
-    let writes: Vec<_> = (1..=50)
-        .map(|i| {
+    let mut writes = vec![];
+    for i in 1..=50 {
+        writes.push(
             session
-                .write(|txn| append_paragraph(txn, &format!("line {i}")))
-                .unwrap()
-        })
-        .collect();
+                .write(move |txn| append_paragraph(txn, &format!("line {i}")))
+                .await
+                .unwrap(),
+        );
+    }
     for (i, mut write) in writes.into_iter().enumerate() {
         assert_eq!(write.seq(), i as u64 + 1);
         write.acknowledged().await.unwrap();
@@ -343,7 +347,8 @@ async fn no_acknowledged_edit_is_lost_when_every_connection_drops_mid_burst() {
     for i in 1..=100 {
         writes.push(
             session
-                .write(|txn| append_paragraph(txn, &format!("edit {i}")))
+                .write(move |txn| append_paragraph(txn, &format!("edit {i}")))
+                .await
                 .unwrap(),
         );
         if i == 30 || i == 70 {
@@ -389,7 +394,8 @@ async fn edits_made_while_disconnected_are_sent_on_reconnect() {
     progress.wait_for(|p| !p.connected).await.unwrap();
     // Written while no socket is open: kept locally, sent in the next handshake's Step2.
     let write = session
-        .write(|txn| append_paragraph(txn, "written offline"))
+        .write(move |txn| append_paragraph(txn, "written offline"))
+        .await
         .unwrap();
     write.wait().await.unwrap();
     session.close().await.unwrap();
@@ -418,7 +424,8 @@ async fn a_waiting_caller_gets_a_clear_timeout_when_the_room_never_comes_back() 
     server.drop_connections().await.unwrap();
     session.progress().wait_for(|p| !p.connected).await.unwrap();
     let err = session
-        .write(|txn| append_paragraph(txn, "stuck"))
+        .write(move |txn| append_paragraph(txn, "stuck"))
+        .await
         .unwrap()
         .wait()
         .await
@@ -453,7 +460,8 @@ async fn concurrent_typing_from_another_client_converges() {
     for i in 1..=20 {
         writes.push(
             session
-                .write(|txn| append_paragraph(txn, &format!("agent {i}")))
+                .write(move |txn| append_paragraph(txn, &format!("agent {i}")))
+                .await
                 .unwrap(),
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -520,7 +528,7 @@ async fn rights_changes_reset_the_connection_and_are_rechecked() {
     })
     .await;
     assert!(matches!(
-        session.write(|txn| append_paragraph(txn, "x")),
+        session.write(move |txn| append_paragraph(txn, "x")).await,
         Err(Error::ReadOnly { .. })
     ));
 
@@ -533,7 +541,8 @@ async fn rights_changes_reset_the_connection_and_are_rechecked() {
     .await;
     assert!(session.snapshot().connects > before);
     session
-        .write(|txn| append_paragraph(txn, "after the reset"))
+        .write(move |txn| append_paragraph(txn, "after the reset"))
+        .await
         .unwrap()
         .wait()
         .await
@@ -627,7 +636,8 @@ async fn instances_before_5_0_keep_content_in_the_document() {
         .unwrap();
     assert_eq!(block_texts(session.doc()), ["Old instance"]);
     session
-        .write(|txn| append_paragraph(txn, "saved the old way"))
+        .write(move |txn| append_paragraph(txn, "saved the old way"))
+        .await
         .unwrap()
         .wait()
         .await
@@ -663,7 +673,8 @@ async fn a_signed_in_editor_edits_a_restricted_document() {
         .unwrap();
     assert!(!session.is_read_only());
     session
-        .write(|txn| append_paragraph(txn, "by Ada's agent"))
+        .write(move |txn| append_paragraph(txn, "by Ada's agent"))
+        .await
         .unwrap()
         .wait()
         .await
@@ -695,7 +706,8 @@ async fn the_registry_shares_sessions_and_closes_idle_ones() {
     assert!(std::sync::Arc::ptr_eq(&first.unwrap(), &second.unwrap()));
     let session_b = registry.open(b).await.unwrap();
     session_b
-        .write(|txn| append_paragraph(txn, "hello"))
+        .write(move |txn| append_paragraph(txn, "hello"))
+        .await
         .unwrap()
         .wait()
         .await

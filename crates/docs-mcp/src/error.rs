@@ -147,10 +147,13 @@ impl ServiceError {
                 D::ConnectionRefused { code, .. } if *code == 4401 => ErrorCode::NotSignedIn,
                 D::ConnectionRefused { .. } => ErrorCode::DocForbidden,
                 D::Throttled { .. } => ErrorCode::RateLimited,
-                D::Network { .. } | D::BadResponse { .. } => ErrorCode::InstanceUnreachable,
+                D::Network { .. } | D::BadResponse { .. } | D::UntrustedCollaborationUrl { .. } => {
+                    ErrorCode::InstanceUnreachable
+                }
                 D::ReadOnly { .. } => ErrorCode::DocReadonly,
                 D::SyncTimeout { .. } => ErrorCode::SyncTimeout,
                 D::NotAcknowledged { .. } | D::NotSaved { .. } => ErrorCode::NotAcknowledged,
+                D::TooDeep { .. } => ErrorCode::DocUnsupported,
                 D::Closed { .. } | D::Protocol { .. } | D::BadContent { .. } => ErrorCode::Internal,
             },
             ServiceError::Model(e) => match e {
@@ -198,6 +201,7 @@ impl ServiceError {
                 ErrorCode::InstanceUnreachable => "Check the network and the instance URL, then retry.".into(),
                 ErrorCode::DocReadonly => "You may only read this document; suggest the change to the user instead.".into(),
                 ErrorCode::SyncTimeout | ErrorCode::NotAcknowledged => "The edit is kept and retried; call edit_status later, or read the document again before retrying.".into(),
+                ErrorCode::DocUnsupported => "Tell the user: this document nests its lists too deeply to be edited safely; flattening them in Docs makes it editable. Other documents work.".into(),
                 _ => "Retry; if it persists, report the error.".into(),
             },
             ServiceError::Model(_) => match self.code() {

@@ -514,3 +514,142 @@ async fn an_applied_edit_recorded_as_applying_is_found_and_not_applied_twice() {
     assert_eq!(stored_texts(&server, doc).await, ["Start", "Only once"]);
     second.shutdown().await;
 }
+
+/// Two pending insertions into `doc`, returning their edit ids.
+async fn pending_inserts(agent: &Agent, doc: Uuid, texts: &[&str]) -> Vec<Uuid> {
+    let mut ids = vec![];
+    for text in texts {
+        let pending = agent
+            .ok(
+                "insert_blocks",
+                json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": text}),
+            )
+            .await;
+        assert_eq!(pending["status"], "pending");
+        ids.push(edit_id(&pending));
+    }
+    ids
+}
+
+/// The collaboration server stops answering (a frozen room) while a person approves: the
+/// edit is `applying` — never `failed` while it may land — and becomes `applied` once the
+/// server answers again; the agent's edit_status follows it there.
+#[tokio::test]
+async fn an_approval_while_the_server_does_not_answer_is_applying_then_applied() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Frozen").markdown("Start"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let ids = pending_inserts(&agent, doc, &["While frozen"]).await;
+    assert!(server.freeze(doc).await.unwrap() > 0);
+
+    let decided = agent.service.approve(ids[0], "test").await.unwrap();
+    assert_eq!(decided.status, EditStatus::Applying);
+    assert_eq!(decided.error, None);
+    let status = agent
+        .ok("edit_status", json!({"edit_id": ids[0].to_string()}))
+        .await;
+    assert_eq!(status["status"], "applying");
+    assert_eq!(stored_texts(&server, doc).await, ["Start"]);
+
+    server.unfreeze(doc).await.unwrap();
+    let status = agent
+        .ok(
+            "edit_status",
+            json!({"edit_id": ids[0].to_string(), "wait_seconds": 45}),
+        )
+        .await;
+    assert_eq!(status["status"], "applied", "{status}");
+    assert_eq!(stored_texts(&server, doc).await, ["Start", "While frozen"]);
+}
+
+/// The person's approval call goes away mid-way (a closed window, Ctrl-C on the CLI): the
+/// decision is made anyway and recorded — never an edit in the document still `pending`.
+#[tokio::test]
+async fn an_approval_whose_caller_goes_away_is_completed() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Dropped").markdown("Start"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let ids = pending_inserts(&agent, doc, &["Approved then dropped"]).await;
+    // Slow to confirm: the caller gives up before the service is done.
+    server.freeze(doc).await.unwrap();
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(300),
+        agent.service.approve(ids[0], "test"),
+    )
+    .await;
+    assert!(dropped.is_err(), "the approval should still be running");
+    let status = agent.service.edit(ids[0]).await.unwrap().status;
+    assert!(
+        matches!(status, EditStatus::Applying),
+        "the decision was cut short: {status:?}"
+    );
+    server.unfreeze(doc).await.unwrap();
+    let record = agent
+        .service
+        .wait_for_decision(ids[0], Duration::from_secs(45))
+        .await
+        .unwrap();
+    assert_eq!(record.status, EditStatus::Applied);
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Start", "Approved then dropped"]
+    );
+}
+
+/// One document's server hangs while the person approves 20 edits in 20 documents: the 19
+/// others are applied, confirmed, without waiting for it; the hung one is `applying`.
+#[tokio::test]
+async fn approvals_in_other_documents_do_not_wait_for_a_hung_one() {
+    let server = DocsServer::start().await.unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let mut docs = vec![];
+    let mut ids = vec![];
+    for i in 0..20 {
+        let doc = server
+            .create_document(DocumentSpec::new(&format!("Doc {i}")).markdown("Start"))
+            .await
+            .unwrap();
+        ids.extend(pending_inserts(&agent, doc, &[&format!("Edit {i}")]).await);
+        docs.push(doc);
+    }
+    server.freeze(docs[7]).await.unwrap();
+    let decided = agent
+        .service
+        .decide_all(true, &ids, None, "test")
+        .await
+        .unwrap();
+    let statuses: Vec<EditStatus> = decided.iter().map(|e| e.status).collect();
+    let hung = decided
+        .iter()
+        .position(|e| e.document_id == docs[7])
+        .unwrap();
+    for (i, status) in statuses.iter().enumerate() {
+        let expected = if i == hung {
+            EditStatus::Applying
+        } else {
+            EditStatus::Applied
+        };
+        assert_eq!(*status, expected, "{i}: {statuses:?}");
+    }
+    for (i, doc) in docs.iter().enumerate() {
+        if i != 7 {
+            assert_eq!(
+                stored_texts(&server, *doc).await,
+                ["Start", &format!("Edit {i}")]
+            );
+        }
+    }
+    server.unfreeze(docs[7]).await.unwrap();
+    let record = agent
+        .service
+        .wait_for_decision(ids[7], Duration::from_secs(45))
+        .await
+        .unwrap();
+    assert_eq!(record.status, EditStatus::Applied);
+}

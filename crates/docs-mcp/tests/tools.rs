@@ -583,15 +583,17 @@ async fn approving_after_a_human_deleted_the_target_is_a_conflict() {
             .await
             .unwrap();
     let fragment = docs_client::blocknote::document_fragment(session.doc());
+    let deleted = target.clone();
     session
-        .write(|txn| {
+        .write(move |txn| {
             docs_client::blocknote::delete_blocks(
                 txn,
                 &fragment,
-                std::slice::from_ref(&target),
+                std::slice::from_ref(&deleted),
                 docs_client::blocknote::ChildrenMode::Delete,
             )
         })
+        .await
         .unwrap()
         .wait()
         .await
@@ -1190,4 +1192,86 @@ async fn lists_nested_too_deep_are_refused_and_the_service_keeps_serving() {
         .await;
     assert_eq!(applied["status"], "applied");
     assert_eq!(stored_texts(&server, id).await, ["Top", "a"]);
+}
+
+/// A Yjs state nesting `depth` bullet list items, then a paragraph (as a person could build
+/// it in Docs, one Tab at a time).
+fn deeply_nested_state(depth: usize) -> Vec<u8> {
+    use yrs::{
+        Doc, ReadTxn, StateVector, Text, Transact, Xml, XmlElementPrelim, XmlFragment,
+        XmlTextPrelim,
+    };
+    let doc = Doc::new();
+    let fragment = doc.get_or_insert_xml_fragment(docs_client::DOCUMENT_FRAGMENT);
+    let mut txn = doc.transact_mut();
+    let container =
+        |txn: &mut yrs::TransactionMut, group: &yrs::XmlElementRef, id: &str, kind: &str| {
+            let at = group.len(txn);
+            let c = group.insert(txn, at, XmlElementPrelim::empty("blockContainer"));
+            c.insert_attribute(txn, "id", id);
+            let node = c.insert(txn, 0, XmlElementPrelim::empty(kind));
+            (c, node)
+        };
+    let root = fragment.insert(&mut txn, 0, XmlElementPrelim::empty("blockGroup"));
+    let mut group = root.clone();
+    for level in 1..=depth {
+        let (c, node) = container(&mut txn, &group, &format!("b{level}"), "bulletListItem");
+        let text = node.insert(&mut txn, 0, XmlTextPrelim::new(""));
+        text.push(&mut txn, &format!("item {level}"));
+        if level < depth {
+            group = c.insert(&mut txn, 1, XmlElementPrelim::empty("blockGroup"));
+        }
+    }
+    let (_, after) = container(&mut txn, &root, "after", "paragraph");
+    after.insert(&mut txn, 0, XmlTextPrelim::new("after"));
+    txn.encode_state_as_update_v1(&StateVector::default())
+}
+
+/// A document someone nested 1 000 or 100 000 levels deep in Docs cannot take the service
+/// down: opening it is DOC_UNSUPPORTED, and every other document keeps working.
+#[tokio::test]
+async fn a_document_nested_too_deep_is_refused_and_the_others_keep_working() {
+    use base64::Engine;
+    let server = DocsServer::start().await.unwrap();
+    let fine = server
+        .create_document(DocumentSpec::new("Fine").markdown("Still here"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    for depth in [1_000, 100_000] {
+        let deep = server
+            .create_document(DocumentSpec::new("Deep").link("public", "editor"))
+            .await
+            .unwrap();
+        let content = base64::engine::general_purpose::STANDARD.encode(deeply_nested_state(depth));
+        let saved = reqwest::Client::new()
+            .patch(format!(
+                "{}/api/v1.0/documents/{deep}/content/",
+                server.url()
+            ))
+            .header("Origin", server.url())
+            .json(&json!({"content": content, "websocket": false}))
+            .send()
+            .await
+            .unwrap();
+        assert!(saved.status().is_success(), "{}", saved.status());
+        for tool in ["get_document", "read_document"] {
+            let error = agent.err(tool, json!({"document": deep.to_string()})).await;
+            assert_eq!(error["code"], "DOC_UNSUPPORTED", "{depth}: {error}");
+            assert!(
+                error["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("levels this client can safely edit"),
+                "{error}"
+            );
+        }
+        let read = agent
+            .ok(
+                "read_document",
+                json!({"document": fine.to_string(), "anchors": false}),
+            )
+            .await;
+        assert_eq!(read["markdown"], "Still here\n");
+    }
 }

@@ -58,6 +58,8 @@ export function createCollab({ store, state, stats }) {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      // The room this socket was opened for (Docs' clients open one socket per document).
+      ws.room = url.searchParams.get('room')?.toLowerCase() ?? null;
       sockets.add(ws);
       stats.ws_accepted += 1;
       ws.on('close', () => sockets.delete(ws));
@@ -102,6 +104,39 @@ export function createCollab({ store, state, stats }) {
     dropAll() {
       const n = sockets.size;
       for (const ws of [...sockets]) ws.terminate();
+      return n;
+    },
+    /**
+     * Freezes the open connections of a room (every room when `docId` is null), like a
+     * network path that died without closing: the TCP connection stays open, but the server
+     * neither reads from it (no pongs, no answers: what the client sends waits in the kernel's
+     * buffers) nor writes to it (what it would send is held back). Connections opened later are
+     * not frozen. Hocuspocus's own keepalive (a ping every 30 s) still closes a connection
+     * frozen past one missed pong, as it would a dead one. Returns how many were frozen.
+     */
+    freeze(docId) {
+      let n = 0;
+      for (const ws of sockets) {
+        if ((docId === null || ws.room === docId) && !ws.frozen && ws.readyState === ws.OPEN) {
+          ws.frozen = true;
+          ws.pause(); // no more 'message' or 'ping' events: nothing is read, nothing answered
+          ws._socket.cork(); // everything written is held back until uncorked
+          n += 1;
+        }
+      }
+      return n;
+    },
+    /** Undoes `freeze`: held-back messages go out and the client's messages are read, in order. */
+    unfreeze(docId) {
+      let n = 0;
+      for (const ws of sockets) {
+        if ((docId === null || ws.room === docId) && ws.frozen) {
+          ws.frozen = false;
+          ws._socket.uncork();
+          ws.resume();
+          n += 1;
+        }
+      }
       return n;
     },
     liveDocument(docId) {

@@ -29,6 +29,14 @@ export function createControl({ store, state, stats, collab, typists }) {
     return doc;
   };
 
+  /** `{"document_id": "<uuid>"}` names one room; `{}` means every room (null). */
+  const roomOrAll = async (req) => {
+    const b = await body(req);
+    if (b.document_id === undefined || b.document_id === null) return null;
+    if (!isUuid(String(b.document_id))) throw new ControlError(400, 'invalid document_id');
+    return String(b.document_id).toLowerCase();
+  };
+
   const checkLink = (reach, role) => {
     if (!LINK_REACHES.includes(reach)) throw new ControlError(400, `invalid link_reach ${JSON.stringify(reach)}`);
     if (!LINK_ROLES.includes(role)) throw new ControlError(400, `invalid link_role ${JSON.stringify(role)}`);
@@ -176,6 +184,16 @@ export function createControl({ store, state, stats, collab, typists }) {
       'POST',
       /^drop-connections$/,
       async () => ({ dropped: collab.dropAll() }),
+    ],
+    [
+      'POST',
+      /^freeze$/,
+      async (req) => ({ frozen: collab.freeze(await roomOrAll(req)) }),
+    ],
+    [
+      'POST',
+      /^unfreeze$/,
+      async (req) => ({ unfrozen: collab.unfreeze(await roomOrAll(req)) }),
     ],
     [
       'POST',

@@ -88,6 +88,10 @@ const server = http.createServer(async (req, res) => {
     if (!res.headersSent) send(res, 500, { detail: 'Internal server error.' });
   }
 });
+// Keep idle HTTP connections like the nginx in front of Docs (75 s), not Node's 5 s: a client
+// reusing a pooled connection must not race the server closing it after a long seed.
+server.keepAliveTimeout = 75_000;
+server.headersTimeout = 80_000;
 server.on('upgrade', (req, socket, head) => collab.handleUpgrade(req, socket, head));
 server.on('clientError', (_err, socket) => socket.destroy());
 

@@ -1,6 +1,7 @@
 //! test-harness: starts the Docs-like test server (`tests/docs-server`, a Node program that
 //! runs the real `@hocuspocus/server` 3.4.4 behind a fake La Suite Docs backend) and drives its
-//! test-only control API (`/__test__/...`).
+//! test-only control API (`/__test__/...`): seeding, read-back, resets, drops and freezes of
+//! connections, throttling, a scripted typist.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
@@ -564,6 +565,45 @@ impl DocsServer {
         Ok(())
     }
 
+    /// Freezes the collaboration connections open now in a document's room, like a network
+    /// path that died without closing them (a laptop asleep, a NAT entry dropped): the server
+    /// keeps the TCP connections open but stops reading and writing them — no pongs, no
+    /// acknowledgements, no broadcasts; what the client sends waits in the kernel's buffers,
+    /// what the server would send is held back. Connections opened afterwards are not frozen,
+    /// so a client that notices and reconnects works again at once. Returns how many
+    /// connections were frozen (0 when none is open).
+    ///
+    /// Hocuspocus's own keepalive still runs: a connection frozen past its next ping
+    /// (30 s to 60 s) is closed by the server, as a dead one would be. Keep freezes shorter.
+    pub async fn freeze(&self, id: Uuid) -> anyhow::Result<u64> {
+        let v = self
+            .post("freeze", json!({"document_id": id.to_string()}))
+            .await?;
+        count_in(&v, "frozen")
+    }
+
+    /// [`DocsServer::freeze`] for the open connections of every room.
+    pub async fn freeze_all(&self) -> anyhow::Result<u64> {
+        let v = self.post("freeze", json!({})).await?;
+        count_in(&v, "frozen")
+    }
+
+    /// Undoes [`DocsServer::freeze`] for a room: what was held back is sent and what the
+    /// client sent is read, in order, as when a network path comes back. Returns how many
+    /// connections were unfrozen (those the server closed meanwhile are not counted).
+    pub async fn unfreeze(&self, id: Uuid) -> anyhow::Result<u64> {
+        let v = self
+            .post("unfreeze", json!({"document_id": id.to_string()}))
+            .await?;
+        count_in(&v, "unfrozen")
+    }
+
+    /// [`DocsServer::unfreeze`] for every room.
+    pub async fn unfreeze_all(&self) -> anyhow::Result<u64> {
+        let v = self.post("unfreeze", json!({})).await?;
+        count_in(&v, "unfrozen")
+    }
+
     /// Changes the link reach/role, then resets the room's connections.
     pub async fn set_link(&self, id: Uuid, reach: &str, role: &str) -> anyhow::Result<()> {
         self.post(
@@ -644,6 +684,12 @@ impl DocsServer {
             other => bail!("unexpected awareness payload {other}"),
         }
     }
+}
+
+fn count_in(v: &Value, key: &str) -> anyhow::Result<u64> {
+    v[key]
+        .as_u64()
+        .ok_or_else(|| anyhow!("no {key} count in {v}"))
 }
 
 /// Resident memory of this process in KiB (Linux; 0 elsewhere), for benchmarks.

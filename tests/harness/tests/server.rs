@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use test_harness::{DocsServer, DocumentSpec, ServerOptions, TypistSpec};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -969,4 +969,95 @@ async fn auto_sign_in_skips_the_form_once_and_creates_the_user() {
         .unwrap();
     assert_eq!(res.status(), 401);
     assert!(server.auto_sign_in("not an email").await.is_err());
+}
+
+type RoomSocket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A raw collaboration socket of a room that passes the server's Origin/Cookie checks.
+async fn open_room_socket(server: &DocsServer, room: uuid::Uuid) -> RoomSocket {
+    let mut req = format!("{}?room={room}", server.ws_url())
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("Origin", HeaderValue::from_str(server.url()).unwrap());
+    req.headers_mut()
+        .insert("Cookie", HeaderValue::from_static("docs_sessionid=x"));
+    tokio_tungstenite::connect_async(req).await.unwrap().0
+}
+
+/// Sends a WebSocket ping and returns the payload of the next pong, if one comes within
+/// `within` (pings are answered by the server's WebSocket layer, below Hocuspocus).
+async fn ping(
+    socket: &mut RoomSocket,
+    payload: &'static [u8],
+    within: Duration,
+) -> Option<Vec<u8>> {
+    socket.send(Message::Ping(payload.into())).await.unwrap();
+    pong(socket, within).await
+}
+
+async fn pong(socket: &mut RoomSocket, within: Duration) -> Option<Vec<u8>> {
+    tokio::time::timeout(within, async {
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Pong(bytes))) => return bytes.to_vec(),
+                Some(Ok(_)) => continue,
+                other => panic!("socket ended: {other:?}"),
+            }
+        }
+    })
+    .await
+    .ok()
+}
+
+#[tokio::test]
+async fn a_frozen_room_keeps_its_connections_open_but_answers_nothing_until_unfrozen() {
+    let server = DocsServer::start().await.unwrap();
+    let frozen = server
+        .create_document(DocumentSpec::new("frozen"))
+        .await
+        .unwrap();
+    let other = server
+        .create_document(DocumentSpec::new("other"))
+        .await
+        .unwrap();
+    let answer = Duration::from_secs(10);
+    let mut a = open_room_socket(&server, frozen).await;
+    let mut b = open_room_socket(&server, other).await;
+    assert_eq!(
+        ping(&mut a, b"a1", answer).await.as_deref(),
+        Some(&b"a1"[..])
+    );
+
+    assert_eq!(server.freeze(frozen).await.unwrap(), 1);
+    // Nothing comes back from the frozen connection. (Asserting an absence needs a window:
+    // 1 s; a broken freeze answers in milliseconds.)
+    assert_eq!(ping(&mut a, b"a2", Duration::from_secs(1)).await, None);
+    // Other rooms, and new connections to the frozen room, are served as usual.
+    assert_eq!(
+        ping(&mut b, b"b1", answer).await.as_deref(),
+        Some(&b"b1"[..])
+    );
+    let mut c = open_room_socket(&server, frozen).await;
+    assert_eq!(
+        ping(&mut c, b"c1", answer).await.as_deref(),
+        Some(&b"c1"[..])
+    );
+
+    // Unfrozen, the connection was never closed: the ping sent meanwhile is answered now.
+    assert_eq!(server.unfreeze(frozen).await.unwrap(), 1);
+    assert_eq!(pong(&mut a, answer).await.as_deref(), Some(&b"a2"[..]));
+    assert_eq!(
+        ping(&mut a, b"a3", answer).await.as_deref(),
+        Some(&b"a3"[..])
+    );
+
+    // Every room at once.
+    assert_eq!(server.freeze_all().await.unwrap(), 3);
+    assert_eq!(server.freeze_all().await.unwrap(), 0, "already frozen");
+    assert_eq!(ping(&mut b, b"b2", Duration::from_secs(1)).await, None);
+    assert_eq!(server.unfreeze_all().await.unwrap(), 3);
+    assert_eq!(pong(&mut b, answer).await.as_deref(), Some(&b"b2"[..]));
+    assert_eq!(server.unfreeze(frozen).await.unwrap(), 0, "nothing frozen");
 }

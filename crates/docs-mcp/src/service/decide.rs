@@ -231,7 +231,7 @@ impl DocsService {
                 return self.finish(applying, MergeRefused::Conflict(reason)).await;
             }
         }
-        match merge(doc, payload, Strictness::of(decided_by)) {
+        match merge(doc, payload, Strictness::of(decided_by)).await {
             Ok(merged) => {
                 drop(guard);
                 self.follow(applying.id, doc.clone(), merged);
@@ -634,7 +634,7 @@ impl Strictness {
 /// when the document lost the history the edit was planned on, or when a block it depends on
 /// changed since it was planned (per `strictness`). An edit already in the document is not
 /// merged again.
-pub(super) fn merge(
+pub(super) async fn merge(
     doc: &OpenDocument,
     payload: &EditPayload,
     strictness: Strictness,
@@ -680,10 +680,19 @@ pub(super) fn merge(
                 Err(e) => Check::Corrupt(format!("stored update: {e}")),
             }
         })
+        .await
         .map_err(|e| MergeRefused::Failed(e.into()))?;
     match written.value() {
-        Check::Merged => Ok(Merged::Now(written.seq())),
-        Check::Already => Ok(Merged::Already),
+        Check::Merged => Ok(Merged { seq: written.seq() }),
+        // In the document already (it may have come from the room, unsaved): save it.
+        Check::Already => {
+            let saving = doc
+                .session
+                .persist()
+                .await
+                .map_err(|e| MergeRefused::Failed(e.into()))?;
+            Ok(Merged { seq: saving.seq() })
+        }
         Check::HistoryLost(client) => Err(MergeRefused::Conflict(format!(
             "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
         ))),

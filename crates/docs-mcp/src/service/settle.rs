@@ -22,12 +22,10 @@ use crate::events::ServiceEvent;
 use crate::record::{EditStatus, now_ms};
 use crate::store::Transition;
 
-/// How a merge left an edit in a session.
-pub(super) enum Merged {
-    /// Merged by write `seq` of the session.
-    Now(u64),
-    /// It was in the document already.
-    Already,
+/// An edit merged into a session: the session's write (or save request, when the edit was in
+/// the document already) whose confirmation means the edit is acknowledged and saved.
+pub(super) struct Merged {
+    pub(super) seq: u64,
 }
 
 /// Longest pause between two attempts to reach a document again.
@@ -150,7 +148,7 @@ impl DocsService {
         let doc = self.open(&record.document_id.to_string(), None).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         let strictness = Strictness::of(record.decided_by.as_deref().unwrap_or_default());
-        match merge(&doc, &payload, strictness) {
+        match merge(&doc, &payload, strictness).await {
             Ok(merged) => Ok(Some((doc, merged))),
             Err(MergeRefused::Failed(error)) if is_transient(&error) => Err(error),
             Err(refused) => {
@@ -242,11 +240,7 @@ fn is_transient(error: &ServiceError) -> bool {
 /// session ended first.
 async fn confirmation(doc: &OpenDocument, merged: &Merged) -> Result<(), docs_client::Error> {
     let mut progress = doc.session.progress();
-    let target = match merged {
-        Merged::Now(seq) => *seq,
-        // Already there: everything this session wrote so far must be saved.
-        Merged::Already => progress.borrow().written,
-    };
+    let target = merged.seq;
     let closed = || docs_client::Error::Closed {
         document: doc.id.to_string(),
     };

@@ -43,6 +43,7 @@ pub fn config(server: &DocsServer, data: &std::path::Path, policy: Policy) -> Se
     config.instance = Some(docs_client::InstanceUrl::parse(server.url()).unwrap());
     config.default_policy = policy;
     config.approval_wait = Duration::from_millis(800);
+    config.confirm_wait = Duration::from_secs(3);
     config
 }
 

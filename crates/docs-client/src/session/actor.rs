@@ -1,0 +1,539 @@
+//! The one task that owns a document session: its connection, awareness, write bookkeeping,
+//! save timer and closing. Callers talk to it through a bounded command channel (writes,
+//! persist requests), a watch (presence: the newest wins) and the closing signal; it answers
+//! through replies and the published [`Progress`](super::Progress).
+//!
+//! One `select!` serves the commands, the link (socket, liveness deadline, timers), saves and
+//! the close deadline, so nothing the room or the instance does can stall the others.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+use url::Url;
+use yrs::sync::{Awareness, AwarenessUpdate};
+use yrs::updates::decoder::Decode;
+use yrs::updates::encoder::Encode;
+use yrs::{AsyncTransact, ReadTxn, StateVector, TransactionMut, Update};
+
+use super::ledger::Ledger;
+use super::link::{self, Connection, Ended, Link, LinkEvent};
+use super::save::Saver;
+use super::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN, Shared};
+use crate::error::{Error, Result};
+use crate::presence::Presence;
+use crate::protocol::{Message, Sync};
+use crate::rest::{ContentApi, DocsClient};
+
+/// Commands waiting for the actor; callers wait for room when it is full.
+pub(super) const COMMAND_QUEUE: usize = 64;
+/// What a close keeps of the write timeout to leave the room (presence cleared, Close
+/// frame): unsaved writes are given up that long before the timeout, and leaving takes at
+/// most half of it, so the task ends before the handle would abort it.
+const LEAVE_BUDGET: Duration = Duration::from_secs(1);
+
+fn leave_budget(options: &super::SessionOptions) -> Duration {
+    LEAVE_BUDGET.min(options.write_timeout / 4)
+}
+
+pub(super) enum Command {
+    Write(Box<dyn LocalChange>),
+    Persist(oneshot::Sender<Result<u64>>),
+}
+
+/// Caller code to run in a local transaction, type-erased.
+pub(super) trait LocalChange: Send {
+    /// Runs the change; returns how to answer the caller once the write is numbered.
+    fn apply(self: Box<Self>, txn: &mut TransactionMut<'_>) -> Box<dyn FnOnce(u64) + Send>;
+    /// Answers without running the change.
+    fn refuse(self: Box<Self>, error: Error);
+}
+
+/// A write request: the caller's change and where its outcome goes. A panic in the change
+/// is caught and handed back to the caller, which re-raises it; the session lives on.
+pub(super) struct WriteRequest<F, R> {
+    pub change: F,
+    pub reply: oneshot::Sender<Result<(u64, std::thread::Result<R>)>>,
+}
+
+impl<F, R> LocalChange for WriteRequest<F, R>
+where
+    F: FnOnce(&mut TransactionMut<'_>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    fn apply(self: Box<Self>, txn: &mut TransactionMut<'_>) -> Box<dyn FnOnce(u64) + Send> {
+        let WriteRequest { change, reply } = *self;
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| change(txn)));
+        Box::new(move |seq| {
+            let _ = reply.send(Ok((seq, outcome)));
+        })
+    }
+
+    fn refuse(self: Box<Self>, error: Error) {
+        let _ = self.reply.send(Err(error));
+    }
+}
+
+/// Where callers reach the actor.
+pub(super) struct Inbox {
+    pub commands: mpsc::Receiver<Command>,
+    /// The presence callers want: only the newest counts.
+    pub presence: watch::Receiver<Presence>,
+    pub closing: watch::Receiver<bool>,
+}
+
+pub(super) struct Actor {
+    shared: Arc<Shared>,
+    client: DocsClient,
+    content_api: ContentApi,
+    ws_url: Url,
+    awareness: Awareness,
+    ledger: Ledger,
+    link: Link,
+    saver: Saver,
+    /// Reconnect attempts since the last connection that reached sync.
+    attempt: u32,
+    /// Once closing: when the writes still unsaved are given up.
+    give_up_at: Option<Instant>,
+}
+
+impl Actor {
+    /// A session's actor; its first connection's rate budget was paid by the caller.
+    pub fn new(
+        shared: Arc<Shared>,
+        client: DocsClient,
+        content_api: ContentApi,
+        ws_url: Url,
+        awareness: Awareness,
+    ) -> Self {
+        let link = Link::Connecting(link::connect(&shared, &client, &ws_url, true));
+        Actor {
+            ledger: Ledger::new(shared.progress.clone()),
+            shared,
+            client,
+            content_api,
+            ws_url,
+            awareness,
+            link,
+            saver: Saver::default(),
+            attempt: 0,
+            give_up_at: None,
+        }
+    }
+
+    /// Serves the session until it is closed and settled, fails, or every handle is gone.
+    pub async fn run(mut self, inbox: Inbox) {
+        let Inbox {
+            mut commands,
+            mut presence,
+            mut closing,
+        } = inbox;
+        loop {
+            if self.ledger.failure().is_some() {
+                break;
+            }
+            if self.give_up_at.is_some() && self.ledger.settled() {
+                // Closed with nothing left to save, unless a command came meanwhile: a write
+                // racing the close is still made, sent and saved.
+                match commands.try_recv() {
+                    Ok(command) => {
+                        self.on_command(command).await;
+                        continue;
+                    }
+                    Err(_) => break,
+                }
+            }
+            let closing_now = self.give_up_at.is_some();
+            let save_wanted = !self.saver.is_running() && self.ledger.save_target().is_some();
+            let save_due = self.saver.due(&self.shared.options, closing_now);
+            let give_up_at = self.give_up_at.unwrap_or_else(Instant::now);
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(command) => self.on_command(command).await,
+                    // Every handle is gone: nobody can close or wait any more.
+                    None => break,
+                },
+                Ok(()) = presence.changed() => {
+                    let wanted = presence.borrow_and_update().clone();
+                    self.on_presence(&wanted);
+                }
+                changed = closing.changed(), if !closing_now => {
+                    if changed.is_err() || *closing.borrow() {
+                        self.start_closing();
+                    }
+                }
+                () = tokio::time::sleep_until(give_up_at), if closing_now => {
+                    let waited = self.shared.options.write_timeout;
+                    self.ledger.fail(Error::NotSaved { waited });
+                }
+                event = self.link.next_event() => self.on_link(event).await,
+                (target, outcome) = self.saver.finished() => self.on_saved(target, outcome),
+                () = tokio::time::sleep_until(save_due), if save_wanted => self.start_save(),
+            }
+        }
+        self.stop().await;
+    }
+
+    fn document(&self) -> String {
+        self.shared.name.clone()
+    }
+
+    /// Why a write must be refused now, if it must.
+    fn refusal(&self) -> Option<Error> {
+        if let Some(error) = self.ledger.failure() {
+            return Some(error);
+        }
+        self.shared
+            .read_only
+            .load(Ordering::Relaxed)
+            .then(|| Error::ReadOnly {
+                document: self.document(),
+            })
+    }
+
+    async fn on_command(&mut self, command: Command) {
+        match command {
+            Command::Write(change) => self.on_write(change).await,
+            Command::Persist(reply) => {
+                let answer = match self.refusal() {
+                    Some(error) => Err(error),
+                    None => Ok(self.ledger.persist()),
+                };
+                let _ = reply.send(answer);
+            }
+        }
+    }
+
+    async fn on_write(&mut self, change: Box<dyn LocalChange>) {
+        if let Some(error) = self.refusal() {
+            change.refuse(error);
+            return;
+        }
+        let (answer, update) = {
+            let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, LOCAL_ORIGIN).await;
+            let answer = change.apply(&mut txn);
+            (answer, txn.encode_update_v1())
+        };
+        if !Update::decode_v1(&update).is_ok_and(|u| !u.is_empty()) {
+            answer(0);
+            return;
+        }
+        let seq = self.ledger.write();
+        if let Some(connection) = self.link.connection()
+            && connection.step2_sent
+        {
+            connection.outbox.push_update(update, seq);
+            connection.send_now();
+        }
+        self.shared.version.send_modify(|v| *v += 1);
+        answer(seq);
+    }
+
+    fn on_presence(&mut self, wanted: &Presence) {
+        let state = wanted.awareness_state();
+        if self.awareness.local_state::<serde_json::Value>().as_ref() == Some(&state) {
+            return;
+        }
+        self.awareness
+            .set_local_state(state)
+            .expect("presence serializes");
+        let update = self.presence_update();
+        if let Some(connection) = self.link.connection() {
+            connection.outbox.set_presence(update);
+        }
+    }
+
+    fn start_closing(&mut self) {
+        let options = &self.shared.options;
+        let give_up_after = options.write_timeout.saturating_sub(leave_budget(options));
+        self.give_up_at = Some(Instant::now() + give_up_after);
+    }
+
+    async fn on_link(&mut self, event: LinkEvent) {
+        let ended = match event {
+            LinkEvent::RetryDue => {
+                let paid = false;
+                self.link = Link::Connecting(link::connect(
+                    &self.shared,
+                    &self.client,
+                    &self.ws_url,
+                    paid,
+                ));
+                return;
+            }
+            LinkEvent::Rechecked(rights) => {
+                self.on_rechecked(rights);
+                return;
+            }
+            LinkEvent::Connected(socket) => self.on_connected(socket).await.err(),
+            LinkEvent::Message(message) => self.on_message(message).await.err(),
+            LinkEvent::PresenceDue => {
+                self.renew_presence();
+                None
+            }
+            LinkEvent::Ended(ended) => Some(ended),
+        };
+        if let Some(ended) = ended {
+            self.on_ended(ended);
+        }
+    }
+
+    async fn on_connected(&mut self, socket: Box<link::Socket>) -> Result<(), Ended> {
+        let mut connection = Connection::new(self.shared.clone(), socket);
+        let state_vector = AsyncTransact::transact(&self.shared.doc)
+            .await
+            .state_vector();
+        connection.push_protocol(Message::AuthToken(String::new()), None)?;
+        connection.push_protocol(Message::Sync(Sync::Step1(state_vector)), None)?;
+        connection.outbox.set_presence(self.renewed_presence());
+        self.link = Link::Open(Box::new(connection));
+        Ok(())
+    }
+
+    /// Handles one message of the room; `Err` ends the connection.
+    async fn on_message(&mut self, message: Message) -> Result<(), Ended> {
+        match message {
+            Message::Authenticated { read_only } => {
+                self.shared.read_only.store(read_only, Ordering::Relaxed);
+            }
+            Message::PermissionDenied(reason) => return Err(Ended::PermissionDenied(reason)),
+            Message::Sync(Sync::Step1(room)) => self.answer_step1(&room).await?,
+            Message::Sync(Sync::Step2(update)) => {
+                self.apply_remote(&update, "Step2").await?;
+                self.ledger.synced();
+                self.attempt = 0;
+            }
+            Message::Sync(Sync::Update(update)) => self.apply_remote(&update, "update").await?,
+            Message::SyncStatus(applied) => self.on_sync_status(applied),
+            Message::Awareness(bytes) => self.on_awareness(&bytes),
+            Message::QueryAwareness => {
+                let update = self.presence_update();
+                if let Some(connection) = self.link.connection() {
+                    connection.outbox.set_presence(update);
+                }
+            }
+            Message::Close(reason) => return Err(Ended::Reset(reason)),
+            Message::Stateless(_) | Message::AuthToken(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Sends our Step2 (everything the room lacks, so every write so far) for its Step1.
+    async fn answer_step1(&mut self, room: &StateVector) -> Result<(), Ended> {
+        let diff = AsyncTransact::transact(&self.shared.doc)
+            .await
+            .encode_diff_v1(room);
+        let covers = self.ledger.written();
+        let Some(connection) = self.link.connection() else {
+            return Ok(());
+        };
+        connection.push_protocol(Message::Sync(Sync::Step2(diff)), Some(covers))?;
+        connection.step2_sent = true;
+        Ok(())
+    }
+
+    /// Applies an update of the room. Malformed, it ends the connection (reconnecting may
+    /// help); nesting deeper than the model's limit ends the session (the room would send it
+    /// again, and the document cannot be edited safely).
+    async fn apply_remote(&mut self, bytes: &[u8], what: &str) -> Result<(), Ended> {
+        let document = self.shared.id;
+        let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
+        let update = Update::decode_v1(bytes)
+            .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
+        {
+            let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
+            txn.apply_update(update)
+                .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
+            if nesting > 0 {
+                super::depth_after(document, &txn, &self.shared.fragment).map_err(Ended::Final)?;
+            }
+        }
+        self.shared.version.send_modify(|v| *v += 1);
+        Ok(())
+    }
+
+    fn on_sync_status(&mut self, applied: bool) {
+        let Some(connection) = self.link.connection() else {
+            return;
+        };
+        let Some(covers) = connection.in_flight.pop_front() else {
+            tracing::warn!("SyncStatus without a message in flight");
+            return;
+        };
+        if applied {
+            self.ledger.acknowledge(covers);
+            return;
+        }
+        self.shared.read_only.store(true, Ordering::Relaxed);
+        if covers > self.ledger.acknowledged() {
+            // The room refused writes we already applied locally: the local document now
+            // differs from the room's for good, so the session must end.
+            self.ledger.fail(Error::ReadOnly {
+                document: self.document(),
+            });
+        } else {
+            // A read-only connection's handshake carried state loaded from REST that the
+            // (empty) room lacks; the room keeps none of it, and no write of ours was refused.
+            tracing::debug!("the room refused the stored state of a read-only session");
+        }
+    }
+
+    fn on_awareness(&mut self, bytes: &[u8]) {
+        match AwarenessUpdate::decode_v1(bytes) {
+            Ok(update) => {
+                let _ = self.awareness.apply_update(update);
+                self.publish_peers();
+            }
+            Err(e) => tracing::debug!("ignored awareness: {e}"),
+        }
+    }
+
+    /// Publishes who else is present (expired states are filtered out when read).
+    fn publish_peers(&self) {
+        let me = self.awareness.client_id();
+        let peers = self
+            .awareness
+            .iter()
+            .filter(|(id, _)| *id != me)
+            .filter_map(|(_, state)| {
+                Some(Peer {
+                    name: Presence::name_in(state.data.as_deref()?)?,
+                    seen_ms: state.last_updated,
+                })
+            })
+            .collect();
+        self.shared.peers.send_replace(peers);
+    }
+
+    fn renew_presence(&mut self) {
+        let update = self.renewed_presence();
+        if let Some(connection) = self.link.connection() {
+            connection.outbox.set_presence(update);
+        }
+    }
+
+    /// Our presence as an awareness update.
+    fn presence_update(&self) -> Vec<u8> {
+        self.awareness
+            .update_with_clients([self.awareness.client_id()])
+            .expect("our own state is known")
+            .encode_v1()
+    }
+
+    /// Renews our presence (a higher clock) and returns the update announcing it.
+    fn renewed_presence(&mut self) -> Vec<u8> {
+        if let Some(state) = self.awareness.local_state_raw() {
+            self.awareness.set_local_state_raw(state);
+        }
+        self.presence_update()
+    }
+
+    fn on_ended(&mut self, ended: Ended) {
+        self.ledger.disconnected();
+        match ended {
+            Ended::Final(error) => {
+                self.ledger.fail(error);
+                self.link = Link::Stopped;
+            }
+            Ended::Reset(reason) | Ended::PermissionDenied(reason) => {
+                tracing::info!(%reason, "connection reset; re-checking rights");
+                self.link = Link::Rechecking(link::recheck(&self.client, &self.shared));
+            }
+            Ended::Lost(reason) => {
+                let delay = self.next_delay();
+                tracing::info!(%reason, ?delay, "connection lost; reconnecting");
+                self.link = Link::Waiting {
+                    until: Instant::now() + delay,
+                };
+            }
+        }
+    }
+
+    fn on_rechecked(&mut self, rights: Result<crate::rest::Document>) {
+        match rights {
+            Ok(meta) if !meta.abilities.retrieve => {
+                self.ledger.fail(Error::Forbidden {
+                    detail: format!("access to document {} was withdrawn", self.shared.id),
+                });
+                self.link = Link::Stopped;
+                return;
+            }
+            Ok(meta) => {
+                self.shared
+                    .read_only
+                    .store(!meta.abilities.update, Ordering::Relaxed);
+            }
+            Err(error) if !error.is_transient() => {
+                self.ledger.fail(error);
+                self.link = Link::Stopped;
+                return;
+            }
+            Err(error) => tracing::info!(%error, "re-checking rights failed; reconnecting"),
+        }
+        let delay = self.next_delay();
+        self.link = Link::Waiting {
+            until: Instant::now() + delay,
+        };
+    }
+
+    fn next_delay(&mut self) -> Duration {
+        self.attempt += 1;
+        link::backoff(&self.shared.options, self.attempt)
+    }
+
+    fn start_save(&mut self) {
+        let Some(target) = self.ledger.save_target() else {
+            return;
+        };
+        let client = self.client.clone();
+        let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
+        self.saver.start(target, async move {
+            // Encoding a large document is CPU work: off the runtime's workers.
+            let encoded = tokio::task::spawn_blocking(move || {
+                yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
+            })
+            .await;
+            let state = match encoded {
+                Ok(state) => state,
+                Err(e) => match e.try_into_panic() {
+                    Ok(panic) => std::panic::resume_unwind(panic),
+                    // The runtime is shutting down.
+                    Err(_) => {
+                        return Err(Error::Closed {
+                            document: id.to_string(),
+                        });
+                    }
+                },
+            };
+            client.save_content(id, api, &state).await
+        });
+    }
+
+    fn on_saved(&mut self, target: u64, outcome: Result<()>) {
+        match outcome {
+            Ok(()) => {
+                self.saver.succeeded();
+                self.ledger.saved(target);
+            }
+            Err(error) if !error.is_transient() => self.ledger.fail(error),
+            Err(error) => {
+                let delay = self.saver.failed(&self.shared.options);
+                tracing::warn!(%error, ?delay, "save failed; retrying");
+            }
+        }
+    }
+
+    /// Leaves the room (presence cleared) and lets go of the connection.
+    async fn stop(mut self) {
+        self.ledger.disconnected();
+        if let Link::Open(connection) = std::mem::replace(&mut self.link, Link::Stopped) {
+            self.awareness.clean_local_state();
+            let leaving = self.presence_update();
+            let within = leave_budget(&self.shared.options) / 2;
+            connection.leave(leaving, within).await;
+        }
+    }
+}

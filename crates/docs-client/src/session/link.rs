@@ -1,0 +1,481 @@
+//! The WebSocket side of a session: connecting (rate budget, time-out), the open connection
+//! (its outbox, what it has in flight, its liveness deadline and timers), the wait before a
+//! reconnect, the rights re-check after a reset.
+//!
+//! The actor polls [`Link::next_event`] as one branch of its `select!`. Whatever takes time is
+//! stored in the [`Link`] itself (boxed futures, deadlines, the outbox), so dropping that
+//! future when another branch wins loses nothing.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
+use rand::Rng;
+use tokio::net::TcpStream;
+use tokio::time::{Instant, Sleep};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite};
+use url::Url;
+
+use super::outbox::{Outbox, Overflow};
+use super::{SessionOptions, Shared};
+use crate::error::{Error, Result};
+use crate::protocol::{Frame, Message};
+use crate::rest::{DocsClient, Document};
+
+pub(super) type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Where the session's connection stands.
+pub(super) enum Link {
+    /// Waiting before the next connection attempt.
+    Waiting {
+        until: Instant,
+    },
+    /// Asking REST what we may do now, after the room reset or denied our connection.
+    Rechecking(BoxFuture<'static, Result<Document>>),
+    Connecting(BoxFuture<'static, Result<Socket, Ended>>),
+    Open(Box<Connection>),
+    /// No connection is wanted any more (the session is closing or failed).
+    Stopped,
+}
+
+/// What happened on the link; the actor decides what follows.
+pub(super) enum LinkEvent {
+    RetryDue,
+    Rechecked(Result<Document>),
+    Connected(Box<Socket>),
+    Message(Message),
+    /// Our presence is due for renewal (remote states expire after 30 s).
+    PresenceDue,
+    Ended(Ended),
+}
+
+/// How a connection (or an attempt) ended.
+#[derive(Debug)]
+pub(super) enum Ended {
+    /// The server closed this document's session (rights changed): re-check and reconnect.
+    Reset(String),
+    PermissionDenied(String),
+    Lost(String),
+    Final(Error),
+}
+
+impl Link {
+    pub async fn next_event(&mut self) -> LinkEvent {
+        match self {
+            Link::Stopped => std::future::pending().await,
+            Link::Waiting { until } => {
+                tokio::time::sleep_until(*until).await;
+                LinkEvent::RetryDue
+            }
+            Link::Rechecking(recheck) => LinkEvent::Rechecked(recheck.await),
+            Link::Connecting(attempt) => match attempt.await {
+                Ok(socket) => LinkEvent::Connected(Box::new(socket)),
+                Err(ended) => LinkEvent::Ended(ended),
+            },
+            Link::Open(connection) => connection.next_event().await,
+        }
+    }
+
+    pub fn connection(&mut self) -> Option<&mut Connection> {
+        match self {
+            Link::Open(connection) => Some(connection),
+            _ => None,
+        }
+    }
+}
+
+/// One open WebSocket connection to the document's room.
+pub(super) struct Connection {
+    shared: Arc<Shared>,
+    sink: SplitSink<Socket, tungstenite::Message>,
+    stream: SplitStream<Socket>,
+    pub outbox: Outbox,
+    /// For each Sync message handed to the socket, the highest write it carries: the room
+    /// answers one SyncStatus per Step2/Update, in order. Bounded by the outbox's limit.
+    pub in_flight: VecDeque<u64>,
+    /// Our Step2 was queued: later writes go as Updates (before, the Step2 carries them).
+    pub step2_sent: bool,
+    /// The socket was given messages it has not flushed yet.
+    unflushed: bool,
+    /// When something (a message, a pong) last arrived.
+    last_heard: Instant,
+    next_ping: Instant,
+    next_presence: Instant,
+    /// Armed at the earliest of the liveness deadline, the next ping and the next presence
+    /// renewal; re-armed only when it fires, so traffic costs no timer work.
+    timer: Pin<Box<Sleep>>,
+}
+
+impl Connection {
+    pub fn new(shared: Arc<Shared>, socket: Box<Socket>) -> Self {
+        let (sink, stream) = (*socket).split();
+        let now = Instant::now();
+        let options = &shared.options;
+        let mut connection = Connection {
+            sink,
+            stream,
+            outbox: Outbox::new(shared.name.clone()),
+            in_flight: VecDeque::new(),
+            step2_sent: false,
+            unflushed: false,
+            last_heard: now,
+            next_ping: now + options.ping_interval,
+            next_presence: now + options.awareness_interval,
+            timer: Box::pin(tokio::time::sleep_until(now)),
+            shared,
+        };
+        connection.arm_timer();
+        connection
+    }
+
+    fn arm_timer(&mut self) {
+        let silent_until = self.last_heard + self.shared.options.liveness_timeout;
+        let at = silent_until.min(self.next_ping).min(self.next_presence);
+        self.timer.as_mut().reset(at);
+    }
+
+    /// Sends what the socket takes at once, without waiting: a write goes out before its
+    /// caller is answered. What is left is sent by [`Link::next_event`].
+    pub fn send_now(&mut self) {
+        let sent = send(
+            &self.shared,
+            &mut self.sink,
+            &mut self.outbox,
+            &mut self.in_flight,
+            &mut self.unflushed,
+        )
+        .now_or_never();
+        if let Some(Err(e)) = sent {
+            // The same error ends the connection at the next `next_event`.
+            tracing::debug!("sending failed: {e}");
+        }
+    }
+
+    /// Queues a protocol frame; a socket that lets them pile up is not read: drop it.
+    pub fn push_protocol(&mut self, message: Message, covers: Option<u64>) -> Result<(), Ended> {
+        self.outbox
+            .push_protocol(message, covers)
+            .map_err(|Overflow| Ended::Lost("the server does not read what we send".into()))
+    }
+
+    async fn next_event(&mut self) -> LinkEvent {
+        loop {
+            let sendable = self.unflushed || self.outbox.has_sendable(self.in_flight.len());
+            let Connection {
+                shared,
+                sink,
+                stream,
+                outbox,
+                in_flight,
+                unflushed,
+                timer,
+                ..
+            } = self;
+            tokio::select! {
+                incoming = stream.next() => {
+                    self.last_heard = Instant::now();
+                    if let Some(event) = self.received(incoming) {
+                        return event;
+                    }
+                }
+                sent = send(shared, sink, outbox, in_flight, unflushed), if sendable => {
+                    if let Err(e) = sent {
+                        return LinkEvent::Ended(Ended::Lost(format!("send failed: {e}")));
+                    }
+                }
+                () = timer.as_mut() => {
+                    let event = self.on_timer(Instant::now());
+                    self.arm_timer();
+                    if let Some(event) = event {
+                        return event;
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, now: Instant) -> Option<LinkEvent> {
+        let options = &self.shared.options;
+        if now >= self.last_heard + options.liveness_timeout {
+            return Some(lost(&format!(
+                "nothing received from the server for {} ms",
+                options.liveness_timeout.as_millis()
+            )));
+        }
+        if now >= self.next_ping {
+            self.outbox.ping();
+            self.next_ping = now + options.ping_interval;
+        }
+        if now >= self.next_presence {
+            self.next_presence = now + options.awareness_interval;
+            return Some(LinkEvent::PresenceDue);
+        }
+        None
+    }
+
+    /// What one item of the stream means; `None` when it is nothing for the actor.
+    fn received(
+        &mut self,
+        incoming: Option<Result<tungstenite::Message, tungstenite::Error>>,
+    ) -> Option<LinkEvent> {
+        let message = match incoming {
+            None => return Some(lost("the server closed the connection")),
+            Some(Err(e)) => return Some(lost(&e.to_string())),
+            Some(Ok(message)) => message,
+        };
+        match message {
+            tungstenite::Message::Binary(bytes) => {
+                self.shared
+                    .bytes_in
+                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                match Frame::decode(&bytes) {
+                    Ok(frame) if frame.document == self.shared.name => {
+                        Some(LinkEvent::Message(frame.message))
+                    }
+                    Ok(_) => None,
+                    Err(e) => {
+                        tracing::debug!("ignored message: {e}");
+                        None
+                    }
+                }
+            }
+            tungstenite::Message::Close(frame) => Some(LinkEvent::Ended(closed_by_server(frame))),
+            // Pongs (and the server's pings, answered by tungstenite) only prove liveness.
+            _ => None,
+        }
+    }
+
+    /// Leaves the room: sends what is queued (our presence cleared last), then a Close frame,
+    /// within `budget`.
+    pub async fn leave(mut self, leaving_presence: Vec<u8>, budget: Duration) {
+        self.outbox.set_presence(leaving_presence);
+        let Connection {
+            shared,
+            mut sink,
+            mut outbox,
+            mut in_flight,
+            mut unflushed,
+            ..
+        } = self;
+        let _ = tokio::time::timeout(budget, async {
+            while outbox.has_sendable(in_flight.len()) || unflushed {
+                send(
+                    &shared,
+                    &mut sink,
+                    &mut outbox,
+                    &mut in_flight,
+                    &mut unflushed,
+                )
+                .await?;
+            }
+            sink.send(tungstenite::Message::Close(None)).await
+        })
+        .await;
+    }
+}
+
+fn lost(reason: &str) -> LinkEvent {
+    LinkEvent::Ended(Ended::Lost(reason.to_owned()))
+}
+
+/// Hands queued messages to the socket as fast as it takes them, then flushes. Cancel-safe:
+/// a message leaves the outbox only in the same step that hands it to the socket.
+async fn send<S>(
+    shared: &Shared,
+    sink: &mut S,
+    outbox: &mut Outbox,
+    in_flight: &mut VecDeque<u64>,
+    unflushed: &mut bool,
+) -> Result<(), S::Error>
+where
+    S: Sink<tungstenite::Message> + Unpin,
+{
+    while outbox.has_sendable(in_flight.len()) {
+        std::future::poll_fn(|cx| sink.poll_ready_unpin(cx)).await?;
+        let Some(outgoing) = outbox.pop(in_flight.len()) else {
+            break;
+        };
+        if let Some(covers) = outgoing.covers {
+            in_flight.push_back(covers);
+        }
+        shared
+            .bytes_out
+            .fetch_add(outgoing.message.len() as u64, Ordering::Relaxed);
+        *unflushed = true;
+        sink.start_send_unpin(outgoing.message)?;
+    }
+    std::future::poll_fn(|cx| sink.poll_flush_unpin(cx)).await?;
+    *unflushed = false;
+    Ok(())
+}
+
+/// One connection attempt: the rate budget (unless already `paid`), then the WebSocket
+/// handshake within the connect time-out.
+pub(super) fn connect(
+    shared: &Arc<Shared>,
+    client: &DocsClient,
+    ws_url: &Url,
+    paid: bool,
+) -> BoxFuture<'static, Result<Socket, Ended>> {
+    let request = ws_request(client, ws_url, &shared.name);
+    let client = client.clone();
+    let shared = shared.clone();
+    async move {
+        let request = request.map_err(Ended::Final)?;
+        // The collaboration server asks the backend about our rights with our cookie: that
+        // call counts against the same per-user budget.
+        if !paid {
+            client
+                .spend_budget()
+                .await
+                .map_err(|e| Ended::Lost(e.to_string()))?;
+        }
+        shared.connects.fetch_add(1, Ordering::Relaxed);
+        let connected = tokio::time::timeout(
+            shared.options.connect_timeout,
+            tokio_tungstenite::connect_async(request),
+        )
+        .await;
+        match connected {
+            Err(_) => Err(Ended::Lost("connection attempt timed out".into())),
+            Ok(Err(tungstenite::Error::Http(response))) => {
+                let status = response.status().as_u16();
+                Err(if matches!(status, 401 | 403 | 404) {
+                    Ended::Final(Error::ConnectionRefused {
+                        code: status,
+                        reason: format!("HTTP {status} on the collaboration endpoint"),
+                    })
+                } else {
+                    Ended::Lost(format!("HTTP {status} on the collaboration endpoint"))
+                })
+            }
+            Ok(Err(e)) => Err(Ended::Lost(e.to_string())),
+            Ok(Ok((socket, _))) => Ok(socket),
+        }
+    }
+    .boxed()
+}
+
+/// What the room says about our rights now (after a reset or a denial).
+pub(super) fn recheck(
+    client: &DocsClient,
+    shared: &Shared,
+) -> BoxFuture<'static, Result<Document>> {
+    let client = client.clone();
+    let id = shared.id;
+    async move { client.document(id).await }.boxed()
+}
+
+fn ws_request(
+    client: &DocsClient,
+    ws_url: &Url,
+    room: &str,
+) -> Result<tungstenite::handshake::client::Request> {
+    let mut url = ws_url.clone();
+    url.query_pairs_mut().append_pair("room", room);
+    let mut request = url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| Error::Network {
+            detail: format!("bad collaboration URL {url}: {e}"),
+        })?;
+    // The collaboration server refuses sockets without a cookie; an anonymous client
+    // that was handed no session cookie still needs to send one.
+    let cookie = client
+        .cookie_header()
+        .unwrap_or_else(|| "docs_mcp_anonymous=1".to_owned());
+    let headers = request.headers_mut();
+    let header = |v: &str| {
+        HeaderValue::from_str(v).map_err(|e| Error::Network {
+            detail: format!("bad header value: {e}"),
+        })
+    };
+    headers.insert("Origin", header(&client.instance().origin())?);
+    headers.insert("Cookie", header(&cookie)?);
+    headers.insert(
+        "User-Agent",
+        header(concat!("lasuite-docs-mcp/", env!("CARGO_PKG_VERSION")))?,
+    );
+    Ok(request)
+}
+
+/// Close codes 4001 (Docs: origin/cookie), 4401 and 4403 are final; the rest is retried.
+fn closed_by_server(frame: Option<tungstenite::protocol::CloseFrame>) -> Ended {
+    let Some(frame) = frame else {
+        return Ended::Lost("the server closed the connection".into());
+    };
+    let code = u16::from(frame.code);
+    let reason = frame.reason.to_string();
+    match code {
+        4001 | 4401 | 4403 | 1008 => Ended::Final(Error::ConnectionRefused { code, reason }),
+        4205 => Ended::Reset(reason),
+        _ => Ended::Lost(format!("closed by the server ({code} {reason})")),
+    }
+}
+
+/// Exponential backoff with jitter between the first and the longest reconnect delay.
+pub(super) fn backoff(options: &SessionOptions, attempt: u32) -> Duration {
+    let exp = options
+        .reconnect_initial
+        .saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
+    let capped = exp.min(options.reconnect_max);
+    capped.mul_f64(rand::rng().random_range(0.75..1.25))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tungstenite::protocol::CloseFrame;
+    use tungstenite::protocol::frame::coding::CloseCode;
+
+    fn close(code: u16, reason: &'static str) -> Ended {
+        closed_by_server(Some(CloseFrame {
+            code: CloseCode::from(code),
+            reason: reason.into(),
+        }))
+    }
+
+    #[test]
+    fn close_codes_docs_uses_for_refusals_are_final() {
+        let Ended::Final(error) = close(4001, "Origin not allowed") else {
+            panic!("4001 is final")
+        };
+        assert_eq!(
+            error.to_string(),
+            "the collaboration server refused the connection (4001: Origin not allowed) — the instance refused this client's Origin or cookies; check the instance URL"
+        );
+        assert!(matches!(close(4401, "Unauthorized"), Ended::Final(_)));
+        assert!(matches!(close(4403, "Forbidden"), Ended::Final(_)));
+        assert!(
+            matches!(close(4205, "Reset Connection"), Ended::Reset(r) if r == "Reset Connection")
+        );
+        assert!(matches!(close(4408, "Connection Timeout"), Ended::Lost(_)));
+        assert!(matches!(close(1001, "going away"), Ended::Lost(_)));
+        assert!(matches!(closed_by_server(None), Ended::Lost(_)));
+    }
+
+    #[test]
+    fn backoff_grows_to_the_cap_with_jitter() {
+        let options = SessionOptions::default();
+        for attempt in 1..40 {
+            let delay = backoff(&options, attempt);
+            let base = options
+                .reconnect_initial
+                .saturating_mul(1 << (attempt - 1).min(16))
+                .min(options.reconnect_max);
+            assert!(
+                delay >= base.mul_f64(0.75) && delay <= base.mul_f64(1.25),
+                "{attempt}: {delay:?}"
+            );
+        }
+        assert!(backoff(&options, 1) <= Duration::from_millis(1250));
+        assert!(backoff(&options, 30) >= Duration::from_millis(22_500));
+    }
+}

@@ -1,0 +1,565 @@
+//! A live session on one document: content loaded from REST, kept in sync over the
+//! collaboration WebSocket, local edits sent, acknowledged and saved back through REST.
+//!
+//! One task, the actor (`actor`), owns every part of a session that changes: the connection,
+//! awareness, the bookkeeping of writes, the save timer, closing. [`DocumentSession`] is its
+//! handle: writes go to the actor on a bounded channel and are answered there; everything a
+//! caller reads without asking (progress, collaborators, counters) is published by the actor
+//! through watches and atomics. Reads of the document go straight to the shared `yrs::Doc`,
+//! which locks itself; no lock of the session is ever held while caller code runs.
+//!
+//! Invariants:
+//! - Every local write gets a sequence number. A write is *acknowledged* when the room
+//!   answered SyncStatus(1) for the message that carried it (an Update, or the Step2 of a
+//!   later handshake, which carries everything the room lacks), and *saved* when a
+//!   `PATCH content/` started after that acknowledgement succeeded. Callers are told a write
+//!   is done only once it is saved; the room itself stores nothing.
+//! - Acknowledgements arrive in the order messages were sent (one SyncStatus per Step2 or
+//!   Update), so a FIFO of "highest sequence this message covers" maps each SyncStatus to
+//!   the writes it confirms.
+//! - Writes made while disconnected stay in the local document and reach the room in the
+//!   Step2 of the next handshake.
+//! - A connection from which nothing (message or pong) arrived for `liveness_timeout` is
+//!   dead: it is dropped and redone, as browsers do.
+//! - One failure boundary: a failure (refused write, withdrawn rights, refused save, close
+//!   deadline) fails every write not saved yet, at once, and ends the session.
+//! - [`DocumentSession::close`] returns within the write timeout, whatever the room or the
+//!   instance do; writes unsaved by then fail with [`Error::NotSaved`].
+//! - Every queue is bounded: commands (callers wait for room), the outbox (see `outbox`),
+//!   presence (the newest wins).
+
+mod actor;
+mod ledger;
+mod link;
+mod outbox;
+mod pending;
+mod save;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::{AbortHandle, JoinHandle};
+use tokio::time::Instant;
+use tracing::Instrument;
+use uuid::Uuid;
+use yrs::sync::Awareness;
+use yrs::updates::decoder::Decode;
+use yrs::{Doc, OffsetKind, Options, Transact, TransactionMut, Update};
+
+use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, WriteRequest};
+pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
+use crate::error::{Error, Result};
+use crate::presence::Presence;
+use crate::rest::{DocsClient, Document};
+
+/// Transaction origin of writes made through [`DocumentSession::write`].
+pub const LOCAL_ORIGIN: &str = "lasuite-docs-mcp";
+/// Transaction origin of updates received from the collaboration server.
+pub const REMOTE_ORIGIN: &str = "collaboration-server";
+
+/// How a session behaves; the defaults suit a desktop agent.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// Who we are in the document's collaborator list.
+    pub presence: Presence,
+    /// How long opening may take (load, connect, first sync).
+    pub sync_timeout: Duration,
+    /// How long [`PendingWrite::wait`] waits for acknowledgement and save; also the longest
+    /// [`DocumentSession::close`] takes.
+    pub write_timeout: Duration,
+    /// Minimum time between two saves: bursts of edits are coalesced into one save.
+    pub save_interval: Duration,
+    /// How often our presence is renewed (remote states expire after 30 s; Hocuspocus 4
+    /// closes sockets idle of data for 60 s).
+    pub awareness_interval: Duration,
+    /// How often a WebSocket ping is sent, so a live server always has something to answer.
+    pub ping_interval: Duration,
+    /// A connection from which nothing arrived (message or pong) for this long is dead: it is
+    /// dropped and redone. Browsers' providers give up after 30 s.
+    pub liveness_timeout: Duration,
+    /// First and longest reconnect delay (exponential backoff with jitter in between).
+    pub reconnect_initial: Duration,
+    pub reconnect_max: Duration,
+    /// Timeout of one WebSocket connection attempt.
+    pub connect_timeout: Duration,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            presence: Presence::new("AI agent"),
+            sync_timeout: Duration::from_secs(15),
+            write_timeout: Duration::from_secs(20),
+            save_interval: Duration::from_secs(1),
+            awareness_interval: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(10),
+            liveness_timeout: Duration::from_secs(30),
+            reconnect_initial: Duration::from_secs(1),
+            reconnect_max: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What a UI shows of a session.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SessionSnapshot {
+    pub document_id: Uuid,
+    pub connected: bool,
+    pub read_only: bool,
+    /// The final error that ended the session, if any.
+    pub error: Option<String>,
+    pub last_activity: SystemTime,
+    /// Writes not yet acknowledged by the room.
+    pub pending_acks: u64,
+    /// Writes acknowledged but not yet saved.
+    pub pending_saves: u64,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub connects: u64,
+    /// Other participants present in the document (humans and agents).
+    pub collaborators: Vec<String>,
+}
+
+/// What the handle and the actor share: fixed facts, and what the actor publishes.
+struct Shared {
+    id: Uuid,
+    name: String,
+    doc: Doc,
+    /// The document's `document-store` (taken once: getting a root type needs a write
+    /// transaction).
+    fragment: yrs::XmlFragmentRef,
+    options: SessionOptions,
+    progress: watch::Sender<Progress>,
+    /// Bumped on every change of the document, local or remote.
+    version: watch::Sender<u64>,
+    read_only: AtomicBool,
+    /// Other participants' presence, as last announced.
+    peers: watch::Sender<Vec<Peer>>,
+    bytes_in: AtomicU64,
+    bytes_out: AtomicU64,
+    connects: AtomicU64,
+    /// When a caller last used the session (ms since the Unix epoch).
+    last_activity_ms: AtomicU64,
+}
+
+/// Another participant of the room.
+#[derive(Debug, Clone, PartialEq)]
+struct Peer {
+    name: String,
+    /// When their state was last renewed (ms since the Unix epoch).
+    seen_ms: u64,
+}
+
+/// Remote states older than this are not shown (Docs' editor drops them after 30 s).
+const PEER_EXPIRY: Duration = Duration::from_secs(30);
+
+/// A live session on one document. Dropping it stops its task without saving; call
+/// [`DocumentSession::close`] to flush pending saves and leave cleanly.
+pub struct DocumentSession {
+    shared: Arc<Shared>,
+    metadata: Document,
+    commands: mpsc::Sender<Command>,
+    presence: watch::Sender<Presence>,
+    closing: watch::Sender<bool>,
+    actor: tokio::sync::Mutex<Option<JoinHandle<()>>>,
+    abort: AbortHandle,
+}
+
+/// Refuses an update (stored content, or from the room) that nests types deeper than the
+/// model's Yjs limit: yrs would overflow its stack deleting them. Content nested less deep
+/// within one update can still add up across updates, which [`depth_after`] catches.
+pub(crate) fn depth_door(document: Uuid, update: &[u8]) -> Result<usize> {
+    crate::blocknote::check_update_depth(update).map_err(|e| too_deep(document, e))
+}
+
+/// Refuses a document that, once an update nesting types was applied, nests too deep.
+pub(crate) fn depth_after<T: yrs::ReadTxn>(
+    document: Uuid,
+    txn: &T,
+    fragment: &yrs::XmlFragmentRef,
+) -> Result<()> {
+    crate::blocknote::check_document_depth(txn, fragment).map_err(|e| too_deep(document, e))
+}
+
+fn too_deep(document: Uuid, error: crate::blocknote::ModelError) -> Error {
+    match error {
+        crate::blocknote::ModelError::DocumentTooDeep { depth, limit } => Error::TooDeep {
+            document: document.to_string(),
+            depth,
+            limit,
+        },
+        other => Error::BadContent {
+            document: document.to_string(),
+            detail: other.to_string(),
+        },
+    }
+}
+
+impl DocumentSession {
+    /// Opens a document: loads its stored content from REST, connects, and returns once
+    /// the first sync with the room completed.
+    pub async fn open(client: DocsClient, id: Uuid, options: SessionOptions) -> Result<Self> {
+        let meta = client.document(id).await?;
+        if !meta.abilities.retrieve || !meta.abilities.can_read_content() {
+            return Err(Error::Forbidden {
+                detail: format!("document {id} may not be read by this user"),
+            });
+        }
+        let content_api = DocsClient::content_api_of(&meta);
+        let stored = client.content(&meta).await?;
+        let ws_url = client.collaboration_url().await?;
+
+        let doc = Doc::with_options(Options {
+            guid: id.to_string().into(),
+            offset_kind: OffsetKind::Utf16,
+            ..Options::default()
+        });
+        if !stored.update.is_empty() {
+            let bad_content = |e: String| Error::BadContent {
+                document: id.to_string(),
+                detail: e,
+            };
+            // Nesting yrs cannot delete without overflowing its stack is refused at the door.
+            let nesting = depth_door(id, &stored.update)?;
+            let update =
+                Update::decode_v1(&stored.update).map_err(|e| bad_content(e.to_string()))?;
+            doc.transact_mut_with(REMOTE_ORIGIN)
+                .apply_update(update)
+                .map_err(|e| bad_content(e.to_string()))?;
+            if nesting > 0 {
+                let fragment = crate::blocknote::document_fragment(&doc);
+                depth_after(id, &doc.transact(), &fragment)?;
+            }
+        }
+        let fragment = crate::blocknote::document_fragment(&doc);
+        let mut awareness = Awareness::new(doc.clone());
+        awareness
+            .set_local_state(options.presence.awareness_state())
+            .expect("presence serializes");
+
+        let shared = Arc::new(Shared {
+            id,
+            name: id.to_string(),
+            doc,
+            fragment,
+            read_only: AtomicBool::new(!meta.abilities.update),
+            progress: watch::Sender::new(Progress::default()),
+            version: watch::Sender::new(0),
+            peers: watch::Sender::new(Vec::new()),
+            bytes_in: AtomicU64::new(0),
+            bytes_out: AtomicU64::new(0),
+            connects: AtomicU64::new(0),
+            last_activity_ms: AtomicU64::new(now_ms()),
+            options: options.clone(),
+        });
+        // The first connect's budget is paid here, so the sync timer below measures syncing.
+        client.spend_budget().await?;
+        let (commands, command_queue) = mpsc::channel(COMMAND_QUEUE);
+        let (presence, presence_changes) = watch::channel(options.presence.clone());
+        let (closing, closing_signal) = watch::channel(false);
+        let inbox = Inbox {
+            commands: command_queue,
+            presence: presence_changes,
+            closing: closing_signal,
+        };
+        let actor = Actor::new(shared.clone(), client, content_api, ws_url, awareness);
+        let task = tokio::spawn(
+            actor
+                .run(inbox)
+                .instrument(tracing::info_span!("session", document = %id)),
+        );
+        let session = DocumentSession {
+            abort: task.abort_handle(),
+            actor: tokio::sync::Mutex::new(Some(task)),
+            shared,
+            metadata: meta,
+            commands,
+            presence,
+            closing,
+        };
+
+        let mut progress = session.progress();
+        let synced = tokio::time::timeout(
+            options.sync_timeout,
+            progress.wait_for(|p| p.synced || p.failure.is_some()),
+        )
+        .await;
+        let outcome = match synced {
+            Ok(Ok(p)) => match &p.failure {
+                Some(f) => Err(f.error.clone()),
+                None => Ok(()),
+            },
+            Ok(Err(_)) => Err(session.closed_error()),
+            Err(_) => Err(Error::SyncTimeout {
+                waited: options.sync_timeout,
+            }),
+        };
+        outcome.map(|()| session)
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.shared.id
+    }
+
+    /// The document's metadata as loaded when the session opened.
+    pub fn metadata(&self) -> &Document {
+        &self.metadata
+    }
+
+    /// The live Y.Doc, for reading. Write only through [`DocumentSession::write`] so the
+    /// change is sent, acknowledged and saved.
+    pub fn doc(&self) -> &Doc {
+        self.touch();
+        &self.shared.doc
+    }
+
+    /// Whether this user may only read the document.
+    pub fn is_read_only(&self) -> bool {
+        self.shared.read_only.load(Ordering::Relaxed)
+    }
+
+    /// The current progress of writes (a `watch` to await changes).
+    pub fn progress(&self) -> watch::Receiver<Progress> {
+        self.shared.progress.subscribe()
+    }
+
+    /// A counter bumped on every change of the document, local or remote.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.shared.version.subscribe()
+    }
+
+    /// Whether the session ended for good (it must be reopened).
+    pub fn is_failed(&self) -> bool {
+        self.shared.progress.borrow().failure.is_some()
+    }
+
+    /// Applies `change` to the live document in one transaction (origin [`LOCAL_ORIGIN`])
+    /// and sends it. The returned [`PendingWrite`] resolves once the room acknowledged it and
+    /// it was saved.
+    ///
+    /// `change` runs on the session's task, holding the document's write lock and nothing of
+    /// the session: it may read the session's state, but must not open another transaction on
+    /// the document. It must validate its input before mutating: whatever it changed is sent.
+    /// A panic in `change` is re-raised here (what it changed before panicking is kept and
+    /// sent, like any transaction's). Once queued, the write is made even if this future is
+    /// dropped.
+    pub async fn write<F, R>(&self, change: F) -> Result<PendingWrite<R>>
+    where
+        F: FnOnce(&mut TransactionMut<'_>) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let started = Instant::now();
+        self.touch();
+        self.check_writable()?;
+        let (reply, answer) = oneshot::channel();
+        let request = WriteRequest { change, reply };
+        self.send(Command::Write(Box::new(request))).await?;
+        let (seq, outcome) = answer.await.map_err(|_| self.stopped_error())??;
+        let value = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok(self.pending(seq, value, started))
+    }
+
+    /// Applies an update computed elsewhere (e.g. on a fork of this document) as a write.
+    pub async fn apply_update(&self, update: &[u8]) -> Result<PendingWrite<()>> {
+        let bad_content = |detail: String| Error::BadContent {
+            document: self.shared.name.clone(),
+            detail,
+        };
+        let update = Update::decode_v1(update).map_err(|e| bad_content(e.to_string()))?;
+        let applied = self
+            .write(move |txn| txn.apply_update(update).map_err(|e| e.to_string()))
+            .await?;
+        if let Err(detail) = applied.value() {
+            return Err(bad_content(detail.clone()));
+        }
+        Ok(applied.with_value(()))
+    }
+
+    /// Asks for a save of the current state even when no local write is unsaved (the
+    /// document may hold an edit that arrived from the room or from an earlier process).
+    /// Resolves once every write made before the call is acknowledged and a save that
+    /// started after the call succeeded; fails like a write.
+    pub async fn persist(&self) -> Result<PendingWrite<()>> {
+        let started = Instant::now();
+        self.touch();
+        self.check_writable()?;
+        let (reply, answer) = oneshot::channel();
+        self.send(Command::Persist(reply)).await?;
+        let seq = answer.await.map_err(|_| self.stopped_error())??;
+        Ok(self.pending(seq, (), started))
+    }
+
+    /// Waits until every write made so far is saved (or failed), up to `timeout`.
+    pub async fn flush(&self, timeout: Duration) -> Result<()> {
+        let target = self.shared.progress.borrow().written;
+        let mut progress = self.progress();
+        let result = tokio::time::timeout(
+            timeout,
+            progress.wait_for(|p| p.saved >= target || p.failure.is_some()),
+        )
+        .await
+        .map(|r| r.map(|p| p.clone()));
+        match result {
+            Err(_) => Err(if progress.borrow().acknowledged < target {
+                Error::NotAcknowledged { waited: timeout }
+            } else {
+                Error::NotSaved { waited: timeout }
+            }),
+            Ok(Err(_)) => Err(self.closed_error()),
+            Ok(Ok(p)) => match &p.failure {
+                Some(f) if p.saved < target => Err(f.error.clone()),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    /// Saves what is pending, leaves the document (presence cleared) and stops, within the
+    /// write timeout: writes still unsaved then fail with [`Error::NotSaved`], which is also
+    /// what this returns. Writes made while closing are still sent and saved.
+    pub async fn close(&self) -> Result<()> {
+        self.closing.send_replace(true);
+        let mut actor = self.actor.lock().await;
+        if let Some(task) = actor.as_mut() {
+            let bound = self.shared.options.write_timeout;
+            if tokio::time::timeout(bound, &mut *task).await.is_err() {
+                // The actor is stuck (a caller holds the document's lock): stop it anyway.
+                task.abort();
+                ledger::fail(&self.shared.progress, Error::NotSaved { waited: bound });
+            }
+            *actor = None;
+        }
+        drop(actor);
+        let p = self.shared.progress.borrow();
+        match &p.failure {
+            _ if p.saved >= p.written => Ok(()),
+            Some(failure) => Err(failure.error.clone()),
+            None => Err(self.closed_error()),
+        }
+    }
+
+    /// Participants other than us, by the name their presence announces.
+    pub fn collaborators(&self) -> Vec<String> {
+        let now = now_ms();
+        let expiry = PEER_EXPIRY.as_millis() as u64;
+        let mut names: Vec<String> = self
+            .shared
+            .peers
+            .borrow()
+            .iter()
+            .filter(|peer| now.saturating_sub(peer.seen_ms) < expiry)
+            .map(|peer| peer.name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Changes the name and colour other participants see (a no-op when unchanged).
+    pub fn set_presence(&self, presence: &Presence) {
+        self.presence.send_if_modified(|current| {
+            let changed = current != presence;
+            if changed {
+                *current = presence.clone();
+            }
+            changed
+        });
+    }
+
+    pub fn snapshot(&self) -> SessionSnapshot {
+        let shared = &self.shared;
+        let progress = shared.progress.borrow().clone();
+        SessionSnapshot {
+            document_id: shared.id,
+            connected: progress.connected,
+            read_only: self.is_read_only(),
+            error: progress.failure.as_ref().map(|f| f.error.to_string()),
+            last_activity: SystemTime::UNIX_EPOCH
+                + Duration::from_millis(shared.last_activity_ms.load(Ordering::Relaxed)),
+            pending_acks: progress.written.saturating_sub(progress.acknowledged),
+            pending_saves: progress.acknowledged.saturating_sub(progress.saved),
+            bytes_in: shared.bytes_in.load(Ordering::Relaxed),
+            bytes_out: shared.bytes_out.load(Ordering::Relaxed),
+            connects: shared.connects.load(Ordering::Relaxed),
+            collaborators: self.collaborators(),
+        }
+    }
+
+    /// Time since the session was last used by a caller.
+    pub fn idle_for(&self) -> Duration {
+        let last = self.shared.last_activity_ms.load(Ordering::Relaxed);
+        Duration::from_millis(now_ms().saturating_sub(last))
+    }
+
+    /// Unused for `ttl`, with every write saved — or failed, hence of no use any more.
+    pub(crate) fn is_idle(&self, ttl: Duration) -> bool {
+        let p = self.shared.progress.borrow();
+        p.failure.is_some() || (p.saved >= p.written && self.idle_for() >= ttl)
+    }
+
+    /// Marks the session as used now.
+    pub(crate) fn touch(&self) {
+        self.shared
+            .last_activity_ms
+            .store(now_ms(), Ordering::Relaxed);
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if let Some(failure) = &self.shared.progress.borrow().failure {
+            return Err(failure.error.clone());
+        }
+        if self.is_read_only() {
+            return Err(Error::ReadOnly {
+                document: self.shared.name.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    async fn send(&self, command: Command) -> Result<()> {
+        self.commands
+            .send(command)
+            .await
+            .map_err(|_| self.stopped_error())
+    }
+
+    fn pending<R>(&self, seq: u64, value: R, started: Instant) -> PendingWrite<R> {
+        PendingWrite::new(
+            seq,
+            value,
+            self.progress(),
+            self.shared.name.clone(),
+            started,
+            self.shared.options.write_timeout,
+        )
+    }
+
+    /// Why the actor no longer takes commands: its failure, or it was closed.
+    fn stopped_error(&self) -> Error {
+        match &self.shared.progress.borrow().failure {
+            Some(failure) => failure.error.clone(),
+            None => self.closed_error(),
+        }
+    }
+
+    fn closed_error(&self) -> Error {
+        Error::Closed {
+            document: self.shared.name.clone(),
+        }
+    }
+}
+
+impl Drop for DocumentSession {
+    fn drop(&mut self) {
+        self.abort.abort();
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64
+}

@@ -1,0 +1,307 @@
+//! How a live session ends, notices a dead connection and shares the runtime — against the
+//! Docs-like test server (real Hocuspocus 3.4.4).
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use docs_client::{
+    ClientConfig, DEFAULT_IDLE_TTL, DocsClient, DocumentSession, Error, InstanceUrl,
+    SessionOptions, SessionRegistry,
+};
+use futures_util::StreamExt;
+use support::*;
+use test_harness::{DocsServer, DocumentSpec, ServerOptions, TypistSpec};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// For tests that make many requests: no rate limit on either side.
+async fn unthrottled_server() -> DocsServer {
+    DocsServer::start_with(ServerOptions {
+        throttle_rate: Some(0),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+fn unthrottled_client(server: &DocsServer) -> DocsClient {
+    let mut config = ClientConfig::new(InstanceUrl::parse(server.url()).unwrap());
+    config.requests_per_minute = 1_000_000;
+    DocsClient::new(config).unwrap()
+}
+
+#[tokio::test]
+async fn closing_while_saves_fail_returns_within_the_write_timeout_and_reports_not_saved() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("store unreachable"))
+        .await
+        .unwrap();
+    let write_timeout = Duration::from_secs(2);
+    let options = SessionOptions {
+        write_timeout,
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
+        .await
+        .unwrap();
+    // From now on the instance throttles every REST call for longer than the client waits:
+    // each save fails (transiently) and is retried.
+    server.throttle_next(1_000_000, 120).await.unwrap();
+    let mut write = session
+        .write(move |txn| append_paragraph(txn, "never stored"))
+        .await
+        .unwrap();
+    write.acknowledged().await.unwrap();
+
+    let started = Instant::now();
+    let closed = session.close().await;
+    let took = started.elapsed();
+    let not_saved = Error::NotSaved {
+        waited: write_timeout,
+    };
+    assert_eq!(closed, Err(not_saved.clone()));
+    // The bound is the write timeout (2 s); 5 s more are allowed for a loaded machine.
+    // (Before the session was an actor, this close never returned.)
+    assert!(took < write_timeout + Duration::from_secs(5), "{took:?}");
+    assert_eq!(write.saved().await, Err(not_saved.clone()));
+    assert!(session.is_failed());
+    let late = session
+        .write(move |txn| append_paragraph(txn, "too late"))
+        .await;
+    assert_eq!(late.err(), Some(not_saved));
+    assert_eq!(
+        server
+            .stats()
+            .await
+            .unwrap()
+            .content_patches
+            .get(&id.to_string()),
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_connection_that_stops_answering_is_replaced_and_pending_writes_are_saved() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("frozen").markdown("Before"))
+        .await
+        .unwrap();
+    // A dead connection must be noticed within `liveness_timeout` (1 s here, 30 s by
+    // default). The write timeout (10 s) bounds the whole recovery, generously.
+    let options = SessionOptions {
+        ping_interval: Duration::from_millis(200),
+        liveness_timeout: Duration::from_secs(1),
+        write_timeout: Duration::from_secs(10),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
+        .await
+        .unwrap();
+    let connects = session.snapshot().connects;
+
+    // The server keeps the TCP connection open but reads and answers nothing any more.
+    assert_eq!(server.freeze(id).await.unwrap(), 1);
+    let writes = [
+        session
+            .write(move |txn| append_paragraph(txn, "sent into the void"))
+            .await
+            .unwrap(),
+        session
+            .write(move |txn| append_paragraph(txn, "and another"))
+            .await
+            .unwrap(),
+    ];
+    for write in writes {
+        write.wait().await.unwrap();
+    }
+    assert_eq!(session.snapshot().connects, connects + 1);
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["Before", "sent into the void", "and another"]
+    );
+    // The frozen connection was never closed by the server: it is still there to thaw.
+    assert_eq!(server.unfreeze(id).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn the_reaper_never_loses_a_write_racing_it() {
+    let server = unthrottled_server().await;
+    let id = server
+        .create_document(DocumentSpec::new("reaped"))
+        .await
+        .unwrap();
+    let ttl = Duration::from_millis(200);
+    let registry = SessionRegistry::new(unthrottled_client(&server), fast_options("Agent"), ttl);
+    let mut expected = vec![];
+    // Thirty rounds: in the third order, the session's task sees the close and the write
+    // in either order, at random.
+    for round in 0..30 {
+        let held = registry.open(id).await.unwrap();
+        tokio::time::sleep(ttl + Duration::from_millis(100)).await;
+        let text = format!("round {round}");
+        expected.push(text.clone());
+        // `biased`: the first future runs until it waits, then the second — each order of
+        // the race in turn.
+        let (closed, written) = match round % 3 {
+            // The reaper takes the idle session first; the writer gets a fresh one.
+            0 => tokio::join!(biased; registry.close_idle(), async {
+                write_and_wait(registry.open(id).await?, text).await
+            }),
+            // The writer asks for the session first: it is in use, not idle.
+            1 => {
+                let (written, closed) = tokio::join!(biased; async {
+                    write_and_wait(registry.open(id).await?, text).await
+                }, registry.close_idle());
+                (closed, written)
+            }
+            // The writer held the session from before; the reaper closes it under the write,
+            // which is still made, sent and saved.
+            _ => tokio::join!(biased; registry.close_idle(), write_and_wait(held.clone(), text)),
+        };
+        written.unwrap();
+        let expected_closed = if round % 3 == 1 { vec![] } else { vec![id] };
+        assert_eq!(closed, expected_closed, "round {round}");
+    }
+    registry.close_all().await;
+    assert!(registry.is_empty());
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        expected
+    );
+}
+
+async fn write_and_wait(session: Arc<DocumentSession>, text: String) -> docs_client::Result<()> {
+    let write = session
+        .write(move |txn| append_paragraph(txn, &text))
+        .await?;
+    write.wait().await.map(|_| ())
+}
+
+#[tokio::test]
+async fn failed_opens_leave_the_registry_as_it_was() {
+    let server = unthrottled_server().await;
+    let id = server
+        .create_document(DocumentSpec::new("kept"))
+        .await
+        .unwrap();
+    let registry = SessionRegistry::new(
+        unthrottled_client(&server),
+        fast_options("Agent"),
+        DEFAULT_IDLE_TTL,
+    );
+    let session = registry.open(id).await.unwrap();
+    assert_eq!(registry.len(), 1);
+
+    let failures = futures_util::stream::iter(0..10_000)
+        .map(|_| registry.open(Uuid::new_v4()))
+        .buffer_unordered(16)
+        .filter(|opened| std::future::ready(matches!(opened, Err(Error::NotFound { .. }))))
+        .count()
+        .await;
+    assert_eq!(failures, 10_000);
+    assert_eq!(registry.len(), 1);
+    assert!(Arc::ptr_eq(&registry.get(id).unwrap(), &session));
+    registry.close_all().await;
+    assert!(registry.is_empty());
+}
+
+#[tokio::test]
+async fn persist_saves_edits_the_session_only_received() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("received").markdown("Hello"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    // Someone types and leaves without saving: the room has it, the store does not.
+    let typist = server
+        .start_typist(TypistSpec::new(id, " world").interval_ms(5))
+        .await
+        .unwrap();
+    assert_eq!(typist.wait_done(WAIT).await.unwrap().error, None);
+    eventually("our copy to hold the typing", WAIT, || async {
+        (block_texts(session.doc()) == ["Hello world"]).then_some(())
+    })
+    .await;
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["Hello"]
+    );
+
+    let receipt = session.persist().await.unwrap().wait().await.unwrap();
+    assert_eq!(receipt.seq, 1);
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["Hello world"]
+    );
+    // Each request is a save of its own, started after it.
+    session.persist().await.unwrap().wait().await.unwrap();
+    assert_eq!(
+        server.stats().await.unwrap().content_patches[&id.to_string()],
+        2
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_write_may_use_the_session_and_its_panic_is_the_callers() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("reentrant"))
+        .await
+        .unwrap();
+    let session = Arc::new(
+        DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+            .await
+            .unwrap(),
+    );
+    // The change runs with no lock of the session held: it may ask the session anything.
+    let inside = session.clone();
+    let seen = session
+        .write(move |txn| {
+            append_paragraph(txn, "first");
+            let snapshot = inside.snapshot();
+            (
+                snapshot.connected,
+                inside.is_read_only(),
+                inside.progress().borrow().written,
+            )
+        })
+        .await
+        .unwrap();
+    assert_eq!(*seen.value(), (true, false, 0));
+    seen.wait().await.unwrap();
+
+    let writer = session.clone();
+    let panicked = tokio::spawn(async move {
+        writer
+            .write::<_, ()>(|_| panic!("the caller's bug"))
+            .await
+            .map(|_| ())
+    })
+    .await
+    .unwrap_err();
+    assert!(panicked.is_panic());
+    // The session lives on.
+    session
+        .write(move |txn| append_paragraph(txn, "second"))
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    session.close().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["first", "second"]
+    );
+}
