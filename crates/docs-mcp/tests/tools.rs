@@ -1275,3 +1275,64 @@ async fn a_document_nested_too_deep_is_refused_and_the_others_keep_working() {
         assert_eq!(read["markdown"], "Still here\n");
     }
 }
+
+/// Rewriting a 250 000-character paragraph is heavy work; it runs off the runtime's workers,
+/// so other agents' calls keep being answered quickly meanwhile (the bound: a
+/// `list_sessions` round trip under 50 ms; the median is checked, on a shared machine).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_rewrite_does_not_hold_up_other_calls() {
+    let server = DocsServer::start().await.unwrap();
+    let words: Vec<String> = (0..25_000).map(|i| format!("w{:07}", i)).collect();
+    let id = server
+        .create_document(DocumentSpec::new("Huge").markdown(&words.join(" ")))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let block = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks", "max_chars": 50_000}),
+        )
+        .await["blocks"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let rewritten: String = words
+        .iter()
+        .map(|w| w.chars().rev().collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(rewritten.len() < 256 * 1024);
+    let other = connect(agent.service.clone(), "other").await;
+    let write = agent.call(
+        "update_block",
+        json!({"document": doc, "block_id": block, "text": rewritten}),
+    );
+    let probe = async {
+        let mut latencies = vec![];
+        for _ in 0..20 {
+            let started = std::time::Instant::now();
+            other
+                .call_tool(CallToolRequestParams::new("list_sessions"))
+                .await
+                .unwrap();
+            latencies.push(started.elapsed());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        latencies
+    };
+    let (written, mut latencies) = tokio::join!(write, probe);
+    let written = written.unwrap();
+    assert!(
+        matches!(written["status"].as_str(), Some("applied" | "applying")),
+        "{written}"
+    );
+    latencies.sort();
+    let median = latencies[latencies.len() / 2];
+    eprintln!(
+        "list_sessions during the rewrite: median {median:?}, max {:?}",
+        latencies.last().unwrap()
+    );
+    assert!(median < Duration::from_millis(50), "{latencies:?}");
+}
