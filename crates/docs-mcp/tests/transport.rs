@@ -1123,3 +1123,39 @@ async fn serve_stdio_on_a_taken_data_directory_relays_to_the_running_service() {
     hosted.stop().await;
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A request body over the limit gets a JSON-RPC error an agent can read, not a bare 413.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_over_size_request_is_a_json_rpc_error_with_a_code() {
+    let hosted = Hosted::start(None).await;
+    let huge = "x".repeat(docs_mcp::http::MAX_MCP_BODY_BYTES + 1);
+    let response = reqwest::Client::new()
+        .post(format!("{}/mcp", hosted.base()))
+        .bearer_auth(TOKEN)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"insert_blocks","arguments":{{"markdown":"{huge}"}}}}}}"#
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 413);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {
+                "code": -32600,
+                "message": "the request is larger than 4 MiB, the most this server accepts",
+                "data": {
+                    "code": "INVALID_INPUT",
+                    "hint": "Send less at once: split the content into several edits (each markdown or text input takes at most 256 KiB)."
+                }
+            }
+        })
+    );
+    hosted.stop().await;
+}

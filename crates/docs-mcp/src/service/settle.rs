@@ -28,6 +28,15 @@ pub(super) struct Merged {
     pub(super) seq: u64,
 }
 
+/// What looking for an edit again found.
+enum Again {
+    Merged(OpenDocument, Merged),
+    /// It is not `applying` any more.
+    Decided,
+    /// The document does not take it.
+    Refused(crate::record::EditRecord, MergeRefused),
+}
+
 /// Longest pause between two attempts to reach a document again.
 const RETRY_MAX: Duration = Duration::from_secs(60);
 
@@ -85,12 +94,28 @@ impl DocsService {
 
     async fn settle(&self, id: Uuid, mut current: Option<(OpenDocument, Merged)>) {
         let mut attempts: u32 = 0;
+        // Once a room acknowledged the change, people connected then may have it: it is not
+        // recorded `failed` (not in the document) any more; when it cannot be confirmed, it
+        // stays `applying`.
+        let mut reached_a_room = false;
         loop {
             let (doc, merged) = match current.take() {
                 Some(merged) => merged,
                 None => match self.merge_again(id).await {
-                    Ok(Some(merged)) => merged,
-                    Ok(None) => return,
+                    Ok(Again::Merged(doc, merged)) => (doc, merged),
+                    Ok(Again::Decided) => return,
+                    Ok(Again::Refused(record, MergeRefused::Failed(error))) => {
+                        if let Err(error) = self.give_up(record, error, reached_a_room).await {
+                            tracing::warn!(edit = %id, %error, "cannot record a failed edit");
+                        }
+                        return;
+                    }
+                    Ok(Again::Refused(record, refused)) => {
+                        if let Err(error) = self.finish(record, refused).await {
+                            tracing::warn!(edit = %id, %error, "cannot record a refused edit");
+                        }
+                        return;
+                    }
                     Err(error) if is_transient(&error) => {
                         attempts += 1;
                         tracing::info!(edit = %id, %error, "cannot reach the document to confirm an edit; retrying");
@@ -100,7 +125,19 @@ impl DocsService {
                         continue;
                     }
                     Err(error) => {
-                        self.fail(id, error).await;
+                        match self.edit(id).await {
+                            Ok(record) if record.status == EditStatus::Applying => {
+                                if let Err(error) =
+                                    self.give_up(record, error, reached_a_room).await
+                                {
+                                    tracing::warn!(edit = %id, %error, "cannot record a failed edit");
+                                }
+                            }
+                            Ok(_) => {}
+                            Err(e) => {
+                                tracing::warn!(edit = %id, error = %e, "cannot read an edit being applied")
+                            }
+                        }
                         return;
                     }
                 },
@@ -115,7 +152,8 @@ impl DocsService {
                     self.applied(id, &doc).await;
                     return;
                 }
-                Err(error) => {
+                Err((error, acknowledged)) => {
+                    reached_a_room |= acknowledged;
                     attempts += 1;
                     tracing::info!(edit = %id, %error, "the session ended before confirming an edit; looking for it again");
                     if !self.pause(attempts).await {
@@ -124,6 +162,27 @@ impl DocsService {
                 }
             }
         }
+    }
+
+    /// The document cannot take the edit any more (access withdrawn, gone): `failed` — unless
+    /// a room acknowledged it before, when it may be in people's copies: then it stays
+    /// `applying` (and is looked at again at the next start).
+    async fn give_up(
+        &self,
+        record: crate::record::EditRecord,
+        error: ServiceError,
+        reached_a_room: bool,
+    ) -> ServiceResult<()> {
+        if reached_a_room {
+            tracing::warn!(
+                edit = %record.id,
+                %error,
+                "an edit the collaboration server acknowledged cannot be confirmed saved; it stays applying"
+            );
+            return Ok(());
+        }
+        self.finish(record, MergeRefused::Failed(error)).await?;
+        Ok(())
     }
 
     /// Waits before attempt `attempts + 1`; `false` when the service stops meanwhile.
@@ -137,37 +196,20 @@ impl DocsService {
         }
     }
 
-    /// Opens the document afresh and merges the edit again, or finds it there. `None` when
-    /// it is no longer `applying`, or was refused (recorded).
-    async fn merge_again(&self, id: Uuid) -> ServiceResult<Option<(OpenDocument, Merged)>> {
+    /// Opens the document afresh and merges the edit again, or finds it there.
+    async fn merge_again(&self, id: Uuid) -> ServiceResult<Again> {
         let record = self.edit(id).await?;
         if record.status != EditStatus::Applying {
-            return Ok(None);
+            return Ok(Again::Decided);
         }
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;
-        let guard = self.doc_locks.lock(doc.id).await;
+        let _guard = self.doc_locks.lock(doc.id).await;
         let strictness = Strictness::of(record.decided_by.as_deref().unwrap_or_default());
         match merge(&doc, &payload, strictness).await {
-            Ok(merged) => Ok(Some((doc, merged))),
+            Ok(merged) => Ok(Again::Merged(doc, merged)),
             Err(MergeRefused::Failed(error)) if is_transient(&error) => Err(error),
-            Err(refused) => {
-                drop(guard);
-                self.finish(record, refused).await?;
-                Ok(None)
-            }
-        }
-    }
-
-    async fn fail(&self, id: Uuid, error: ServiceError) {
-        match self.edit(id).await {
-            Ok(record) if record.status == EditStatus::Applying => {
-                if let Err(e) = self.finish(record, MergeRefused::Failed(error)).await {
-                    tracing::warn!(edit = %id, error = %e, "cannot record a failed edit");
-                }
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(edit = %id, error = %e, "cannot read an edit being applied"),
+            Err(refused) => Ok(Again::Refused(record, refused)),
         }
     }
 
@@ -236,24 +278,33 @@ fn is_transient(error: &ServiceError) -> bool {
     }
 }
 
-/// Waits until the session confirmed the merge (acknowledged and saved); an error when the
-/// session ended first.
-async fn confirmation(doc: &OpenDocument, merged: &Merged) -> Result<(), docs_client::Error> {
+/// Waits until the session confirmed the merge (acknowledged and saved); when the session
+/// ended first, why, and whether the room had acknowledged it by then.
+async fn confirmation(
+    doc: &OpenDocument,
+    merged: &Merged,
+) -> Result<(), (docs_client::Error, bool)> {
     let mut progress = doc.session.progress();
     let target = merged.seq;
     let closed = || docs_client::Error::Closed {
         document: doc.id.to_string(),
     };
-    let progress = progress
+    let acknowledged = |p: &docs_client::Progress| p.acknowledged >= target;
+    let waited = progress
         .wait_for(|p| p.saved >= target || p.failure.as_ref().is_some_and(|f| f.from <= target))
         .await
-        .map_err(|_| closed())?;
-    if progress.saved >= target {
+        .map(|p| p.clone());
+    let Ok(seen) = waited else {
+        let last = progress.borrow().clone();
+        return Err((closed(), acknowledged(&last)));
+    };
+    if seen.saved >= target {
         return Ok(());
     }
-    Err(progress
+    let error = seen
         .failure
         .as_ref()
         .map(|f| f.error.clone())
-        .unwrap_or_else(closed))
+        .unwrap_or_else(closed);
+    Err((error, acknowledged(&seen)))
 }
