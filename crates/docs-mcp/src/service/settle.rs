@@ -34,7 +34,7 @@ enum Again {
     /// It is not `applying` any more.
     Decided,
     /// The document does not take it.
-    Refused(crate::record::EditRecord, MergeRefused),
+    Refused(Box<crate::record::EditRecord>, MergeRefused),
 }
 
 /// Longest pause between two attempts to reach a document again.
@@ -105,13 +105,13 @@ impl DocsService {
                     Ok(Again::Merged(doc, merged)) => (doc, merged),
                     Ok(Again::Decided) => return,
                     Ok(Again::Refused(record, MergeRefused::Failed(error))) => {
-                        if let Err(error) = self.give_up(record, error, reached_a_room).await {
+                        if let Err(error) = self.give_up(*record, error, reached_a_room).await {
                             tracing::warn!(edit = %id, %error, "cannot record a failed edit");
                         }
                         return;
                     }
                     Ok(Again::Refused(record, refused)) => {
-                        if let Err(error) = self.finish(record, refused).await {
+                        if let Err(error) = self.finish(*record, refused).await {
                             tracing::warn!(edit = %id, %error, "cannot record a refused edit");
                         }
                         return;
@@ -209,7 +209,7 @@ impl DocsService {
         match merge(&doc, &payload, strictness).await {
             Ok(merged) => Ok(Again::Merged(doc, merged)),
             Err(MergeRefused::Failed(error)) if is_transient(&error) => Err(error),
-            Err(refused) => Ok(Again::Refused(record, refused)),
+            Err(refused) => Ok(Again::Refused(Box::new(record), refused)),
         }
     }
 
