@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use docs_client::blocknote::{self, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
 use serde::Serialize;
 use yrs::types::xml::{XmlElementRef, XmlOut};
@@ -56,6 +57,10 @@ pub struct RevisionTracker {
     epoch: String,
     state: Arc<Mutex<State>>,
     doc: Doc,
+    fragment: yrs::XmlFragmentRef,
+    /// The blocks as last read, and the revision counter they were read at: reads of an
+    /// unchanged document reuse them.
+    blocks: Mutex<Option<(u64, Arc<Document>)>>,
 }
 
 const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
@@ -71,6 +76,7 @@ impl RevisionTracker {
         }));
         let observed = state.clone();
         let root = fragment.clone();
+        let root_fragment = fragment.clone();
         fragment.observe_deep(OBSERVER_KEY, move |txn, events| {
             let by = match txn.origin() {
                 Some(origin) if origin.as_ref() == LOCAL_ORIGIN.as_bytes() => ChangeAuthor::Agent,
@@ -154,7 +160,38 @@ impl RevisionTracker {
                 state.known = now;
             }
         });
-        RevisionTracker { epoch, state, doc }
+        RevisionTracker {
+            epoch,
+            state,
+            doc,
+            fragment: root_fragment,
+            blocks: Mutex::new(None),
+        }
+    }
+
+    /// How many changes the document has seen in this session: equal counts mean nothing
+    /// changed in between (deletions included, unlike a state vector).
+    pub fn counter(&self) -> u64 {
+        self.state.lock().expect("revision state").counter
+    }
+
+    /// The document's blocks and the revision they are at (taken first: the blocks are never
+    /// older than the revision). Read again only when the document changed since the last
+    /// read.
+    pub fn read(&self) -> (String, Arc<Document>) {
+        let counter = self.state.lock().expect("revision state").counter;
+        let revision = format!("{}-{counter}", self.epoch);
+        if let Some((at, blocks)) = &*self.blocks.lock().expect("read blocks")
+            && *at == counter
+        {
+            return (revision, blocks.clone());
+        }
+        let blocks = Arc::new(blocknote::read_document(
+            &self.doc.transact(),
+            &self.fragment,
+        ));
+        *self.blocks.lock().expect("read blocks") = Some((counter, blocks.clone()));
+        (revision, blocks)
     }
 
     /// The current revision.

@@ -59,7 +59,7 @@ fn seen_now(block: &Block, wanted: &Seen) -> Seen {
 }
 
 /// Every block of a document by id.
-pub(super) fn index(document: &Document) -> HashMap<&str, &Block> {
+pub fn index(document: &Document) -> HashMap<&str, &Block> {
     document
         .all_blocks()
         .into_iter()
@@ -67,15 +67,32 @@ pub(super) fn index(document: &Document) -> HashMap<&str, &Block> {
         .collect()
 }
 
-/// The first of `states` that does not hold in `document`: its id and how it reads now
+/// Blocks by id, as the checks look them up: a whole document's [`index`], or the few blocks
+/// read with `blocknote::read_blocks`.
+pub trait Blocks {
+    fn block(&self, id: &str) -> Option<&Block>;
+}
+
+impl Blocks for HashMap<&str, &Block> {
+    fn block(&self, id: &str) -> Option<&Block> {
+        self.get(id).copied()
+    }
+}
+
+impl Blocks for HashMap<String, Block> {
+    fn block(&self, id: &str) -> Option<&Block> {
+        self.get(id)
+    }
+}
+
+/// The first of `states` that does not hold in `blocks`: its id and how it reads now
 /// (`None` when the block is gone).
 pub fn unchanged<'a>(
-    document: &Document,
+    blocks: &impl Blocks,
     states: &'a [BlockState],
 ) -> Result<(), (&'a BlockState, Option<Seen>)> {
-    let blocks = index(document);
     for state in states {
-        match blocks.get(state.block_id.as_str()) {
+        match blocks.block(&state.block_id) {
             None => return Err((state, None)),
             Some(block) => {
                 let now = seen_now(block, &state.seen);
@@ -94,13 +111,12 @@ pub fn unchanged<'a>(
 /// reviewed (an automatic policy): a person typing on in a paragraph an agent edits does
 /// not make the agent's edit fail.
 pub fn compatible<'a>(
-    document: &Document,
+    blocks: &impl Blocks,
     states: &'a [BlockState],
     texts: &[PlannedText],
 ) -> Result<(), (&'a BlockState, Option<Seen>)> {
-    let blocks = index(document);
     for state in states {
-        let Some(block) = blocks.get(state.block_id.as_str()) else {
+        let Some(block) = blocks.block(&state.block_id) else {
             return Err((state, None));
         };
         let now = seen_now(block, &state.seen);
@@ -123,20 +139,6 @@ pub fn compatible<'a>(
         }
     }
     Ok(())
-}
-
-/// `states` as the blocks read in `document` now (gone blocks left out).
-pub fn current_states(document: &Document, states: &[BlockState]) -> Vec<BlockState> {
-    let blocks = index(document);
-    states
-        .iter()
-        .filter_map(|state| {
-            blocks.get(state.block_id.as_str()).map(|block| BlockState {
-                block_id: state.block_id.clone(),
-                seen: seen_now(block, &state.seen),
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -185,20 +187,22 @@ mod tests {
                 seen: Seen::Content(of_content(&before.blocks[1])),
             },
         ];
-        assert_eq!(unchanged(&before, &states), Ok(()));
+        assert_eq!(unchanged(&index(&before), &states), Ok(()));
         let typed = Document {
             blocks: vec![
                 paragraph("a", "one!", vec![]),
                 paragraph("b", "two!", vec![]),
             ],
         };
-        let (state, now) = unchanged(&typed, &states).unwrap_err();
+        let (state, now) = unchanged(&index(&typed), &states).unwrap_err();
         assert_eq!(state.block_id, "b");
         assert_eq!(now, Some(Seen::Content(of_content(&typed.blocks[1]))));
         let gone = Document {
             blocks: vec![paragraph("b", "two", vec![])],
         };
-        assert_eq!(unchanged(&gone, &states).unwrap_err(), (&states[0], None));
-        assert_eq!(current_states(&gone, &states), vec![states[1].clone()]);
+        assert_eq!(
+            unchanged(&index(&gone), &states).unwrap_err(),
+            (&states[0], None)
+        );
     }
 }

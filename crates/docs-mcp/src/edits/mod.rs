@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ServiceError, ServiceResult};
 
-pub use fingerprint::{compatible, current_states, unchanged};
+pub use fingerprint::{Blocks, compatible, index, unchanged};
 pub use plan::{Plan, TextBases, plan, plan_undo};
 pub use undo::UndoOp;
 

@@ -10,7 +10,6 @@ use docs_client::blocknote::{
 use rmcp::{Json, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use yrs::Transact;
 
 use super::DocsMcp;
 use super::errors::ToolError;
@@ -244,12 +243,6 @@ pub struct EditStatusArgs {
     pub wait_seconds: Option<u64>,
 }
 
-fn read_tree(session: &docs_client::DocumentSession) -> Document {
-    let doc = session.doc();
-    let fragment = blocknote::document_fragment(doc);
-    blocknote::read_document(&doc.transact(), &fragment)
-}
-
 fn outline_entry(node: &OutlineNode) -> OutlineEntry {
     OutlineEntry {
         block_id: node.id.clone(),
@@ -435,7 +428,8 @@ impl DocsMcp {
                 continue;
             };
             let title = open.session.metadata().title.clone();
-            for block in read_tree(&open.session).all_blocks() {
+            let (_, document) = open.tracker.read();
+            for block in document.all_blocks() {
                 let text = block.plain_text();
                 let lower = text.to_lowercase();
                 let count = lower.matches(&needle).count();
@@ -490,8 +484,8 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let revision = open.tracker.revision();
-        let outline = blocknote::outline(&read_tree(&open.session));
+        let (revision, document) = open.tracker.read();
+        let outline = blocknote::outline(&document);
         let meta = open.session.metadata();
         Ok(Json(DocumentInfo {
             id: open.id.to_string(),
@@ -546,8 +540,7 @@ impl DocsMcp {
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
         // The revision is taken before the content, so it is never newer than what is read.
-        let revision = open.tracker.revision();
-        let document = read_tree(&open.session);
+        let (revision, document) = open.tracker.read();
         let opts = ExportOptions {
             anchors: args.anchors.unwrap_or(true),
         };
@@ -627,8 +620,8 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let revision = open.tracker.revision();
-        let outline = blocknote::outline(&read_tree(&open.session));
+        let (revision, document) = open.tracker.read();
+        let outline = blocknote::outline(&document);
         Ok(Json(OutlineResult {
             document_id: open.id.to_string(),
             title: open.session.metadata().title.clone(),
@@ -658,7 +651,7 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let revision = open.tracker.revision();
+        let (revision, document) = open.tracker.read();
         let changes: Vec<BlockChange> = open
             .tracker
             .changes_since(&args.since_revision)
@@ -667,7 +660,6 @@ impl DocsMcp {
                 revision: args.since_revision.clone(),
                 current: revision.clone(),
             })?;
-        let document = read_tree(&open.session);
         self.reads.saw(
             open.id,
             &revision,

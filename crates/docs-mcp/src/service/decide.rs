@@ -58,21 +58,42 @@ impl DocsService {
         let policy = self.writable_policy(&doc).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         self.check_revision(&doc, &request)?;
+        let planned_at = doc.tracker.counter();
         let ops = request.ops.clone();
         let bases = request.bases.clone();
         let live = doc.session.doc().clone();
         let plan = off_runtime(move || edits::plan(&live, &ops, &bases)).await?;
         let (record, payload) = self.new_record(&doc, plan, &request, None);
+        self.queue(&doc, record, payload, policy, planned_at, guard)
+            .await
+    }
+
+    /// Stores a planned edit: `pending`, or, when the policy decides it, `applying` right away
+    /// (one write, before it takes effect) and merged.
+    async fn queue(
+        &self,
+        doc: &OpenDocument,
+        mut record: EditRecord,
+        payload: EditPayload,
+        policy: Policy,
+        planned_at: u64,
+        guard: DocumentGuard<'_>,
+    ) -> ServiceResult<EditRecord> {
+        let automatic = policy == Policy::Auto && !self.is_paused();
+        if automatic {
+            record.status = EditStatus::Applying;
+            record.decided_by = Some(AUTO.to_owned());
+            record.decided_at = Some(now_ms());
+        }
         self.store
             .insert_edit(record.clone(), payload.clone())
             .await?;
         self.changed(&record);
-        if policy == Policy::Auto && !self.is_paused() {
-            return self
-                .approve_locked(&doc, record, &payload, AUTO, guard)
-                .await;
+        if !automatic {
+            return Ok(record);
         }
-        Ok(record)
+        self.merge_decided(doc, record, &payload, Some(planned_at), guard)
+            .await
     }
 
     /// With a quoted revision, every target must be unchanged since — unless the agent's
@@ -220,6 +241,20 @@ impl DocsService {
             return Err(self.not_pending(applying.id).await);
         }
         self.changed(&applying);
+        self.merge_decided(doc, applying, payload, None, guard)
+            .await
+    }
+
+    /// Merges an `applying` edit (an undo only while the edit it reverts is applied); it is
+    /// followed until confirmed, or recorded as not merged.
+    async fn merge_decided(
+        &self,
+        doc: &OpenDocument,
+        applying: EditRecord,
+        payload: &EditPayload,
+        planned_at: Option<u64>,
+        guard: DocumentGuard<'_>,
+    ) -> ServiceResult<EditRecord> {
         if let Some(original) = applying.undoes {
             let original = self.edit(original).await?;
             if original.status != EditStatus::Applied {
@@ -231,7 +266,8 @@ impl DocsService {
                 return self.finish(applying, MergeRefused::Conflict(reason)).await;
             }
         }
-        match merge(doc, payload, Strictness::of(decided_by)).await {
+        let strictness = Strictness::of(applying.decided_by.as_deref().unwrap_or_default());
+        match merge(doc, payload, strictness, planned_at).await {
             Ok(merged) => {
                 drop(guard);
                 self.follow(applying.id, doc.clone(), merged);
@@ -463,7 +499,9 @@ impl DocsService {
             .await?;
         let policy = self.writable_policy(&doc).await?;
         let guard = self.doc_locks.lock(doc.id).await;
-        if let Err((state, now)) = edits::unchanged(&read_live(&doc), &payload.leaves) {
+        if let Err((state, now)) =
+            edits::unchanged(&edits::index(&read_live(&doc)), &payload.leaves)
+        {
             return Err(ServiceError::Conflict {
                 reason: format!(
                     "{}; undoing the edit would overwrite that",
@@ -471,6 +509,7 @@ impl DocsService {
                 ),
             });
         }
+        let planned_at = doc.tracker.counter();
         let live = doc.session.doc().clone();
         let plan = off_runtime(move || edits::plan_undo(&live, &inverse)).await?;
         let request = EditRequest {
@@ -487,16 +526,8 @@ impl DocsService {
             bases: TextBases::new(),
         };
         let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
-        self.store
-            .insert_edit(record.clone(), payload.clone())
-            .await?;
-        self.changed(&record);
-        if policy == Policy::Auto && !self.is_paused() {
-            return self
-                .approve_locked(&doc, record, &payload, AUTO, guard)
-                .await;
-        }
-        Ok(record)
+        self.queue(&doc, record, payload, policy, planned_at, guard)
+            .await
     }
 
     /// Creates a document (signed in). Its content, if any, is an edit like any other: it
@@ -632,13 +663,16 @@ impl Strictness {
 
 /// Merges an edit into the live document in ONE transaction with its checks: nothing merged
 /// when the document lost the history the edit was planned on, or when a block it depends on
-/// changed since it was planned (per `strictness`). An edit already in the document is not
-/// merged again.
+/// changed since it was planned (per `strictness`; `planned_at`, the tracker's count when it
+/// was planned in this session, spares reading the blocks when nothing changed since). An
+/// edit already in the document is not merged again.
 pub(super) async fn merge(
     doc: &OpenDocument,
     payload: &EditPayload,
     strictness: Strictness,
+    planned_at: Option<u64>,
 ) -> Result<Merged, MergeRefused> {
+    let tracker = doc.tracker.clone();
     let update = payload.update.clone();
     let depends_on = payload.depends_on.clone();
     let texts = payload.texts.clone();
@@ -664,7 +698,16 @@ pub(super) async fn merge(
             {
                 return Check::HistoryLost(client.get());
             }
-            let current = blocknote::read_document(txn, &fragment);
+            // Nothing happened since the plan (an automatic edit, merged right after it): the
+            // blocks read as planned.
+            if planned_at.is_some_and(|counter| tracker.counter() == counter) {
+                return match txn.apply_update(update) {
+                    Ok(()) => Check::Merged,
+                    Err(e) => Check::Corrupt(format!("stored update: {e}")),
+                };
+            }
+            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
+            let current = blocknote::read_blocks(txn, &fragment, &ids);
             let holds = match strictness {
                 Strictness::AsSeen => edits::unchanged(&current, &depends_on),
                 Strictness::Rebased => edits::compatible(&current, &depends_on, &texts),

@@ -8,6 +8,26 @@ fn read_hand_built_layout_exactly() {
     assert_eq!(read(&d, &f), expected_hand_built());
 }
 
+/// Reading a few blocks gives exactly what reading the whole document gives for them.
+#[test]
+fn a_few_blocks_read_as_the_whole_document_reads_them() {
+    let (d, f) = hand_built();
+    let whole = read(&d, &f);
+    let wanted: Vec<&str> = whole
+        .all_blocks()
+        .iter()
+        .map(|b| b.id.as_str())
+        .step_by(2)
+        .collect();
+    let mut ids = wanted.clone();
+    ids.push("no-such-block");
+    let some = read_blocks(&d.transact(), &f, &ids);
+    assert_eq!(some.len(), wanted.len());
+    for id in wanted {
+        assert_eq!(some.get(id), whole.find(id), "{id}");
+    }
+}
+
 #[test]
 fn unknown_block_is_opaque_and_refuses_edits_but_moves_and_deletes() {
     let (d, f) = hand_built();
