@@ -80,9 +80,18 @@ impl Effects {
 /// Plans `ops` against the current state of `live`; `bases` rebases text rewrites.
 pub fn plan(live: &Doc, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan> {
     check_limits(ops)?;
-    plan_with(live, |txn, fragment, effects| {
-        for op in ops {
-            apply(txn, fragment, op, effects, bases)?;
+    plan_with(live, |txn, fragment, start, effects| {
+        for (i, op) in ops.iter().enumerate() {
+            // The first operation sees the document as planning found it; the next ones see
+            // it as the operations before them left it.
+            let read_now;
+            let before = if i == 0 {
+                start
+            } else {
+                read_now = blocknote::read_document(txn, fragment);
+                &read_now
+            };
+            apply(txn, fragment, op, before, effects, bases)?;
         }
         Ok(())
     })
@@ -90,7 +99,7 @@ pub fn plan(live: &Doc, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan
 
 /// Plans the reverting of an applied edit.
 pub fn plan_undo(live: &Doc, ops: &[UndoOp]) -> ServiceResult<Plan> {
-    let mut plan = plan_with(live, |txn, fragment, effects| {
+    let mut plan = plan_with(live, |txn, fragment, _, effects| {
         for op in ops {
             apply_undo(txn, fragment, op, effects)?;
         }
@@ -121,9 +130,16 @@ fn fork_client_id() -> u64 {
     candidate.max(previous + 1)
 }
 
+/// Plans on a fork of `live`: `run` gets the fork's transaction and the document as it was
+/// before.
 fn plan_with(
     live: &Doc,
-    run: impl FnOnce(&mut TransactionMut<'_>, &yrs::XmlFragmentRef, &mut Effects) -> ServiceResult<()>,
+    run: impl FnOnce(
+        &mut TransactionMut<'_>,
+        &yrs::XmlFragmentRef,
+        &Document,
+        &mut Effects,
+    ) -> ServiceResult<()>,
 ) -> ServiceResult<Plan> {
     let (state, base_state_vector) = {
         let txn = live.transact();
@@ -152,7 +168,7 @@ fn plan_with(
     };
     let update = {
         let mut txn = fork.transact_mut_with(LOCAL_ORIGIN);
-        run(&mut txn, &fragment, &mut effects)?;
+        run(&mut txn, &fragment, &before, &mut effects)?;
         txn.encode_update_v1()
     };
     let after = blocknote::read_document(&fork.transact(), &fragment);
@@ -233,6 +249,20 @@ fn block_states(
     (depends_on, changed.chain(created).collect())
 }
 
+/// The ids of the top-level blocks among `ids`, the ids of the inserted `blocks` in the order
+/// `insert_blocks` gives them (depth first, each block before its children).
+fn top_level_ids(ids: &[String], blocks: &[NewBlock]) -> Vec<String> {
+    let mut at = 0;
+    let mut top = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        if let Some(id) = ids.get(at) {
+            top.push(id.clone());
+        }
+        at += count_blocks(std::slice::from_ref(block));
+    }
+    top
+}
+
 /// Blocks in `blocks`, nested ones included.
 fn count_blocks(blocks: &[NewBlock]) -> usize {
     let mut count = 0;
@@ -248,10 +278,10 @@ fn apply(
     txn: &mut TransactionMut<'_>,
     fragment: &yrs::XmlFragmentRef,
     op: &EditOp,
+    before: &Document,
     effects: &mut Effects,
     bases: &TextBases,
 ) -> ServiceResult<()> {
-    let before = blocknote::read_document(txn, fragment);
     match op {
         EditOp::InsertBlocks(insert) => {
             let blocks = match (&insert.markdown, &insert.blocks) {
@@ -283,9 +313,8 @@ fn apply(
             }
             let position = insert.position.to_model()?;
             let ids = blocknote::insert_blocks(txn, fragment, &position, &blocks)?;
-            let after = blocknote::read_document(txn, fragment);
             effects.undo_first(vec![UndoOp::DeleteBlocks {
-                block_ids: outermost(&after, &ids),
+                block_ids: top_level_ids(&ids, &blocks),
             }]);
             if let Some(anchor) = insert.position.anchor_block() {
                 effects.depend(anchor, Scope::Exists);
@@ -335,7 +364,7 @@ fn apply(
             effects.depend(&update.block_id, Scope::Content);
         }
         EditOp::ReplaceText(r) => {
-            let changed = replace::replace_text(txn, fragment, r)?;
+            let changed = replace::replace_text(txn, fragment, before, r)?;
             let restores: Option<Vec<UndoOp>> = changed
                 .iter()
                 .map(|id| before.find(id).and_then(restore_op))
@@ -362,7 +391,7 @@ fn apply(
             };
             blocknote::delete_blocks(txn, fragment, &delete.block_ids, mode)?;
             let reinsert = (!delete.keep_children)
-                .then(|| reinsert_deleted(&before, &outermost(&before, &delete.block_ids)))
+                .then(|| reinsert_deleted(before, &outermost(before, &delete.block_ids)))
                 .flatten();
             match reinsert {
                 Some(ops) => effects.undo_first(ops),
@@ -377,7 +406,7 @@ fn apply(
             blocknote::move_block(txn, fragment, &mv.block_id, &position)?;
             effects.undo_first(vec![UndoOp::MoveBlock {
                 block_id: mv.block_id.clone(),
-                position: position_of(&before, &mv.block_id),
+                position: position_of(before, &mv.block_id),
             }]);
             effects.depend(&mv.block_id, Scope::Subtree);
             if let Some(anchor) = mv.position.anchor_block() {

@@ -3,7 +3,7 @@
 //! however many matches (`all`) there are.
 
 use docs_client::blocknote;
-use docs_client::blocknote::tree::{Block, BlockContent, Inline, NewContent, TextRun};
+use docs_client::blocknote::tree::{Block, BlockContent, Document, Inline, NewContent, TextRun};
 use yrs::TransactionMut;
 
 use super::ReplaceText;
@@ -109,6 +109,7 @@ fn splice_all(inline: &[Inline], starts: &[usize], len: usize, new_text: &str) -
 pub(super) fn replace_text(
     txn: &mut TransactionMut<'_>,
     fragment: &yrs::XmlFragmentRef,
+    document: &Document,
     replace: &ReplaceText,
 ) -> ServiceResult<Vec<String>> {
     if replace.old_text.is_empty() {
@@ -117,7 +118,6 @@ pub(super) fn replace_text(
             "Quote the text to replace.",
         ));
     }
-    let document = blocknote::read_document(txn, fragment);
     let candidates: Vec<&Block> = match &replace.block_id {
         Some(id) => vec![document.find(id).ok_or_else(|| {
             ServiceError::Model(blocknote::error::ModelError::BlockNotFound { id: id.clone() })
