@@ -1,0 +1,662 @@
+//! What an agent waits for, measured the way it experiences it: the release `docs-mcp serve
+//! --stdio --approval auto` as a child process, driven by an MCP client (rmcp) over its stdin
+//! and stdout, against the Docs-like test server (the real Hocuspocus 3.4.4, documents
+//! seeded through BlockNote). The six figures of issue 11, and the REST budget figures:
+//!
+//! 1. start → first `tools/list` answered: from spawning the process to the answer of the
+//!    first `tools/list` (MCP handshake included); a fresh process each run, on a data
+//!    directory that exists already (the first start, which creates it, is printed apart).
+//! 2. first read of a 10 000-block document: `read_document` (default budget) of a document
+//!    the service has not opened, from the call to its answer (REST load, WebSocket connect,
+//!    sync, answer); a fresh document each run, in a service already started.
+//! 3. `read_document` of a cached 1 000-block document: the same open document read again
+//!    and again, with the default budget (what an agent asks first) and with the largest.
+//! 4. insert → visible at another client: from the `insert_blocks` call to the moment another
+//!    participant of the room has applied the Yjs update that carries the new block. That
+//!    participant is a live session of this process (`docs_client::DocumentSession`, a
+//!    Hocuspocus client over its own WebSocket to the room), and the moment is taken in a
+//!    yrs `observe_update_v1` callback on its document, i.e. when the update is applied, not
+//!    when some task polling for it wakes up. Both ends are read from this process's
+//!    monotonic clock. An observer in the Node server (a JavaScript provider, or the room's
+//!    own Y.Doc) would have needed timestamps of two processes compared, and the room's doc
+//!    is one hop short of another client. Calls are made one after the other, each once the
+//!    previous one was answered, like an agent; the answer comes once the edit is saved,
+//!    printed as `insert_answered_saved_ms`.
+//! 5. RSS of the `docs-mcp` process (`VmRSS` of `/proc/<pid>/status`) after reading 20
+//!    documents of 1 000 blocks (and, in another fresh process, of 100 blocks).
+//! 6. bytes the service sends for a one-word change in a 2 KB paragraph: the growth of the
+//!    session's `bytes_out` (`/control/sessions`) over one `replace_text` (and one
+//!    `update_block` carrying the whole text with one word changed), answered once saved.
+//!    `bytes_out` counts the payloads of the WebSocket messages the session sent: the
+//!    Hocuspocus frame (room name, message and sync types, length) around the Yjs update;
+//!    the 40 framing bytes are printed apart. An awareness renewal (every 10 s) landing in a
+//!    measured window would add to it: the median of several edits leaves it out.
+//! 7. the REST budget: requests the server received for opening one document (its `stats`);
+//!    50 documents opened at once (50 concurrent `get_document`) by a fresh service on a
+//!    server that throttles like Docs (80 requests/min): answered, `RATE_LIMITED`, total
+//!    time; and open + `get_outline` of a 50 000-block document.
+//!
+//! Medians are printed with the p99 where it says something; below 100 runs, the p99 is the
+//! slowest run.
+//!
+//! Documents are seeded as BlockNote JSON (a level-2 heading every 10 blocks, paragraphs
+//! otherwise), which BlockNote turns into Yjs in 0.6 s for 10 000 blocks, where its markdown
+//! import takes 13 s.
+//! Processes whose rows open many documents are started apart, so that no row waits for the
+//! service's own rate budget (80 REST calls a minute, like Docs) spent by another.
+//!
+//! `cargo bench -p docs-mcp --bench agent` — prints `name: value` lines, then a table.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use docs_client::{DocsClient, DocumentSession, InstanceUrl, Presence, SessionOptions};
+use futures_util::future::join_all;
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use test_harness::{DocsServer, DocumentSpec, ServerOptions};
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+const BIN: &str = env!("CARGO_BIN_EXE_docs-mcp");
+/// The agents' bearer token of the HTTP endpoint, given so that no keyring is looked for.
+const TOKEN: &str = "bench-token-0123456789abcdefghijklmnopqrstuvw";
+/// What a Hocuspocus frame adds around a Yjs update: the room name (a length byte and a
+/// 36-character UUID), the message type, the sync type and the update's length (one byte
+/// up to 127 bytes, which a one-word change stays under).
+const FRAME_BYTES: u64 = 1 + 36 + 1 + 1 + 1;
+
+const STARTS: usize = 15;
+const FIRST_READS: usize = 8;
+const CACHED_READS: usize = 100;
+const INSERTS: usize = 40;
+const ONE_WORD_EDITS: usize = 5;
+const OPEN_AT_ONCE: usize = 50;
+
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+fn median(v: &[f64]) -> f64 {
+    let v = sorted(v.to_vec());
+    v[v.len() / 2]
+}
+
+fn p99(v: &[f64]) -> f64 {
+    let v = sorted(v.to_vec());
+    v[((v.len() as f64 * 0.99).ceil() as usize).clamp(1, v.len()) - 1]
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// A run of inline text in BlockNote JSON.
+fn text(text: &str, bold: bool) -> Value {
+    json!({"type": "text", "text": text, "styles": if bold { json!({"bold": true}) } else { json!({}) }})
+}
+
+/// BlockNote blocks: a level-2 heading every 10 blocks, paragraphs with a bold word otherwise.
+fn blocks_of(count: usize) -> Value {
+    (0..count)
+        .map(|i| {
+            let id = Uuid::new_v4().to_string();
+            if i % 10 == 0 {
+                json!({"id": id, "type": "heading", "props": {"level": 2},
+                       "content": [text(&format!("Section {i}"), false)], "children": []})
+            } else {
+                json!({"id": id, "type": "paragraph", "children": [], "content": [
+                    text(&format!("Paragraph {i} with "), false),
+                    text("some", true),
+                    text(" ordinary words in it.", false),
+                ]})
+            }
+        })
+        .collect()
+}
+
+async fn seed(server: &DocsServer, blocks: usize) -> String {
+    server
+        .create_document(DocumentSpec::new(&format!("{blocks} blocks")).blocks(blocks_of(blocks)))
+        .await
+        .unwrap()
+        .to_string()
+}
+
+/// The first line of `/proc/loadavg`: how busy the machine was.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One `docs-mcp serve --stdio` child process and the MCP client talking to it.
+struct Agent {
+    client: RunningService<RoleClient, ClientConfig>,
+    pid: u32,
+    port: u16,
+    data_dir: PathBuf,
+    http: reqwest::Client,
+}
+
+impl Agent {
+    /// Spawns the service and waits for the answer to a first `tools/list`; returns the
+    /// milliseconds from the spawn to that answer.
+    async fn start(instance: &str, home: &Path, data_dir: &Path) -> (Agent, f64) {
+        let port = free_port();
+        let start = Instant::now();
+        let transport =
+            TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
+                // Nothing under the real home, no keyring, no settings from the environment.
+                cmd.env("HOME", home)
+                    .env("XDG_DATA_HOME", home.join("data"))
+                    .env("XDG_CONFIG_HOME", home.join("config"))
+                    .env("XDG_RUNTIME_DIR", home.join("run"))
+                    .env_remove("DBUS_SESSION_BUS_ADDRESS")
+                    .env_remove("DOCS_INSTANCE_URL")
+                    .env_remove("DOCS_MCP_DATA_DIR")
+                    .env_remove("DOCS_MCP_APPROVAL")
+                    .env_remove("DOCS_SESSION_COOKIE")
+                    .env_remove("DOCS_CSRF_TOKEN")
+                    .env("RUST_LOG", "warn")
+                    .env("DOCS_MCP_TOKEN", TOKEN)
+                    .args([
+                        "serve",
+                        "--stdio",
+                        "--approval",
+                        "auto",
+                        "--instance",
+                        instance,
+                    ])
+                    .arg("--data-dir")
+                    .arg(data_dir)
+                    .args(["--listen", &format!("127.0.0.1:{port}")]);
+            }))
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap()
+            .0;
+        let pid = transport.id().unwrap();
+        let client = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("agent-bench", "1"),
+        )
+        .serve(transport)
+        .await
+        .unwrap();
+        assert!(!client.list_all_tools().await.unwrap().is_empty());
+        let elapsed = ms(start);
+        let agent = Agent {
+            client,
+            pid,
+            port,
+            data_dir: data_dir.to_owned(),
+            http: reqwest::Client::new(),
+        };
+        (agent, elapsed)
+    }
+
+    /// Calls a tool: its structured result, or the error code of a failed call.
+    async fn call(&self, tool: &'static str, args: Value) -> Result<Value, String> {
+        let Value::Object(args) = args else {
+            panic!("arguments must be an object")
+        };
+        let result = self
+            .client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
+            .await
+            .unwrap();
+        if result.is_error == Some(true) {
+            let body: String = result
+                .content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                .collect();
+            let code = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v["error"]["code"].as_str().map(str::to_owned));
+            return Err(code.unwrap_or(body));
+        }
+        Ok(result.structured_content.unwrap_or(Value::Null))
+    }
+
+    /// [`Agent::call`] of a call that must succeed.
+    async fn ok(&self, tool: &'static str, args: Value) -> Value {
+        match self.call(tool, args).await {
+            Ok(value) => value,
+            Err(code) => panic!("{tool} failed: {code}"),
+        }
+    }
+
+    /// Resident memory of the service process, in KiB.
+    fn rss_kib(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.pid))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// What the document's session has sent on its WebSocket, from the control API (with
+    /// the control token the service publishes in its data directory).
+    async fn bytes_out(&self, document: &str) -> u64 {
+        let token = std::fs::read_to_string(self.data_dir.join("control-token")).unwrap();
+        let body: Value = self
+            .http
+            .get(format!("http://127.0.0.1:{}/control/sessions", self.port))
+            .bearer_auth(token.trim())
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        body["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["document_id"] == document)
+            .and_then(|s| s["bytes_out"].as_u64())
+            .expect("the document's session is open")
+    }
+
+    /// Ends the MCP session: stdin closes and the service shuts down (awaited).
+    async fn stop(self) {
+        self.client.cancel().await.unwrap();
+    }
+}
+
+/// A participant waiting for a given Yjs update: the text it looks for, and where to say when.
+type Probe = (Vec<u8>, oneshot::Sender<Instant>);
+
+/// Another participant of a document's room: a live session of this process that notes when
+/// the update carrying an awaited text is applied to its document.
+struct Observer {
+    session: DocumentSession,
+    probe: Arc<Mutex<Option<Probe>>>,
+}
+
+impl Observer {
+    async fn join(server: &DocsServer, document: &str) -> Observer {
+        let mut config = docs_client::ClientConfig::new(InstanceUrl::parse(server.url()).unwrap());
+        config.requests_per_minute = 100_000;
+        let options = SessionOptions {
+            presence: Presence::new("observer"),
+            sync_timeout: Duration::from_secs(120),
+            ..SessionOptions::default()
+        };
+        let session = DocumentSession::open(
+            DocsClient::new(config).unwrap(),
+            document.parse().unwrap(),
+            options,
+        )
+        .await
+        .unwrap();
+        let probe: Arc<Mutex<Option<Probe>>> = Arc::default();
+        let awaited = probe.clone();
+        session
+            .doc()
+            .observe_update_v1("agent-bench", move |_, event| {
+                let applied = Instant::now();
+                let mut awaited = awaited.lock().unwrap();
+                // Inserted text travels as plain UTF-8 in a v1 update.
+                if let Some((text, _)) = awaited.as_ref()
+                    && event.update.windows(text.len()).any(|w| w == text)
+                    && let Some((_, seen)) = awaited.take()
+                {
+                    let _ = seen.send(applied);
+                }
+            })
+            .unwrap();
+        Observer { session, probe }
+    }
+
+    /// The moment the update carrying `text` will be applied here.
+    fn await_text(&self, text: &str) -> oneshot::Receiver<Instant> {
+        let (seen, when) = oneshot::channel();
+        *self.probe.lock().unwrap() = Some((text.as_bytes().to_vec(), seen));
+        when
+    }
+}
+
+/// Figures kept for the closing table.
+#[derive(Default)]
+struct Table(Vec<(String, String)>);
+
+impl Table {
+    fn row(&mut self, what: &str, figure: String) {
+        println!("{what}: {figure}");
+        self.0.push((what.to_owned(), figure));
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    println!("load_average_at_start: {}", load_average());
+    let server = DocsServer::start_with(ServerOptions {
+        throttle_rate: Some(0),
+        ..ServerOptions::default()
+    })
+    .await
+    .expect("the test server starts (run `npm ci --prefix tests/docs-server` first)");
+    let home = std::env::temp_dir().join(format!("docs-mcp-agent-bench-{}", Uuid::new_v4()));
+    std::fs::create_dir_all(&home).unwrap();
+    let mut table = Table::default();
+
+    // 1. start → first tools/list answered.
+    let data_dir = home.join("starts");
+    let (agent, cold) = Agent::start(server.url(), &home, &data_dir).await;
+    agent.stop().await;
+    let mut starts = vec![];
+    for _ in 0..STARTS {
+        let (agent, elapsed) = Agent::start(server.url(), &home, &data_dir).await;
+        starts.push(elapsed);
+        agent.stop().await;
+    }
+    table.row(
+        "start_to_first_tools_list_ms",
+        format!(
+            "{:.1} (p99 {:.1}; first start, creating the data directory: {cold:.1}), n={STARTS}",
+            median(&starts),
+            p99(&starts)
+        ),
+    );
+
+    let (agent, _) = Agent::start(server.url(), &home, &home.join("main")).await;
+
+    // 7a. REST requests spent by opening one document: the first open of a process also
+    // asks for the instance's configuration (once). The service also counts one call of its
+    // budget per WebSocket connect, for the backend call Docs' collaboration server makes.
+    let requests = async || server.stats().await.unwrap().requests;
+    let cached = seed(&server, 1_000).await;
+    let mut opens = vec![];
+    for document in [cached.clone(), seed(&server, 1_000).await] {
+        let before = requests().await;
+        agent
+            .ok("get_document", json!({"document": document}))
+            .await;
+        opens.push(requests().await - before);
+    }
+    let before = requests().await;
+    agent.ok("read_document", json!({"document": cached})).await;
+    table.row(
+        "rest_requests_to_open_one_document",
+        format!(
+            "{} ({} for the first of the process; then {} for a read of it)",
+            opens[1],
+            opens[0],
+            requests().await - before
+        ),
+    );
+
+    // 3. read_document of a cached 1 000-block document.
+    for (name, args) in [
+        ("read_cached_1000_blocks_ms", json!({"document": cached})),
+        (
+            "read_cached_1000_blocks_whole_ms",
+            json!({"document": cached, "max_chars": 100_000}),
+        ),
+    ] {
+        let mut reads = vec![];
+        let mut chars = 0;
+        for _ in 0..CACHED_READS {
+            let start = Instant::now();
+            let page = agent.ok("read_document", args.clone()).await;
+            reads.push(ms(start));
+            chars = page["markdown"].as_str().unwrap().chars().count();
+        }
+        table.row(
+            name,
+            format!(
+                "{:.1} (p99 {:.1}; {chars} characters of markdown), n={CACHED_READS}",
+                median(&reads),
+                p99(&reads)
+            ),
+        );
+    }
+
+    // 2. first read of a 10 000-block document.
+    let mut first_reads = vec![];
+    let mut document = String::new();
+    for _ in 0..FIRST_READS {
+        document = seed(&server, 10_000).await;
+        let start = Instant::now();
+        agent
+            .ok("read_document", json!({"document": document}))
+            .await;
+        first_reads.push(ms(start));
+    }
+    let last = agent
+        .ok("get_document", json!({"document": document}))
+        .await;
+    assert_eq!(last["blocks"], 10_000, "{last}");
+    table.row(
+        "first_read_10000_blocks_ms",
+        format!(
+            "{:.1} (p99 {:.1}), n={FIRST_READS}",
+            median(&first_reads),
+            p99(&first_reads)
+        ),
+    );
+
+    // 6. bytes sent for a one-word change in a 2 KB paragraph.
+    let words: Vec<String> = (0..300).map(|i| format!("word{i}")).collect();
+    let (head, tail) = words.split_at(150);
+    let paragraph = |word: &str| format!("{} {word} {}", head.join(" "), tail.join(" "));
+    let document = server
+        .create_document(DocumentSpec::new("2 KB").markdown(&paragraph("pivotal")))
+        .await
+        .unwrap()
+        .to_string();
+    let block = agent
+        .ok("read_document", json!({"document": document}))
+        .await["block_ids"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut replaced = vec![];
+    let mut updated = vec![];
+    let mut word = "pivotal";
+    for i in 0..2 * ONE_WORD_EDITS {
+        let other = if word == "pivotal" {
+            "central"
+        } else {
+            "pivotal"
+        };
+        // An agent rewrites what it read: a rewrite is merged with what changed since.
+        agent
+            .ok("read_document", json!({"document": document}))
+            .await;
+        let before = agent.bytes_out(&document).await;
+        let result = if i % 2 == 0 {
+            agent
+                .ok(
+                    "replace_text",
+                    json!({"document": document, "old_text": word, "new_text": other}),
+                )
+                .await
+        } else {
+            agent
+                .ok(
+                    "update_block",
+                    json!({"document": document, "block_id": block, "text": paragraph(other)}),
+                )
+                .await
+        };
+        assert_eq!(result["status"], "applied", "{result}");
+        let sent = (agent.bytes_out(&document).await - before) as f64;
+        let edits = if i % 2 == 0 {
+            &mut replaced
+        } else {
+            &mut updated
+        };
+        edits.push(sent);
+        word = other;
+    }
+    for (name, sent) in [
+        ("one_word_change_bytes_replace_text", &replaced),
+        ("one_word_change_bytes_update_block", &updated),
+    ] {
+        let sent = median(sent) as u64;
+        table.row(
+            name,
+            format!(
+                "{sent} (the Yjs update {} B + the Hocuspocus frame {FRAME_BYTES} B; paragraph of {} B), n={ONE_WORD_EDITS}",
+                sent - FRAME_BYTES,
+                paragraph(word).len()
+            ),
+        );
+    }
+
+    // 7c. open and outline of a 50 000-block document.
+    let huge = seed(&server, 50_000).await;
+    let start = Instant::now();
+    let opened = agent.ok("get_document", json!({"document": huge})).await;
+    let open = ms(start);
+    assert_eq!(opened["blocks"], 50_000, "{opened}");
+    let start = Instant::now();
+    agent.ok("get_outline", json!({"document": huge})).await;
+    let outline = ms(start);
+    table.row(
+        "open_50000_blocks_ms",
+        format!("{open:.0}, then get_outline {outline:.0}, n=1"),
+    );
+    agent.stop().await;
+
+    // 4. insert → visible at another client, in a service of its own (each saved insert
+    // spends one REST call of its budget).
+    let (agent, _) = Agent::start(server.url(), &home, &home.join("inserts")).await;
+    let document = seed(&server, 1_000).await;
+    let observer = Observer::join(&server, &document).await;
+    agent
+        .ok("read_document", json!({"document": document}))
+        .await;
+    let mut visible = vec![];
+    let mut saved = vec![];
+    for i in 0..INSERTS {
+        let marker = Uuid::new_v4().simple().to_string();
+        let seen = observer.await_text(&marker);
+        let start = Instant::now();
+        let result = agent
+            .ok(
+                "insert_blocks",
+                json!({"document": document, "position": {"at": "end"},
+                       "markdown": format!("Probe {i} {marker}")}),
+            )
+            .await;
+        saved.push(ms(start));
+        assert_eq!(result["status"], "applied", "{result}");
+        let seen = tokio::time::timeout(Duration::from_secs(10), seen)
+            .await
+            .expect("the other client sees the insert")
+            .unwrap();
+        visible.push(seen.duration_since(start).as_secs_f64() * 1000.0);
+    }
+    table.row(
+        "insert_visible_at_other_client_ms",
+        format!(
+            "{:.1} (p99 {:.1}; in a 1 000-block document), n={INSERTS}",
+            median(&visible),
+            p99(&visible)
+        ),
+    );
+    table.row(
+        "insert_answered_saved_ms",
+        format!(
+            "{:.1} (p99 {:.1}; saves at most once per {:?}), n={INSERTS}",
+            median(&saved),
+            p99(&saved),
+            SessionOptions::default().save_interval
+        ),
+    );
+    observer.session.close().await.unwrap();
+    agent.stop().await;
+
+    // 5. RSS after reading 20 documents, in a fresh service per document size.
+    let mut rss = vec![];
+    for blocks in [1_000, 100] {
+        let mut documents = vec![];
+        for _ in 0..20 {
+            documents.push(seed(&server, blocks).await);
+        }
+        let data_dir = home.join(format!("memory-{blocks}"));
+        let (agent, _) = Agent::start(server.url(), &home, &data_dir).await;
+        let at_start = agent.rss_kib();
+        for document in &documents {
+            agent
+                .ok("read_document", json!({"document": document}))
+                .await;
+        }
+        rss.push((blocks, at_start, agent.rss_kib()));
+        agent.stop().await;
+    }
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    table.row(
+        "rss_after_reading_20_documents_mib",
+        format!(
+            "{:.1} ({} blocks each; {:.1} with {} blocks each; {:.1} after start)",
+            mib(rss[0].2),
+            rss[0].0,
+            mib(rss[1].2),
+            rss[1].0,
+            mib(rss[0].1)
+        ),
+    );
+    drop(server);
+
+    // 7b. 50 documents opened at once, on a server that throttles like Docs.
+    let throttled = DocsServer::start_with(ServerOptions::default())
+        .await
+        .unwrap();
+    let mut documents = vec![];
+    for _ in 0..OPEN_AT_ONCE {
+        documents.push(seed(&throttled, 10).await);
+    }
+    let (agent, _) = Agent::start(throttled.url(), &home, &home.join("at-once")).await;
+    let before = throttled.stats().await.unwrap();
+    let start = Instant::now();
+    let opens = join_all(
+        documents
+            .iter()
+            .map(|d| agent.call("get_document", json!({"document": d}))),
+    )
+    .await;
+    let total = ms(start);
+    let after = throttled.stats().await.unwrap();
+    let answered = opens.iter().filter(|r| r.is_ok()).count();
+    let limited = opens
+        .iter()
+        .filter(|r| matches!(r, Err(code) if code == "RATE_LIMITED"))
+        .count();
+    table.row(
+        "open_50_documents_at_once",
+        format!(
+            "{answered} answered, {limited} RATE_LIMITED, {} other errors in {total:.0} ms; {} REST requests, {} of them refused 429",
+            OPEN_AT_ONCE - answered - limited,
+            after.requests - before.requests,
+            after.throttled - before.throttled
+        ),
+    );
+    agent.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+
+    println!("\n| what an agent waits for | docs-mcp |\n|---|---|");
+    for (what, figure) in &table.0 {
+        println!("| {what} | {figure} |");
+    }
+}
