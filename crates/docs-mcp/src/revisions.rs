@@ -6,7 +6,8 @@
 //! A revision is `<epoch>-<counter>`: the epoch names one live session, so a revision from a
 //! session that has since been closed is recognisably stale.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use docs_client::blocknote::{self, Document};
@@ -52,21 +53,57 @@ struct State {
     known: HashSet<String>,
 }
 
+/// How many documents' blocks [`RecentReads`] keeps.
+const RECENT_DOCUMENTS: usize = 4;
+
+/// The blocks last read of the few documents read most recently, shared by their trackers: a
+/// read of an unchanged document reuses them, and memory stays bounded (the blocks of a
+/// 1 000-block document take about 1 MiB; every open document keeping its own would add that
+/// to each).
+#[derive(Default)]
+pub struct RecentReads {
+    /// (tracker, revision counter, blocks), most recent first.
+    entries: Mutex<VecDeque<(u64, u64, Arc<Document>)>>,
+}
+
+impl RecentReads {
+    fn get(&self, tracker: u64, counter: u64) -> Option<Arc<Document>> {
+        let entries = self.entries.lock().expect("recent reads");
+        entries
+            .iter()
+            .find(|(t, c, _)| *t == tracker && *c == counter)
+            .map(|(_, _, blocks)| blocks.clone())
+    }
+
+    fn put(&self, tracker: u64, counter: u64, blocks: Arc<Document>) {
+        let mut entries = self.entries.lock().expect("recent reads");
+        entries.retain(|(t, _, _)| *t != tracker);
+        entries.push_front((tracker, counter, blocks));
+        entries.truncate(RECENT_DOCUMENTS);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.entries.lock().expect("recent reads").len()
+    }
+}
+
 /// Tracks the changes of one live session's document.
 pub struct RevisionTracker {
+    /// Tells this tracker's entries apart in [`RecentReads`].
+    key: u64,
     epoch: String,
     state: Arc<Mutex<State>>,
     doc: Doc,
     fragment: yrs::XmlFragmentRef,
-    /// The blocks as last read, and the revision counter they were read at: reads of an
-    /// unchanged document reuse them.
-    blocks: Mutex<Option<(u64, Arc<Document>)>>,
+    recent: Arc<RecentReads>,
 }
 
 const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
 
 impl RevisionTracker {
-    pub fn attach(session: &DocumentSession) -> Self {
+    pub fn attach(session: &DocumentSession, recent: Arc<RecentReads>) -> Self {
+        static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         let doc = session.doc().clone();
         let epoch = format!("{:08x}", rand::random::<u32>());
         let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
@@ -161,11 +198,12 @@ impl RevisionTracker {
             }
         });
         RevisionTracker {
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
             epoch,
             state,
             doc,
             fragment: root_fragment,
-            blocks: Mutex::new(None),
+            recent,
         }
     }
 
@@ -181,16 +219,14 @@ impl RevisionTracker {
     pub fn read(&self) -> (String, Arc<Document>) {
         let counter = self.state.lock().expect("revision state").counter;
         let revision = format!("{}-{counter}", self.epoch);
-        if let Some((at, blocks)) = &*self.blocks.lock().expect("read blocks")
-            && *at == counter
-        {
-            return (revision, blocks.clone());
+        if let Some(blocks) = self.recent.get(self.key, counter) {
+            return (revision, blocks);
         }
         let blocks = Arc::new(blocknote::read_document(
             &self.doc.transact(),
             &self.fragment,
         ));
-        *self.blocks.lock().expect("read blocks") = Some((counter, blocks.clone()));
+        self.recent.put(self.key, counter, blocks.clone());
         (revision, blocks)
     }
 
@@ -340,4 +376,28 @@ fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet
         }
     }
     ids.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_reads_keep_the_last_few_documents_at_their_revision() {
+        let recent = RecentReads::default();
+        let blocks = Arc::new(Document::default());
+        recent.put(1, 7, blocks.clone());
+        assert!(recent.get(1, 7).is_some_and(|b| Arc::ptr_eq(&b, &blocks)));
+        // Another revision of the same document replaces it.
+        assert!(recent.get(1, 8).is_none());
+        recent.put(1, 8, Arc::new(Document::default()));
+        assert!(recent.get(1, 7).is_none());
+        assert_eq!(recent.len(), 1);
+        for tracker in 2..10 {
+            recent.put(tracker, 1, Arc::new(Document::default()));
+        }
+        assert_eq!(recent.len(), RECENT_DOCUMENTS);
+        assert!(recent.get(1, 8).is_none());
+        assert!(recent.get(9, 1).is_some());
+    }
 }

@@ -310,7 +310,8 @@ impl DocsService {
                     (tracker.clone(), false)
                 }
                 _ => {
-                    let tracker = Arc::new(RevisionTracker::attach(&session));
+                    let tracker =
+                        Arc::new(RevisionTracker::attach(&session, self.recent_reads.clone()));
                     trackers.insert(id, (Arc::downgrade(&session), tracker.clone()));
                     (tracker, true)
                 }

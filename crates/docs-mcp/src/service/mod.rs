@@ -62,6 +62,8 @@ pub struct DocsService {
     control_token: BearerToken,
     instance: RwLock<Option<Arc<instance::Instance>>>,
     trackers: Mutex<HashMap<Uuid, instance::TrackedSession>>,
+    /// The blocks of the documents read last, shared by their trackers.
+    recent_reads: Arc<crate::revisions::RecentReads>,
     /// When each document was last written to the known documents (reads don't write again).
     remembered: Mutex<HashMap<Uuid, (Option<String>, Instant)>>,
     events: broadcast::Sender<ServiceEvent>,
@@ -116,6 +118,7 @@ impl DocsService {
             control_token,
             instance: RwLock::new(None),
             trackers: Mutex::new(HashMap::new()),
+            recent_reads: Arc::default(),
             remembered: Mutex::new(HashMap::new()),
             events: broadcast::channel(256).0,
             decisions: watch::Sender::new(0),
