@@ -152,6 +152,33 @@ struct ContentPatch<'a> {
 #[derive(Debug, Clone)]
 pub struct DocsClient {
     inner: Arc<Inner>,
+    /// Calls this handle paid for in advance (see [`DocsClient::prepaid`]).
+    prepaid: Option<Arc<Prepaid>>,
+}
+
+/// Calls taken from the rate budget at once for a task that needs several; the ones left
+/// unused when the last handle goes are given back.
+#[derive(Debug)]
+struct Prepaid {
+    inner: Arc<Inner>,
+    at: tokio::time::Instant,
+    left: std::sync::atomic::AtomicUsize,
+}
+
+impl Prepaid {
+    fn take(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        self.left
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok()
+    }
+}
+
+impl Drop for Prepaid {
+    fn drop(&mut self) {
+        let left = *self.left.get_mut();
+        self.inner.limiter.refund(self.at, left);
+    }
 }
 
 #[derive(Debug)]
@@ -199,6 +226,7 @@ impl DocsClient {
                 limiter,
                 instance_config: tokio::sync::OnceCell::new(),
             }),
+            prepaid: None,
         })
     }
 
@@ -404,13 +432,38 @@ impl DocsClient {
         self.acquire_budget().await
     }
 
+    /// A handle whose next `calls` calls are taken from the rate budget now, all or none
+    /// (waiting as [`DocsClient::spend_budget`] does): a task that needs several calls, such
+    /// as opening a document, either gets them all or spends none. Calls beyond those come
+    /// from the budget as usual; the unused ones are given back when the handle goes.
+    pub async fn prepaid(&self, calls: usize) -> Result<DocsClient> {
+        let at = self
+            .inner
+            .limiter
+            .acquire_within(calls, self.inner.config.max_throttle_wait)
+            .await
+            .map_err(|retry_after| Error::Throttled { retry_after })?;
+        Ok(DocsClient {
+            inner: self.inner.clone(),
+            prepaid: Some(Arc::new(Prepaid {
+                inner: self.inner.clone(),
+                at,
+                left: calls.into(),
+            })),
+        })
+    }
+
     /// Waits for room in the rate budget, unless that takes longer than the configured
     /// longest wait: then the caller is told to retry later.
     async fn acquire_budget(&self) -> Result<()> {
+        if self.prepaid.as_ref().is_some_and(|p| p.take()) {
+            return Ok(());
+        }
         self.inner
             .limiter
-            .acquire_within(self.inner.config.max_throttle_wait)
+            .acquire_within(1, self.inner.config.max_throttle_wait)
             .await
+            .map(drop)
             .map_err(|retry_after| Error::Throttled { retry_after })
     }
 

@@ -509,6 +509,52 @@ async fn throttled_requests_wait_for_retry_after_then_succeed() {
     );
 }
 
+/// Opens at once share one budget: each takes all the calls it needs or none, so the budget
+/// opens as many documents as it can pay for and the others are told when to retry, having
+/// spent nothing.
+#[tokio::test]
+async fn concurrent_opens_each_pay_for_all_their_calls_or_none() {
+    let server = DocsServer::start().await.unwrap();
+    let mut ids = Vec::new();
+    for i in 0..8 {
+        ids.push(
+            server
+                .create_document(DocumentSpec::new(&format!("budget {i}")))
+                .await
+                .unwrap(),
+        );
+    }
+    let mut config =
+        docs_client::ClientConfig::new(docs_client::InstanceUrl::parse(server.url()).unwrap());
+    // The instance config, then three documents of three calls each; one call left over.
+    config.requests_per_minute = 11;
+    config.max_throttle_wait = Duration::from_secs(2);
+    let client = docs_client::DocsClient::new(config).unwrap();
+    client.collaboration_url().await.unwrap();
+    let before = server.stats().await.unwrap().requests;
+    let opens = ids.iter().map(|id| {
+        let client = client.clone();
+        async move { DocumentSession::open(client, *id, fast_options("Agent")).await }
+    });
+    let results = futures_util::future::join_all(opens).await;
+    let (opened, refused): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    assert_eq!((opened.len(), refused.len()), (3, 5));
+    for refusal in &refused {
+        match refusal {
+            Err(Error::Throttled { retry_after }) => {
+                assert!(*retry_after > Duration::from_secs(50), "{retry_after:?}")
+            }
+            Err(other) => panic!("expected a throttle, got {other:?}"),
+            Ok(_) => unreachable!("partitioned"),
+        }
+    }
+    // Two REST calls per open (the third is the collaboration server's), none for refusals.
+    assert_eq!(server.stats().await.unwrap().requests - before, 6);
+    for session in opened.into_iter().flatten() {
+        session.close().await.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn rights_changes_reset_the_connection_and_are_rechecked() {
     let server = DocsServer::start().await.unwrap();

@@ -104,6 +104,7 @@ const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
 impl RevisionTracker {
     pub fn attach(session: &DocumentSession, recent: Arc<RecentReads>) -> Self {
         static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
+        let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
         let doc = session.doc().clone();
         let epoch = format!("{:08x}", rand::random::<u32>());
         let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
@@ -198,7 +199,7 @@ impl RevisionTracker {
             }
         });
         RevisionTracker {
-            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            key,
             epoch,
             state,
             doc,
@@ -213,21 +214,24 @@ impl RevisionTracker {
         self.state.lock().expect("revision state").counter
     }
 
-    /// The document's blocks and the revision they are at (taken first: the blocks are never
-    /// older than the revision). Read again only when the document changed since the last
-    /// read.
+    /// The document's blocks and the revision they are exactly at (both taken in one read
+    /// transaction, which no change can cross). Read again only when the document changed
+    /// since the last read.
     pub fn read(&self) -> (String, Arc<Document>) {
-        let counter = self.state.lock().expect("revision state").counter;
+        let txn = self.doc.transact();
+        let counter = self.counter();
         let revision = format!("{}-{counter}", self.epoch);
         if let Some(blocks) = self.recent.get(self.key, counter) {
             return (revision, blocks);
         }
-        let blocks = Arc::new(blocknote::read_document(
-            &self.doc.transact(),
-            &self.fragment,
-        ));
+        let blocks = Arc::new(blocknote::read_document(&txn, &self.fragment));
         self.recent.put(self.key, counter, blocks.clone());
         (revision, blocks)
+    }
+
+    /// The blocks as last read at `counter`, if they are still at hand.
+    pub fn blocks_at(&self, counter: u64) -> Option<Arc<Document>> {
+        self.recent.get(self.key, counter)
     }
 
     /// The current revision.

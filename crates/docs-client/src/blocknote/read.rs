@@ -65,6 +65,36 @@ pub fn read_blocks<T: ReadTxn>(
     found
 }
 
+/// Reads the outermost blocks with these ids, each with its nested blocks, in document order:
+/// a document of just those blocks, where the ones nested in another of them are found
+/// inside it. The others are walked past without being read.
+pub fn read_outermost<T: ReadTxn>(
+    txn: &T,
+    frag: &XmlFragmentRef,
+    ids: &std::collections::HashSet<&str>,
+) -> Document {
+    let mut blocks = Vec::new();
+    let Some(root) = root_group(txn, frag) else {
+        return Document { blocks };
+    };
+    // Containers still to visit, last first, with their depth: a preorder walk.
+    let mut stack: Vec<(XmlElementRef, usize)> =
+        group_containers(txn, &root).map(|c| (c, 1)).collect();
+    stack.reverse();
+    while let Some((container, depth)) = stack.pop() {
+        if ids.contains(container_id(txn, &container).as_str()) {
+            blocks.push(read_block(txn, &container, depth));
+        } else if depth < MAX_NESTING
+            && let (_, Some(group)) = container_parts(txn, &container)
+        {
+            let at = stack.len();
+            stack.extend(group_containers(txn, &group).map(|c| (c, depth + 1)));
+            stack[at..].reverse();
+        }
+    }
+    Document { blocks }
+}
+
 /// Reads the blocks of a blockGroup whose blocks are at `depth` (1 for the root group). The
 /// recursion through [`read_block`] is bounded by [`MAX_NESTING`].
 fn read_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, depth: usize) -> Vec<Block> {

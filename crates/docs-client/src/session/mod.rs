@@ -199,19 +199,26 @@ fn too_deep(document: Uuid, error: crate::blocknote::ModelError) -> Error {
     }
 }
 
+/// REST calls an open costs: the document, its content, and the call the collaboration
+/// server makes to the backend when we connect.
+const OPEN_CALLS: usize = 3;
+
 impl DocumentSession {
     /// Opens a document: loads its stored content from REST, connects, and returns once
     /// the first sync with the room completed.
     pub async fn open(client: DocsClient, id: Uuid, options: SessionOptions) -> Result<Self> {
-        let meta = client.document(id).await?;
+        let ws_url = client.collaboration_url().await?;
+        // The document, its content and the connect: all three calls or none, so that opens
+        // at once do not share out the budget until none can finish.
+        let paying = client.prepaid(OPEN_CALLS).await?;
+        let meta = paying.document(id).await?;
         if !meta.abilities.retrieve || !meta.abilities.can_read_content() {
             return Err(Error::Forbidden {
                 detail: format!("document {id} may not be read by this user"),
             });
         }
         let content_api = DocsClient::content_api_of(&meta);
-        let stored = client.content(&meta).await?;
-        let ws_url = client.collaboration_url().await?;
+        let stored = paying.content(&meta).await?;
 
         let doc = Doc::with_options(Options {
             guid: id.to_string().into(),
@@ -257,7 +264,8 @@ impl DocumentSession {
             options: options.clone(),
         });
         // The first connect's budget is paid here, so the sync timer below measures syncing.
-        client.spend_budget().await?;
+        paying.spend_budget().await?;
+        drop(paying);
         let (commands, command_queue) = mpsc::channel(COMMAND_QUEUE);
         let (presence, presence_changes) = watch::channel(options.presence.clone());
         let (closing, closing_signal) = watch::channel(false);

@@ -3,7 +3,8 @@
 //! merges the resulting Yjs update. A list of operations either all plan, or none does: the
 //! fork is thrown away on the first error.
 //!
-//! - [`plan`]: forks, runs the operations, records what the edit depends on and leaves.
+//! - [`plan`]: runs the operations on a fork, records what the edit depends on and leaves.
+//! - [`fork`]: forks of a live document, the next one made ahead once a document is edited.
 //! - [`merge`]: the three-way text merge that rebases an agent's rewrite of a block onto what
 //!   others typed since it read the block.
 //! - [`replace`]: find-and-replace in inline content.
@@ -12,6 +13,7 @@
 //! - [`fingerprint`]: a block's identity of content, to tell whether it changed.
 
 mod fingerprint;
+mod fork;
 pub mod merge;
 mod plan;
 mod preview;
@@ -27,7 +29,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ServiceError, ServiceResult};
 
 pub use fingerprint::{Blocks, compatible, index, unchanged};
-pub use plan::{Plan, TextBases, plan, plan_undo};
+pub use fork::Forks;
+pub use plan::{Fork, Plan, TextBases, plan, plan_undo};
 pub use undo::UndoOp;
 
 /// Most operations one `apply_edits` call may carry.

@@ -2,16 +2,15 @@
 //! update, a preview for the person deciding, the states of the blocks it depends on (checked
 //! again when it is merged) and leaves (checked before undoing it), and its inverse.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use docs_client::blocknote::tree::{Document, NewBlock};
 use docs_client::blocknote::write::ChildrenMode;
 use docs_client::blocknote::{self, PropValue, Props};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN};
-use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;
-use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, TransactionMut, Update};
+use yrs::{Doc, ReadTxn, Transact, TransactionMut};
 
 use super::fingerprint::{self, index};
 use super::undo::{UndoOp, outermost, position_of, reinsert_deleted, restore_op};
@@ -77,10 +76,17 @@ impl Effects {
     }
 }
 
-/// Plans `ops` against the current state of `live`; `bases` rebases text rewrites.
-pub fn plan(live: &Doc, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan> {
+/// A fork of the live document to plan one edit on (see [`super::fork`]), with its blocks
+/// when they were already read at the fork's state.
+pub struct Fork {
+    pub doc: Doc,
+    pub blocks: Option<Arc<Document>>,
+}
+
+/// Plans `ops` on `fork`; `bases` rebases text rewrites.
+pub fn plan(fork: &Fork, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan> {
     check_limits(ops)?;
-    plan_with(live, |txn, fragment, start, effects| {
+    plan_with(fork, |txn, fragment, start, effects| {
         for (i, op) in ops.iter().enumerate() {
             // The first operation sees the document as planning found it; the next ones see
             // it as the operations before them left it.
@@ -98,8 +104,8 @@ pub fn plan(live: &Doc, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan
 }
 
 /// Plans the reverting of an applied edit.
-pub fn plan_undo(live: &Doc, ops: &[UndoOp]) -> ServiceResult<Plan> {
-    let mut plan = plan_with(live, |txn, fragment, _, effects| {
+pub fn plan_undo(fork: &Fork, ops: &[UndoOp]) -> ServiceResult<Plan> {
+    let mut plan = plan_with(fork, |txn, fragment, _, effects| {
         for op in ops {
             apply_undo(txn, fragment, op, effects)?;
         }
@@ -109,31 +115,10 @@ pub fn plan_undo(live: &Doc, ops: &[UndoOp]) -> ServiceResult<Plan> {
     Ok(plan)
 }
 
-/// The Yjs client id of a new fork: above 2^32 (browsers draw theirs below it, so no clash)
-/// and increasing with time (microseconds). Yjs orders concurrent inserts at one place by
-/// client id, smaller first; increasing ids keep edits queued at the same place (two
-/// appends at the end, say) in the order they were asked for, whatever order they are
-/// approved in. Each fork's id is unique, which also tells whether an edit's change is in a
-/// document (its client's clock there).
-fn fork_client_id() -> u64 {
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    let micros = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as u64)
-        .unwrap_or_default();
-    let candidate = (1 << 32) + micros;
-    let previous = LAST
-        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
-            Some(candidate.max(last + 1))
-        })
-        .unwrap_or_default();
-    candidate.max(previous + 1)
-}
-
-/// Plans on a fork of `live`: `run` gets the fork's transaction and the document as it was
-/// before.
+/// Plans on `fork`: `run` gets the fork's transaction and the document as it was before.
+/// The fork is borrowed, so that its dropping (a whole document) can wait.
 fn plan_with(
-    live: &Doc,
+    fork: &Fork,
     run: impl FnOnce(
         &mut TransactionMut<'_>,
         &yrs::XmlFragmentRef,
@@ -141,27 +126,13 @@ fn plan_with(
         &mut Effects,
     ) -> ServiceResult<()>,
 ) -> ServiceResult<Plan> {
-    let (state, base_state_vector) = {
-        let txn = live.transact();
-        (
-            txn.encode_state_as_update_v1(&StateVector::default()),
-            txn.state_vector(),
-        )
-    };
-    let fork = Doc::with_options(Options {
-        client_id: yrs::block::ClientID::new(fork_client_id()),
-        offset_kind: OffsetKind::Utf16,
-        ..Options::default()
-    });
+    let Fork { doc: fork, blocks } = fork;
     let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-    {
-        let update = Update::decode_v1(&state)
-            .map_err(|e| ServiceError::Internal(format!("document state: {e}")))?;
-        fork.transact_mut()
-            .apply_update(update)
-            .map_err(|e| ServiceError::Internal(format!("document state: {e}")))?;
-    }
-    let before = blocknote::read_document(&fork.transact(), &fragment);
+    let base_state_vector = fork.transact().state_vector();
+    let before = match blocks {
+        Some(blocks) => blocks.clone(),
+        None => Arc::new(blocknote::read_document(&fork.transact(), &fragment)),
+    };
     let mut effects = Effects {
         inverse: Some(vec![]),
         ..Effects::default()
@@ -171,7 +142,14 @@ fn plan_with(
         run(&mut txn, &fragment, &before, &mut effects)?;
         txn.encode_update_v1()
     };
-    let after = blocknote::read_document(&fork.transact(), &fragment);
+    // Of the document after the edit, only the blocks it changes or creates are read.
+    let changed: HashSet<&str> = effects
+        .depends
+        .keys()
+        .chain(&effects.new_blocks)
+        .map(String::as_str)
+        .collect();
+    let after = blocknote::read_outermost(&fork.transact(), &fragment, &changed);
     let touched: Vec<String> = effects.depends.keys().cloned().collect();
     let preview = preview::preview(&before, &after, &touched, &effects.new_blocks);
     let (depends_on, leaves) = block_states(&before, &after, &effects);

@@ -58,11 +58,10 @@ impl DocsService {
         let policy = self.writable_policy(&doc).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         self.check_revision(&doc, &request)?;
-        let planned_at = doc.tracker.counter();
         let ops = request.ops.clone();
         let bases = request.bases.clone();
-        let live = doc.session.doc().clone();
-        let plan = off_runtime(move || edits::plan(&live, &ops, &bases)).await?;
+        let (plan, planned_at, _aftermath) =
+            plan_on_fork(&doc, move |fork| edits::plan(fork, &ops, &bases)).await?;
         let (record, payload) = self.new_record(&doc, plan, &request, None);
         self.queue(&doc, record, payload, policy, planned_at, guard)
             .await
@@ -509,9 +508,8 @@ impl DocsService {
                 ),
             });
         }
-        let planned_at = doc.tracker.counter();
-        let live = doc.session.doc().clone();
-        let plan = off_runtime(move || edits::plan_undo(&live, &inverse)).await?;
+        let (plan, planned_at, _aftermath) =
+            plan_on_fork(&doc, move |fork| edits::plan_undo(fork, &inverse)).await?;
         let request = EditRequest {
             document: doc.id.to_string(),
             ops: vec![],
@@ -599,13 +597,57 @@ impl DocsService {
     }
 }
 
-/// Runs CPU-heavy work (planning) on the blocking pool, off the runtime's workers.
-async fn off_runtime<T: Send + 'static>(
-    work: impl FnOnce() -> ServiceResult<T> + Send + 'static,
-) -> ServiceResult<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ServiceError::Internal(format!("planning task: {e}")))?
+/// Plans on a fork of the document, on the blocking pool (CPU work, off the runtime's
+/// workers). Returns the plan, the tracker's count at the fork's state, and what is left to
+/// do once the edit is queued: keep it until then.
+async fn plan_on_fork(
+    doc: &OpenDocument,
+    plan: impl FnOnce(&edits::Fork) -> ServiceResult<edits::Plan> + Send + 'static,
+) -> ServiceResult<(edits::Plan, u64, Aftermath)> {
+    let (forks, tracker) = (doc.forks.clone(), doc.tracker.clone());
+    let planned = tokio::task::spawn_blocking(move || {
+        let (doc, counter) = forks.take(|| tracker.counter())?;
+        let fork = edits::Fork {
+            doc,
+            blocks: tracker.blocks_at(counter),
+        };
+        let plan = plan(&fork);
+        ServiceResult::Ok((plan, counter, fork))
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(format!("planning task: {e}")))?;
+    let mut aftermath = Aftermath {
+        doc: doc.clone(),
+        used: None,
+    };
+    let (plan, counter, fork) = planned?;
+    aftermath.used = Some(fork);
+    Ok((plan?, counter, aftermath))
+}
+
+/// What follows an edit's planning, off its path, once the edit is queued (or refused): the
+/// fork it used (a whole document) is dropped, the document is read for the next read or
+/// plan, and the next fork is made. Runs when dropped, whatever the edit became.
+struct Aftermath {
+    doc: OpenDocument,
+    used: Option<edits::Fork>,
+}
+
+impl Drop for Aftermath {
+    fn drop(&mut self) {
+        let used = self.used.take();
+        let (tracker, forks) = (self.doc.tracker.clone(), self.doc.forks.clone());
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn_blocking(move || {
+            drop(used);
+            tracker.read();
+            if let Err(e) = forks.refill() {
+                tracing::debug!(error = %e, "the next fork could not be made ahead");
+            }
+        });
+    }
 }
 
 /// The live document as blocks.

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::DocsService;
 use crate::credentials::SessionCredentials;
+use crate::edits::Forks;
 use crate::error::{ServiceError, ServiceResult};
 use crate::events::ServiceEvent;
 use crate::record::{AgentInfo, EditCounts, KnownDocument, now_ms};
@@ -27,6 +28,7 @@ pub struct OpenDocument {
     pub id: Uuid,
     pub session: Arc<DocumentSession>,
     pub tracker: Arc<RevisionTracker>,
+    pub forks: Arc<Forks>,
 }
 
 pub(super) struct Instance {
@@ -45,8 +47,12 @@ impl Drop for Instance {
     }
 }
 
-/// A session and the tracker attached to it (a replaced session gets a new tracker).
-pub(super) type TrackedSession = (std::sync::Weak<DocumentSession>, Arc<RevisionTracker>);
+/// A session with the tracker and forks attached to it (a replaced session gets new ones).
+pub(super) type TrackedSession = (
+    std::sync::Weak<DocumentSession>,
+    Arc<RevisionTracker>,
+    Arc<Forks>,
+);
 
 impl DocsService {
     /// Points the service at an instance (closing the sessions of the previous one).
@@ -299,21 +305,25 @@ impl DocsService {
         if let Some(agent) = agent {
             session.set_presence(&Presence::new(&agent.name));
         }
-        let (tracker, new_session) = {
+        let (tracker, forks, new_session) = {
             let mut trackers = self.trackers.lock().expect("trackers lock");
             // Trackers of closed sessions hold their document: let them go.
-            trackers.retain(|_, (session, _)| session.strong_count() > 0);
+            trackers.retain(|_, (session, _, _)| session.strong_count() > 0);
             match trackers.get(&id) {
-                Some((weak, tracker))
+                Some((weak, tracker, forks))
                     if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
                 {
-                    (tracker.clone(), false)
+                    (tracker.clone(), forks.clone(), false)
                 }
                 _ => {
                     let tracker =
                         Arc::new(RevisionTracker::attach(&session, self.recent_reads.clone()));
-                    trackers.insert(id, (Arc::downgrade(&session), tracker.clone()));
-                    (tracker, true)
+                    let forks = Arc::new(Forks::new(session.doc().clone()));
+                    trackers.insert(
+                        id,
+                        (Arc::downgrade(&session), tracker.clone(), forks.clone()),
+                    );
+                    (tracker, forks, true)
                 }
             }
         };
@@ -325,6 +335,7 @@ impl DocsService {
             id,
             session,
             tracker,
+            forks,
         })
     }
 

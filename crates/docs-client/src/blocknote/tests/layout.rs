@@ -28,6 +28,54 @@ fn a_few_blocks_read_as_the_whole_document_reads_them() {
     }
 }
 
+/// The outermost of some blocks read alone come in document order, as the whole document
+/// reads them, the nested ones inside them.
+#[test]
+fn the_outermost_of_some_blocks_read_as_the_whole_document_reads_them() {
+    let (d, f) = hand_built();
+    let whole = read(&d, &f);
+    let all: Vec<&Block> = whole.all_blocks();
+    assert!(
+        all.iter().any(|b| !b.children.is_empty()),
+        "nesting to test"
+    );
+    // Every block with children, and every other block: nested ones among them.
+    let mut ids: std::collections::HashSet<&str> = all
+        .iter()
+        .filter(|b| !b.children.is_empty())
+        .map(|b| b.id.as_str())
+        .collect();
+    ids.extend(all.iter().step_by(2).map(|b| b.id.as_str()));
+    ids.insert("no-such-block");
+    let some = read_outermost(&d.transact(), &f, &ids);
+    let inner: std::collections::HashSet<&str> = all
+        .iter()
+        .filter(|b| ids.contains(b.id.as_str()))
+        .flat_map(|b| b.walk().into_iter().skip(1).map(|c| c.id.as_str()))
+        .collect();
+    let expected: Vec<&Block> = all
+        .iter()
+        .copied()
+        .filter(|b| ids.contains(b.id.as_str()) && !inner.contains(b.id.as_str()))
+        .collect();
+    assert_eq!(some.blocks.iter().collect::<Vec<_>>(), expected);
+    assert!(
+        some.blocks.len() < all.len() && !some.blocks.is_empty(),
+        "a real subset: {} of {}",
+        some.blocks.len(),
+        all.len()
+    );
+    // Nested blocks whose parents are not asked for are found where they are.
+    let leaves: Vec<&Block> = all
+        .iter()
+        .copied()
+        .filter(|b| b.children.is_empty())
+        .collect();
+    let ids = leaves.iter().map(|b| b.id.as_str()).collect();
+    let some = read_outermost(&d.transact(), &f, &ids);
+    assert_eq!(some.blocks.iter().collect::<Vec<_>>(), leaves);
+}
+
 #[test]
 fn unknown_block_is_opaque_and_refuses_edits_but_moves_and_deletes() {
     let (d, f) = hand_built();

@@ -6,6 +6,14 @@ use crate::edits::{
 };
 use docs_client::blocknote::tree::{BlockContent, Inline, Styles, TextRun};
 use docs_client::blocknote::write::Position as ModelPosition;
+use yrs::updates::decoder::Decode;
+use yrs::{OffsetKind, Options, Update};
+
+/// A fresh fork of `doc`, as an edit gets when none was made ahead.
+fn fork(doc: &Doc) -> Fork {
+    let (doc, ()) = crate::edits::Forks::new(doc.clone()).take(|| ()).unwrap();
+    Fork { doc, blocks: None }
+}
 
 fn live_doc(markdown: &str) -> Doc {
     let doc = Doc::with_options(Options {
@@ -46,7 +54,7 @@ fn a_plan_changes_only_the_fork_until_applied() {
         markdown: Some("Third **bold**".into()),
         blocks: None,
     });
-    let plan = plan(&doc, &[op], &TextBases::new()).unwrap();
+    let plan = plan(&fork(&doc), &[op], &TextBases::new()).unwrap();
     assert_eq!(texts(&doc), ["First", "Second"]);
     assert_eq!(plan.new_blocks.len(), 1);
     assert_eq!(plan.preview.after.len(), 1);
@@ -73,7 +81,7 @@ fn a_failing_operation_plans_nothing() {
             keep_children: false,
         }),
     ];
-    let err = plan(&doc, &ops, &TextBases::new()).unwrap_err();
+    let err = plan(&fork(&doc), &ops, &TextBases::new()).unwrap_err();
     assert_eq!(err.code().as_str(), "BLOCK_NOT_FOUND");
     assert_eq!(texts(&doc), ["Only"]);
 }
@@ -82,7 +90,7 @@ fn a_failing_operation_plans_nothing() {
 fn replace_text_keeps_formatting_and_refuses_ambiguity() {
     let doc = live_doc("The **quick** brown fox\n\nA quick note");
     let ambiguous = plan(
-        &doc,
+        &fork(&doc),
         &[EditOp::ReplaceText(ReplaceText {
             old_text: "quick".into(),
             new_text: "slow".into(),
@@ -94,7 +102,7 @@ fn replace_text_keeps_formatting_and_refuses_ambiguity() {
     .unwrap_err();
     assert_eq!(ambiguous.code().as_str(), "AMBIGUOUS_MATCH");
     let missing = plan(
-        &doc,
+        &fork(&doc),
         &[EditOp::ReplaceText(ReplaceText {
             old_text: "purple".into(),
             new_text: "x".into(),
@@ -107,7 +115,7 @@ fn replace_text_keeps_formatting_and_refuses_ambiguity() {
     assert_eq!(missing.code().as_str(), "TEXT_NOT_FOUND");
 
     let all = plan(
-        &doc,
+        &fork(&doc),
         &[EditOp::ReplaceText(ReplaceText {
             old_text: "quick".into(),
             new_text: "slow".into(),
@@ -160,7 +168,7 @@ fn limits_are_checked_first() {
         blocks: None,
     });
     let doc = live_doc("a");
-    let err = plan(&doc, &[before], &TextBases::new()).unwrap_err();
+    let err = plan(&fork(&doc), &[before], &TextBases::new()).unwrap_err();
     assert_eq!(err.code().as_str(), "INVALID_INPUT");
     assert!(err.to_string().contains("block_id"), "{err}");
 }
@@ -190,19 +198,24 @@ fn a_rewrite_is_rebased_onto_what_was_typed_since_the_agent_read() {
     let id = block_ids(&doc)[0].clone();
     let read = "The quick brown fox.".to_owned();
     let typed = plan(
-        &doc,
+        &fork(&doc),
         &[update_text(&id, "The quick brown fox. It jumps")],
         &TextBases::new(),
     )
     .unwrap();
     apply_plan(&doc, &typed);
     let bases = TextBases::from([(id.clone(), read)]);
-    let rewrite = plan(&doc, &[update_text(&id, "The slow brown fox.")], &bases).unwrap();
+    let rewrite = plan(
+        &fork(&doc),
+        &[update_text(&id, "The slow brown fox.")],
+        &bases,
+    )
+    .unwrap();
     apply_plan(&doc, &rewrite);
     assert_eq!(texts(&doc), ["The slow brown fox. It jumps", "Other"]);
     // Without what it read, the agent's text replaces the block's, the person's included.
     let blind = plan(
-        &doc,
+        &fork(&doc),
         &[update_text(&id, "The slow brown fox.")],
         &TextBases::new(),
     )
@@ -215,10 +228,15 @@ fn a_rewrite_is_rebased_onto_what_was_typed_since_the_agent_read() {
 fn a_rewrite_of_the_same_words_someone_changed_is_refused() {
     let doc = live_doc("quote me");
     let id = block_ids(&doc)[0].clone();
-    let person = plan(&doc, &[update_text(&id, "quota me")], &TextBases::new()).unwrap();
+    let person = plan(
+        &fork(&doc),
+        &[update_text(&id, "quota me")],
+        &TextBases::new(),
+    )
+    .unwrap();
     apply_plan(&doc, &person);
     let bases = TextBases::from([(id.clone(), "quote me".to_owned())]);
-    let err = plan(&doc, &[update_text(&id, "quoted me")], &bases).unwrap_err();
+    let err = plan(&fork(&doc), &[update_text(&id, "quoted me")], &bases).unwrap_err();
     assert_eq!(err.code().as_str(), "STALE_REVISION");
     assert_eq!(
         err.to_string(),
@@ -248,7 +266,7 @@ fn an_edit_depends_on_its_targets_and_anchors_and_leaves_what_it_made() {
             keep_children: false,
         }),
     ];
-    let planned = plan(&doc, &ops, &TextBases::new()).unwrap();
+    let planned = plan(&fork(&doc), &ops, &TextBases::new()).unwrap();
     let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
     let before = blocknote::read_document(&doc.transact(), &fragment);
     let mut expected = vec![
@@ -294,7 +312,7 @@ fn too_many_new_blocks_are_refused_before_any_is_written() {
     let doc = live_doc("a");
     let markdown = "- x\n".repeat(MAX_NEW_BLOCKS + 1);
     let err = plan(
-        &doc,
+        &fork(&doc),
         &[EditOp::InsertBlocks(InsertBlocks {
             position: Position {
                 at: Anchor::End,

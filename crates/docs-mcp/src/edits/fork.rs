@@ -1,0 +1,277 @@
+//! Forks of a live document, to plan edits on. Copying a document's whole state takes
+//! milliseconds per thousand blocks, on the path of every edit; so once a document is edited,
+//! the next fork is made ahead, off the agent's path, and kept up to date with every change
+//! of the live document until an edit takes it.
+//!
+//! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]),
+//! and is used for one plan only: an edit's change is told apart in a document by that id.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use docs_client::DOCUMENT_FRAGMENT;
+use yrs::updates::decoder::Decode;
+use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
+
+use crate::error::{ServiceError, ServiceResult};
+
+/// The forks of one live document.
+pub struct Forks {
+    live: Doc,
+    /// The next fork, up to date with `live` (every change of `live` is applied to it).
+    ready: Arc<Mutex<Option<Doc>>>,
+    /// Whether `live`'s changes are forwarded to `ready` (from the first refill on).
+    following: AtomicBool,
+    refilling: AtomicBool,
+    /// The highest client id handed out: a ready fork made before a fresh copy was handed
+    /// out has a lower id, and is not used (ids must grow in the order edits are planned).
+    handed_out: AtomicU64,
+    observer_key: String,
+}
+
+impl Forks {
+    pub fn new(live: Doc) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Forks {
+            live,
+            ready: Arc::new(Mutex::new(None)),
+            following: AtomicBool::new(false),
+            refilling: AtomicBool::new(false),
+            handed_out: AtomicU64::new(0),
+            observer_key: format!(
+                "lasuite-docs-mcp/forks/{}",
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ),
+        }
+    }
+
+    /// A fork of the live document as it is now, and `at()` taken at that same state (no
+    /// change of the live document can come in between). The ready fork when there is one,
+    /// else a fresh copy.
+    pub fn take<T>(&self, at: impl FnOnce() -> T) -> ServiceResult<(Doc, T)> {
+        let (state, at) = {
+            let txn = self.live.transact();
+            let ready = self.ready.lock().expect("ready fork").take();
+            if let Some(fork) = ready
+                && fork.client_id().get() > self.handed_out.load(Ordering::Acquire)
+                && fork.transact().state_vector() == txn.state_vector()
+            {
+                self.handed_out
+                    .store(fork.client_id().get(), Ordering::Release);
+                return Ok((fork, at()));
+            }
+            (txn.encode_state_as_update_v1(&StateVector::default()), at())
+        };
+        let fork = new_fork();
+        self.handed_out
+            .fetch_max(fork.client_id().get(), Ordering::AcqRel);
+        apply(&fork, &state)?;
+        Ok((fork, at))
+    }
+
+    /// Makes the next fork, unless one is ready. CPU work: run it off the runtime, and off
+    /// the path of the edit that took the last one.
+    pub fn refill(&self) -> ServiceResult<()> {
+        self.follow()?;
+        if self.ready.lock().expect("ready fork").is_some()
+            || self.refilling.swap(true, Ordering::AcqRel)
+        {
+            return Ok(());
+        }
+        let made = self.make_ready();
+        self.refilling.store(false, Ordering::Release);
+        made
+    }
+
+    fn make_ready(&self) -> ServiceResult<()> {
+        let state = self
+            .live
+            .transact()
+            .encode_state_as_update_v1(&StateVector::default());
+        let fork = new_fork();
+        apply(&fork, &state)?;
+        // Installed under a read transaction of the live document: what changed since the
+        // copy is applied first, and no change can come in between.
+        let txn = self.live.transact();
+        let copied = fork.transact().state_vector();
+        if copied != txn.state_vector() {
+            apply(&fork, &txn.encode_state_as_update_v1(&copied))?;
+        }
+        *self.ready.lock().expect("ready fork") = Some(fork);
+        Ok(())
+    }
+
+    /// Forwards every change of the live document to the ready fork from now on; a change it
+    /// cannot take drops it (the next edit copies the document instead).
+    fn follow(&self) -> ServiceResult<()> {
+        if self.following.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let ready = self.ready.clone();
+        self.live
+            .observe_update_v1(self.observer_key.clone(), move |_, event| {
+                let mut ready = ready.lock().expect("ready fork");
+                if let Some(fork) = ready.as_ref()
+                    && apply(fork, &event.update).is_err()
+                {
+                    *ready = None;
+                }
+            })
+            .map_err(|e| ServiceError::Internal(format!("following the document: {e}")))
+    }
+}
+
+impl Drop for Forks {
+    fn drop(&mut self) {
+        if *self.following.get_mut() {
+            let _ = self.live.unobserve_update_v1(self.observer_key.clone());
+        }
+    }
+}
+
+fn new_fork() -> Doc {
+    let fork = Doc::with_options(Options {
+        client_id: yrs::block::ClientID::new(fork_client_id()),
+        offset_kind: OffsetKind::Utf16,
+        ..Options::default()
+    });
+    fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    fork
+}
+
+fn apply(fork: &Doc, update: &[u8]) -> ServiceResult<()> {
+    let update = Update::decode_v1(update)
+        .map_err(|e| ServiceError::Internal(format!("document state: {e}")))?;
+    fork.transact_mut()
+        .apply_update(update)
+        .map_err(|e| ServiceError::Internal(format!("document state: {e}")))
+}
+
+/// The Yjs client id of a new fork: above 2^32 (browsers draw theirs below it, so no clash)
+/// and increasing with time (microseconds). Yjs orders concurrent inserts at one place by
+/// client id, smaller first; increasing ids keep edits queued at the same place (two
+/// appends at the end, say) in the order they were asked for, whatever order they are
+/// approved in. Each fork's id is unique, which also tells whether an edit's change is in a
+/// document (its client's clock there).
+fn fork_client_id() -> u64 {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or_default();
+    let candidate = (1 << 32) + micros;
+    let previous = LAST
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(candidate.max(last + 1))
+        })
+        .unwrap_or_default();
+    candidate.max(previous + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use docs_client::blocknote::{self, write::Position};
+    use yrs::{GetString, Text, XmlFragment};
+
+    use super::*;
+
+    fn doc_with(markdown: &str) -> Doc {
+        let doc = Doc::with_options(Options {
+            offset_kind: OffsetKind::Utf16,
+            ..Options::default()
+        });
+        let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let blocks = blocknote::import_markdown(markdown).unwrap();
+        blocknote::insert_blocks(&mut doc.transact_mut(), &fragment, &Position::End, &blocks)
+            .unwrap();
+        doc
+    }
+
+    fn markdown(doc: &Doc) -> String {
+        let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let blocks = blocknote::read_document(&doc.transact(), &fragment);
+        blocknote::export_markdown(&blocks.blocks, &Default::default()).markdown
+    }
+
+    fn ready_id(forks: &Forks) -> Option<u64> {
+        let ready = forks.ready.lock().unwrap();
+        ready.as_ref().map(|fork| fork.client_id().get())
+    }
+
+    /// Someone else's change, made in a document of their own and sent over.
+    fn change_elsewhere(live: &Doc, change: impl FnOnce(&Doc)) {
+        let other = Doc::new();
+        let state = live
+            .transact()
+            .encode_state_as_update_v1(&StateVector::default());
+        apply(&other, &state).unwrap();
+        let before = other.transact().state_vector();
+        change(&other);
+        let update = other.transact().encode_state_as_update_v1(&before);
+        apply(live, &update).unwrap();
+    }
+
+    #[test]
+    fn the_fork_made_ahead_follows_every_change_and_is_taken_once() {
+        let live = doc_with("First\n\nSecond\n\nThird");
+        let forks = Forks::new(live.clone());
+        forks.refill().unwrap();
+        let ready = ready_id(&forks).expect("a fork made ahead");
+        // Changes after it was made, an insertion and a deletion, reach it.
+        change_elsewhere(&live, |other| {
+            let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+            let mut txn = other.transact_mut();
+            let group = blocknote::root_group(&txn, &fragment).unwrap();
+            group.remove_range(&mut txn, 1, 1);
+        });
+        live.get_or_insert_text("unrelated")
+            .push(&mut live.transact_mut(), "x");
+        let (fork, at) = forks.take(|| "at").unwrap();
+        assert_eq!(at, "at");
+        assert_eq!(fork.client_id().get(), ready);
+        assert_eq!(markdown(&fork), markdown(&live));
+        assert_eq!(markdown(&fork), "First\n\nThird\n");
+        assert_eq!(
+            fork.get_or_insert_text("unrelated")
+                .get_string(&fork.transact()),
+            "x"
+        );
+        // Taken: the next edit gets a fresh copy, with an id of its own.
+        assert_eq!(ready_id(&forks), None);
+        let (fresh, ()) = forks.take(|| ()).unwrap();
+        assert!(fresh.client_id().get() > ready);
+        assert_eq!(markdown(&fresh), markdown(&live));
+    }
+
+    #[test]
+    fn a_fork_made_before_a_later_edit_took_a_fresh_one_is_not_used() {
+        let live = doc_with("First");
+        let forks = Forks::new(live.clone());
+        forks.refill().unwrap();
+        let ready = ready_id(&forks).unwrap();
+        // An edit that found no fork ready (taken meanwhile) got a fresh one, with a higher id.
+        let stale = forks.ready.lock().unwrap().take();
+        let (fresh, ()) = forks.take(|| ()).unwrap();
+        assert!(fresh.client_id().get() > ready);
+        *forks.ready.lock().unwrap() = stale;
+        // The older fork would order the next edit before that one: a new copy is made.
+        let (next, ()) = forks.take(|| ()).unwrap();
+        assert!(next.client_id().get() > fresh.client_id().get());
+    }
+
+    #[test]
+    fn forks_stop_following_when_dropped() {
+        let live = doc_with("First");
+        let forks = Forks::new(live.clone());
+        forks.refill().unwrap();
+        let followed = forks.ready.clone();
+        drop(forks);
+        live.get_or_insert_text("t")
+            .push(&mut live.transact_mut(), "y");
+        let fork = followed.lock().unwrap().take().unwrap();
+        assert_eq!(
+            fork.get_or_insert_text("t").get_string(&fork.transact()),
+            ""
+        );
+    }
+}
