@@ -261,14 +261,12 @@ impl Host {
         Ok(self.service.edits(&filter.to_edit_filter()).await?)
     }
 
-    /// Undoes an applied edit at once: the user asked for it, so no approval is needed.
+    /// Undoes an applied edit at once: the user asked for it, so it is decided by them (never
+    /// pending, never announced as an agent's edit).
     pub async fn undo(&self, id: Uuid) -> CommandResult<EditRecord> {
         let agent = AgentInfo::new(UNDO_AGENT, DECIDER, UNDO_AGENT);
-        let record = self.service.undo(id, None, agent).await?;
-        if record.status == EditStatus::Pending {
-            return Ok(self.service.approve(record.id, DECIDER).await?);
-        }
-        Ok(record)
+        let record = self.service.undo(id, None, agent, Some(DECIDER)).await?;
+        Ok(self.service.confirmed(record).await?)
     }
 
     /// Decides the edits the person had on screen (ids); those decided elsewhere meanwhile

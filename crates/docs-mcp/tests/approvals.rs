@@ -214,7 +214,7 @@ async fn an_edit_is_undone_once() {
     let person = AgentInfo::new("Docs MCP (undo)", "app", "app");
     let refused = agent
         .service
-        .undo(edit_id(&replaced), None, person.clone())
+        .undo(edit_id(&replaced), None, person.clone(), Some("app"))
         .await
         .unwrap_err();
     assert_eq!(refused.code().as_str(), "EDIT_CONFLICT");
@@ -241,7 +241,7 @@ async fn an_edit_is_undone_once() {
     assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
     let after = agent
         .service
-        .undo(edit_id(&replaced), None, person)
+        .undo(edit_id(&replaced), None, person, Some("app"))
         .await
         .unwrap_err();
     assert_eq!(
@@ -252,6 +252,56 @@ async fn an_edit_is_undone_once() {
         )
     );
     assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
+}
+
+/// A person's own undo (History's Undo) is their decision: under a review policy it is not
+/// queued for approval nor announced as a pending edit, it is applied at once.
+#[tokio::test]
+async fn a_persons_undo_is_decided_at_once_and_never_pending() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Own undo").markdown("Hello old world"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let replaced = agent
+        .ok(
+            "replace_text",
+            json!({"document": doc.to_string(), "old_text": "old", "new_text": "new"}),
+        )
+        .await;
+    assert_eq!(stored_texts(&server, doc).await, ["Hello new world"]);
+    agent
+        .service
+        .set_policy(Some(doc), Some(Policy::Review))
+        .await
+        .unwrap();
+    let mut events = agent.service.subscribe();
+    let person = AgentInfo::new("Docs MCP (undo)", "app", "app");
+    let undo = agent
+        .service
+        .undo(edit_id(&replaced), None, person, Some("app"))
+        .await
+        .unwrap();
+    assert_eq!(undo.decided_by.as_deref(), Some("app"));
+    let undo = agent.service.confirmed(undo).await.unwrap();
+    assert_eq!(undo.status, EditStatus::Applied);
+    assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
+    let mut statuses = vec![];
+    while let Ok(event) = events.try_recv() {
+        if let docs_mcp::events::ServiceEvent::EditChanged {
+            edit_id, status, ..
+        } = event
+            && edit_id == undo.id
+        {
+            statuses.push(status);
+        }
+    }
+    assert!(!statuses.is_empty(), "the undo's changes are announced");
+    assert!(
+        !statuses.contains(&EditStatus::Pending),
+        "never pending: {statuses:?}"
+    );
 }
 
 /// Ten agents read a paragraph, then all rewrite it at once: exactly one rewrite lands; the

@@ -547,7 +547,7 @@ impl DocsMcp {
         let id = super::parse_edit_id(&args.edit_id)?;
         let mut record = self
             .service
-            .undo(id, args.reason, self.agent(&context))
+            .undo(id, args.reason, self.agent(&context), None)
             .await?;
         if !record.status.is_final() {
             record = self.wait_for_outcome(record.id, &context).await?;

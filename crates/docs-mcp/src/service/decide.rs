@@ -63,32 +63,40 @@ impl DocsService {
         let (plan, planned_at, _aftermath) =
             plan_on_fork(&doc, move |fork| edits::plan(fork, &ops, &bases)).await?;
         let (record, payload) = self.new_record(&doc, plan, &request, None);
-        self.queue(&doc, record, payload, policy, planned_at, guard)
+        let decided_by = self.automatic(policy);
+        self.queue(&doc, record, payload, decided_by, planned_at, guard)
             .await
     }
 
-    /// Stores a planned edit: `pending`, or, when the policy decides it, `applying` right away
-    /// (one write, before it takes effect) and merged.
+    /// Who decides an agent's edit at once under `policy`: the policy (`auto`), unless
+    /// agents' edits are paused; else nobody, and the edit waits for a person.
+    fn automatic(&self, policy: Policy) -> Option<String> {
+        (policy == Policy::Auto && !self.is_paused()).then(|| AUTO.to_owned())
+    }
+
+    /// Stores a planned edit: `pending`, or, when it is decided already (`decided_by`: the
+    /// policy, or the person who asked for it), `applying` right away (one write, before it
+    /// takes effect) and merged.
     async fn queue(
         &self,
         doc: &OpenDocument,
         mut record: EditRecord,
         payload: EditPayload,
-        policy: Policy,
+        decided_by: Option<String>,
         planned_at: u64,
         guard: DocumentGuard<'_>,
     ) -> ServiceResult<EditRecord> {
-        let automatic = policy == Policy::Auto && !self.is_paused();
-        if automatic {
+        let decided = decided_by.is_some();
+        if decided {
             record.status = EditStatus::Applying;
-            record.decided_by = Some(AUTO.to_owned());
+            record.decided_by = decided_by;
             record.decided_at = Some(now_ms());
         }
         self.store
             .insert_edit(record.clone(), payload.clone())
             .await?;
         self.changed(&record);
-        if !automatic {
+        if !decided {
             return Ok(record);
         }
         self.merge_decided(doc, record, &payload, Some(planned_at), guard)
@@ -188,7 +196,7 @@ impl DocsService {
     }
 
     /// `record` once the instance confirmed it, or as it stands after the confirmation wait.
-    async fn confirmed(&self, record: EditRecord) -> ServiceResult<EditRecord> {
+    pub async fn confirmed(&self, record: EditRecord) -> ServiceResult<EditRecord> {
         if record.status == EditStatus::Applying {
             return self
                 .wait_for_decision(record.id, self.config.confirm_wait)
@@ -436,14 +444,16 @@ impl DocsService {
         }
     }
 
-    /// Reverts an applied edit, as a new edit that follows the approval policy. Refused when
-    /// a later edit touched the same blocks, when a block it changed was changed again since
-    /// (undoing would overwrite that), or while another undo of it waits.
+    /// Reverts an applied edit, as a new edit that follows the approval policy — or, asked
+    /// by a person (`by_person`, who decides), that is decided at once. Refused when a later
+    /// edit touched the same blocks, when a block it changed was changed again since (undoing
+    /// would overwrite that), or while another undo of it waits.
     pub async fn undo(
         &self,
         id: Uuid,
         reason: Option<String>,
         agent: AgentInfo,
+        by_person: Option<&str>,
     ) -> ServiceResult<EditRecord> {
         let original = self.edit(id).await?;
         if original.status != EditStatus::Applied {
@@ -524,7 +534,11 @@ impl DocsService {
             bases: TextBases::new(),
         };
         let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
-        self.queue(&doc, record, payload, policy, planned_at, guard)
+        let decided_by = match by_person {
+            Some(person) => Some(person.to_owned()),
+            None => self.automatic(policy),
+        };
+        self.queue(&doc, record, payload, decided_by, planned_at, guard)
             .await
     }
 
