@@ -10,6 +10,7 @@ mod api;
 mod commands;
 mod documents;
 mod host;
+mod notify;
 mod settings;
 mod signin;
 mod tray;
@@ -119,6 +120,7 @@ fn run() -> anyhow::Result<()> {
             commands::sign_out,
         ])
         .manage(signin::SignIn::default())
+        .manage(notify::Bursts::default())
         .setup(|app| {
             let host = Arc::new(tauri::async_runtime::block_on(Host::start())?);
             app.manage(host.clone());

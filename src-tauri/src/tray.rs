@@ -1,6 +1,6 @@
 //! The tray icon and its menu: Open, Pending edits (count), Pause agents, Launch at login,
-//! Quit. The icon shows a dot while edits wait; every new pending edit raises a
-//! notification. Driven by service events, never by polling.
+//! Quit. The icon shows a dot while edits wait; new pending edits raise a notification, one
+//! per burst. Driven by service events, never by polling.
 
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use tauri_plugin_notification::NotificationExt as _;
 
 use crate::api::NAVIGATE_EVENT;
 use crate::host::Host;
+use crate::notify::{BURST_WINDOW, Bursts, NewEdit, Notice};
 
 const TRAY_ICON: &[u8] = include_bytes!("../../icons/tray.png");
 const TRAY_PENDING_ICON: &[u8] = include_bytes!("../../icons/tray-pending.png");
@@ -161,7 +162,8 @@ impl Tray {
     }
 }
 
-/// What the tray does on a service event: refresh, and notify of a new pending edit.
+/// What the tray does on a service event: refresh, and notify of new pending edits, once per
+/// burst.
 pub async fn on_event(app: &AppHandle, event: &ServiceEvent) {
     let host = app.state::<Arc<Host>>();
     if let Some(tray) = app.try_state::<Tray>() {
@@ -182,15 +184,32 @@ pub async fn on_event(app: &AppHandle, event: &ServiceEvent) {
             .and_then(|e| e.document_title.filter(|t| !t.trim().is_empty()))
             .map(|t| clamp(&t, 60))
             .unwrap_or_else(|| "a document".to_owned());
-        let result = app
-            .notification()
-            .builder()
-            .title(format!("{agent} wants to edit {document}"))
-            .body("Open Docs MCP to approve or reject the edit.")
-            .show();
-        if let Err(e) = result {
-            tracing::warn!(error = %e, "cannot show a notification");
+        let bursts = app.state::<Bursts>();
+        let started = bursts.add(NewEdit {
+            agent: agent.clone(),
+            document,
+        });
+        if started {
+            let app = app.clone();
+            tauri::async_runtime::spawn(async move {
+                tokio::time::sleep(BURST_WINDOW).await;
+                if let Some(notice) = app.state::<Bursts>().finish() {
+                    notify(&app, &notice);
+                }
+            });
         }
+    }
+}
+
+fn notify(app: &AppHandle, notice: &Notice) {
+    let result = app
+        .notification()
+        .builder()
+        .title(&notice.title)
+        .body(&notice.body)
+        .show();
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "cannot show a notification");
     }
 }
 
