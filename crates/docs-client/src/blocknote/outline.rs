@@ -175,8 +175,9 @@ fn slice_of(
     budget: Option<usize>,
 ) -> Slice {
     let mut losses = vec![];
-    // export the whole range at once so list numbering flows, then cut by budget
-    let chunks: Vec<Chunk> = export_chunks(&doc.blocks[range.clone()], opts, &mut losses);
+    // export the range in one pass so list numbering flows, up to the first block past the
+    // budget
+    let chunks: Vec<Chunk> = export_chunks(&doc.blocks[range.clone()], opts, &mut losses, budget);
     let mut taken = 0;
     let mut size = 0;
     for c in &chunks {

@@ -560,13 +560,15 @@ impl DocsMcp {
             (None, None) => blocknote::read_budget(&document, &StartAt::Beginning, budget, &opts)
                 .map_err(ServiceError::from)?,
         };
+        let read: std::collections::HashSet<&str> =
+            slice.block_ids.iter().map(String::as_str).collect();
         self.reads.saw(
             open.id,
             &revision,
             document
                 .blocks
                 .iter()
-                .filter(|b| slice.block_ids.contains(&b.id)),
+                .filter(|b| read.contains(b.id.as_str())),
         );
         let (markdown, blocks, format) = match args.format {
             ReadFormat::Markdown => (Some(slice.markdown.clone()), None, "markdown"),
@@ -574,7 +576,7 @@ impl DocsMcp {
                 let chosen: Vec<_> = document
                     .blocks
                     .iter()
-                    .filter(|b| slice.block_ids.contains(&b.id))
+                    .filter(|b| read.contains(b.id.as_str()))
                     .cloned()
                     .collect();
                 (None, Some(blocknote::json::blocks_json(&chosen)), "blocks")

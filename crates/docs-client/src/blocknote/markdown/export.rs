@@ -52,7 +52,7 @@ pub fn anchor(id: &str) -> String {
 /// Exports blocks to markdown.
 pub fn export_markdown(blocks: &[Block], opts: &ExportOptions) -> MarkdownExport {
     let mut losses = vec![];
-    let chunks = export_chunks(blocks, opts, &mut losses);
+    let chunks = export_chunks(blocks, opts, &mut losses, None);
     MarkdownExport {
         markdown: join_chunks(&chunks),
         fidelity: losses,
@@ -87,10 +87,14 @@ pub(crate) fn join_chunks(chunks: &[Chunk]) -> String {
     s
 }
 
+/// The chunks of `blocks`, in order. With a `budget` (characters of markdown, separators
+/// included), stops at the first chunk past it, that chunk included: what follows is never
+/// rendered (reading the start of a large document costs what is read).
 pub(crate) fn export_chunks(
     blocks: &[Block],
     opts: &ExportOptions,
     losses: &mut Vec<FidelityLoss>,
+    budget: Option<usize>,
 ) -> Vec<Chunk> {
     let mut w = Writer {
         opts: *opts,
@@ -99,6 +103,7 @@ pub(crate) fn export_chunks(
     let mut out = vec![];
     let mut prev: Option<&str> = None;
     let mut number = 0u64;
+    let mut size = 0;
     for b in blocks {
         let mut lines = vec![];
         number = next_number(prev, b, number, w.losses);
@@ -108,12 +113,17 @@ pub(crate) fn export_chunks(
         } else {
             "\n\n"
         };
+        let text = lines.join("\n");
+        size += text.len() + if out.is_empty() { 0 } else { sep.len() };
         out.push(Chunk {
             id: b.id.clone(),
             sep,
-            text: lines.join("\n"),
+            text,
         });
         prev = Some(&b.kind);
+        if budget.is_some_and(|budget| out.len() > 1 && size > budget) {
+            break;
+        }
     }
     out
 }
