@@ -38,6 +38,35 @@ describe("the connect screen", () => {
     expect(text(root, ".form-status")).toBe("Connected to https://docs.example.org (Docs 4.1.0).");
   });
 
+  it("takes a bare host (the service adds https://), which the form does not refuse", async () => {
+    const calls = mockCommands({
+      check_instance: () => ({ url: "https://docs.example.org", release_version: null }),
+      connect_instance: () => overview,
+    });
+    const { screen, root } = mount({ ...overview, instance: null });
+    const input = root.querySelector<HTMLInputElement>("#instance-url")!;
+    input.value = "docs.example.org";
+    expect(root.querySelector<HTMLFormElement>("form.connect-form")!.checkValidity()).toBe(true);
+    await screen.connect();
+    expect(calls[0]).toEqual(["check_instance", { url: "docs.example.org" }]);
+    expect(text(root, ".form-status")).toBe("Connected to https://docs.example.org.");
+  });
+
+  it("clears what the account said of the previous instance once another is connected", async () => {
+    mockCommands({
+      sign_in: () => failure("INSTANCE_UNREACHABLE", "the sign-in page did not load", "Check the network."),
+      check_instance: () => ({ url: "https://docs.example.org", release_version: null }),
+      connect_instance: () => overview,
+    });
+    const { screen, root } = mount();
+    await screen.signIn();
+    expect(text(root, ".account-status.error")).toBe("the sign-in page did not load — Check the network.");
+    root.querySelector<HTMLInputElement>("#instance-url")!.value = "https://docs.example.org";
+    await screen.connect();
+    expect(root.querySelector(".account-status.error")).toBeNull();
+    expect(text(root, ".account-status")).toBe("");
+  });
+
   it("shows why an instance was refused", async () => {
     mockCommands({ check_instance: () => failure("INVALID_INPUT", "not a URL", "Give an https:// address.") });
     const { screen, root } = mount();

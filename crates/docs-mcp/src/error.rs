@@ -202,6 +202,10 @@ impl ServiceError {
                 ErrorCode::DocReadonly => "You may only read this document; suggest the change to the user instead.".into(),
                 ErrorCode::SyncTimeout | ErrorCode::NotAcknowledged => "The edit is kept and retried; call edit_status later, or read the document again before retrying.".into(),
                 ErrorCode::DocUnsupported => "Tell the user: this document nests its lists too deeply to be edited safely; flattening them in Docs makes it editable. Other documents work.".into(),
+                ErrorCode::InvalidInput => match e {
+                    docs_client::Error::InvalidUrl { .. } => "Give the address of the Docs instance as a browser shows it, e.g. https://docs.example.org (http:// only for an instance on this computer).".into(),
+                    _ => "Give a document id (UUID) or its address, https://HOST/docs/<id>/.".into(),
+                },
                 _ => "Retry; if it persists, report the error.".into(),
             },
             ServiceError::Model(_) => match self.code() {
@@ -234,5 +238,29 @@ impl ServiceError {
             message: self.to_string(),
             hint: self.hint(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An address refused at the door says what to give instead, not "retry".
+    #[test]
+    fn a_refused_address_says_what_to_give() {
+        for input in ["http://docs.example.org", "ftp://docs.example.org"] {
+            let error = ServiceError::from(docs_client::InstanceUrl::parse(input).unwrap_err());
+            assert_eq!(error.code(), ErrorCode::InvalidInput);
+            assert_eq!(
+                error.hint(),
+                "Give the address of the Docs instance as a browser shows it, e.g. https://docs.example.org (http:// only for an instance on this computer)."
+            );
+        }
+        let error = ServiceError::from(docs_client::DocumentRef::parse("not a doc").unwrap_err());
+        assert_eq!(error.code(), ErrorCode::InvalidInput);
+        assert_eq!(
+            error.hint(),
+            "Give a document id (UUID) or its address, https://HOST/docs/<id>/."
+        );
     }
 }

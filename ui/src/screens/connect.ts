@@ -30,7 +30,12 @@ export class ConnectScreen {
     this.input = h("input", {
       id: "instance-url",
       name: "instance",
-      type: "url",
+      // Not type=url: the browser would refuse a bare host ("docs.example.org") with its own
+      // bubble, where the service adds https:// itself.
+      type: "text",
+      inputmode: "url",
+      spellcheck: "false",
+      autocapitalize: "off",
       required: true,
       placeholder: "https://docs.example.org",
       autocomplete: "url",
@@ -100,6 +105,8 @@ export class ConnectScreen {
       const check = await rpc("check_instance", { url });
       const overview = await rpc("connect_instance", { url: check.url });
       showStatus(this.status, `Connected to ${check.url}${check.release_version ? ` (Docs ${check.release_version})` : ""}.`);
+      // What the account said of the previous instance no longer holds.
+      showStatus(this.accountStatus, "");
       this.onOverview(overview);
     } catch (error) {
       showStatus(this.status, errorText(error), true);
