@@ -36,10 +36,20 @@ export function toRpcError(error: unknown): RpcError {
   });
 }
 
+/** What a person does next, for the codes whose service hint is written for agents (it
+ * names tools such as `list_documents`, or `DOCS_SESSION_COOKIE`). */
+const PERSON_HINTS: Record<string, string> = {
+  DOC_NOT_FOUND: "Check the address: the document may have been deleted, or this account cannot see it.",
+  NOT_SIGNED_IN: "Sign in on the Connect screen, or use a public document.",
+  DOC_FORBIDDEN: "Ask the document's owner for access.",
+  DOC_READONLY: "This account may only read the document.",
+};
+
 /** What the user reads of a failure: what happened, then what to do next. */
 export function errorText(error: unknown): string {
   const e = toRpcError(error);
-  return e.hint ? `${e.message} — ${e.hint}` : e.message;
+  const hint = PERSON_HINTS[e.code] ?? e.hint;
+  return hint ? `${e.message} — ${hint}` : e.message;
 }
 
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"];
