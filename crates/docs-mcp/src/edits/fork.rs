@@ -62,10 +62,9 @@ impl Forks {
             }
             (txn.encode_state_as_update_v1(&StateVector::default()), at())
         };
-        let fork = new_fork();
+        let fork = fork_of(&state)?;
         self.handed_out
             .fetch_max(fork.client_id().get(), Ordering::AcqRel);
-        apply(&fork, &state)?;
         Ok((fork, at))
     }
 
@@ -88,8 +87,7 @@ impl Forks {
             .live
             .transact()
             .encode_state_as_update_v1(&StateVector::default());
-        let fork = new_fork();
-        apply(&fork, &state)?;
+        let fork = fork_of(&state)?;
         // Installed under a read transaction of the live document: what changed since the
         // copy is applied first, and no change can come in between.
         let txn = self.live.transact();
@@ -129,14 +127,16 @@ impl Drop for Forks {
     }
 }
 
-fn new_fork() -> Doc {
+/// A new fork, with a client id of its own, holding `state` (a whole document's update).
+fn fork_of(state: &[u8]) -> ServiceResult<Doc> {
     let fork = Doc::with_options(Options {
         client_id: yrs::block::ClientID::new(fork_client_id()),
         offset_kind: OffsetKind::Utf16,
         ..Options::default()
     });
     fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-    fork
+    apply(&fork, state)?;
+    Ok(fork)
 }
 
 fn apply(fork: &Doc, update: &[u8]) -> ServiceResult<()> {

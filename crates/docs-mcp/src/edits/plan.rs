@@ -152,8 +152,10 @@ fn plan_with(
     let after = blocknote::read_outermost(&fork.transact(), &fragment, &changed);
     let touched: Vec<String> = effects.depends.keys().cloned().collect();
     let preview = preview::preview(&before, &after, &touched, &effects.new_blocks);
-    let (depends_on, leaves) = block_states(&before, &after, &effects);
-    let texts = planned_texts(&before, &after, &effects);
+    // Indexed once: the blocks before are the whole document.
+    let (before_blocks, after_blocks) = (index(&before), index(&after));
+    let (depends_on, leaves) = block_states(&before_blocks, &after_blocks, &after, &effects);
+    let texts = planned_texts(&before_blocks, &after_blocks, &effects);
     Ok(Plan {
         update,
         base_state_vector: base_state_vector.encode_v1(),
@@ -168,8 +170,11 @@ fn plan_with(
 }
 
 /// The texts of the blocks whose content the edit changes, before and after.
-fn planned_texts(before: &Document, after: &Document, effects: &Effects) -> Vec<PlannedText> {
-    let (before_blocks, after_blocks) = (index(before), index(after));
+fn planned_texts(
+    before_blocks: &HashMap<&str, &blocknote::Block>,
+    after_blocks: &HashMap<&str, &blocknote::Block>,
+    effects: &Effects,
+) -> Vec<PlannedText> {
     effects
         .depends
         .iter()
@@ -200,11 +205,11 @@ fn seen(block: &blocknote::Block, scope: Scope) -> Seen {
 /// What the edit depends on (existing blocks, before) and leaves (changed and new blocks,
 /// after; the outermost new blocks with what is nested under them).
 fn block_states(
-    before: &Document,
+    before_blocks: &HashMap<&str, &blocknote::Block>,
+    after_blocks: &HashMap<&str, &blocknote::Block>,
     after: &Document,
     effects: &Effects,
 ) -> (Vec<BlockState>, Vec<BlockState>) {
-    let (before_blocks, after_blocks) = (index(before), index(after));
     let state = |blocks: &HashMap<&str, &blocknote::Block>, id: &str, scope: Scope| {
         blocks.get(id).map(|block| BlockState {
             block_id: id.to_owned(),
@@ -214,16 +219,16 @@ fn block_states(
     let depends_on = effects
         .depends
         .iter()
-        .filter_map(|(id, scope)| state(&before_blocks, id, *scope))
+        .filter_map(|(id, scope)| state(before_blocks, id, *scope))
         .collect();
     let changed = effects
         .depends
         .iter()
         .filter(|(_, scope)| **scope != Scope::Exists)
-        .filter_map(|(id, scope)| state(&after_blocks, id, *scope));
+        .filter_map(|(id, scope)| state(after_blocks, id, *scope));
     let created = outermost(after, &effects.new_blocks)
         .into_iter()
-        .filter_map(|id| state(&after_blocks, &id, Scope::Subtree));
+        .filter_map(|id| state(after_blocks, &id, Scope::Subtree));
     (depends_on, changed.chain(created).collect())
 }
 
