@@ -13,6 +13,8 @@ use uuid::Uuid;
 /// The name of the one event stream that carries `docs_mcp::events::ServiceEvent`s (and a
 /// `{"type": "resync"}` when events were dropped) to the UI.
 pub const SERVICE_EVENT: &str = "service-event";
+/// Launch at login changed (from the tray or Settings): the OS's state now, a boolean.
+pub const LAUNCH_AT_LOGIN_EVENT: &str = "launch-at-login";
 /// Asks the UI to show a screen (`"pending"`, ...); sent by the tray menu.
 pub const NAVIGATE_EVENT: &str = "navigate";
 
@@ -41,6 +43,39 @@ impl CommandError {
             "Sign in again when you are ready; public documents work meanwhile.",
         )
     }
+}
+
+/// The address answered, but not as Docs does (no `/api/v1.0/config/`, or not its JSON).
+pub const NOT_A_DOCS_INSTANCE: &str = "NOT_A_DOCS_INSTANCE";
+
+/// Why an address given on the Connect screen is not a usable Docs instance, for a person:
+/// a server that is not Docs gets one sentence (never its error page, nor a hint meant for
+/// agents), and every hint says what to do instead.
+pub fn instance_check_failed(url: &str, error: docs_client::Error) -> CommandError {
+    use docs_client::Error as E;
+    match error {
+        E::NotFound { .. } | E::Unauthorized { .. } | E::Forbidden { .. } | E::BadResponse { .. } => {
+            CommandError::app(
+                NOT_A_DOCS_INSTANCE,
+                &format!("{url} answers, but not as a La Suite Docs instance"),
+                "Give the address you open Docs at in your browser, for example https://docs.numerique.gouv.fr.",
+            )
+        }
+        E::Network { detail } => CommandError(ErrorInfo {
+            hint: "Check the address, and that this computer reaches it (a company's instance may need its VPN).".into(),
+            message: format!("cannot reach {url}: {detail}"),
+            ..ServiceError::from(E::Network { detail: String::new() }).info()
+        }),
+        other => other.into(),
+    }
+}
+
+/// The system could not open a browser; the OS's exit status means nothing to a person.
+pub fn browser_failed(url: &str) -> CommandError {
+    invalid(
+        format!("no web browser opened {url}"),
+        "Copy the address into your browser; check the system's default browser.",
+    )
 }
 
 impl From<tauri::Error> for CommandError {
@@ -205,13 +240,13 @@ pub enum Decision {
     Reject,
 }
 
-/// The Settings screen. The port applies at the next start.
+/// The Settings screen. The port applies at the next start. (Launch at login is not one of
+/// them: it is the OS's state, read and changed on its own, from the tray or Settings.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
     pub port: u16,
     pub approval_wait_secs: u64,
     pub default_policy: Policy,
-    pub launch_at_login: bool,
     /// The port the endpoint listens on now.
     pub active_port: u16,
 }
@@ -359,6 +394,73 @@ mod tests {
                 "message": "the sign-in window was closed before signing in",
                 "hint": "Sign in again when you are ready; public documents work meanwhile."
             })
+        );
+    }
+
+    #[test]
+    fn a_server_that_is_not_docs_gets_one_sentence_not_its_error_page() {
+        let url = "https://intranet.example.org";
+        for error in [
+            docs_client::Error::NotFound {
+                what: "the instance configuration (<html>Not Found</html>)".into(),
+            },
+            docs_client::Error::Unauthorized {
+                detail: "Authentication credentials were not provided.".into(),
+            },
+            docs_client::Error::BadResponse {
+                status: 200,
+                detail: r#"the instance configuration: {"status":"ok","version":3}"#.into(),
+            },
+        ] {
+            let json = serde_json::to_value(instance_check_failed(url, error)).unwrap();
+            assert_eq!(
+                json,
+                serde_json::json!({
+                    "code": "NOT_A_DOCS_INSTANCE",
+                    "message": "https://intranet.example.org answers, but not as a La Suite Docs instance",
+                    "hint": "Give the address you open Docs at in your browser, for example https://docs.numerique.gouv.fr."
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn an_unreachable_address_says_what_to_check() {
+        let error = docs_client::Error::Network {
+            detail: "connection failed (dns error)".into(),
+        };
+        let json =
+            serde_json::to_value(instance_check_failed("https://docs.example.org", error)).unwrap();
+        assert_eq!(json["code"], "INSTANCE_UNREACHABLE");
+        assert_eq!(
+            json["message"],
+            "cannot reach https://docs.example.org: connection failed (dns error)"
+        );
+        assert_eq!(
+            json["hint"],
+            "Check the address, and that this computer reaches it (a company's instance may need its VPN)."
+        );
+        let throttled = docs_client::Error::Throttled {
+            retry_after: std::time::Duration::from_secs(30),
+        };
+        assert_eq!(
+            serde_json::to_value(instance_check_failed("https://docs.example.org", throttled))
+                .unwrap()["code"],
+            "RATE_LIMITED"
+        );
+    }
+
+    #[test]
+    fn a_browser_that_does_not_open_is_told_without_the_exit_status() {
+        let json =
+            serde_json::to_value(browser_failed("https://docs.example.org/docs/1/")).unwrap();
+        assert_eq!(
+            json["message"],
+            "no web browser opened https://docs.example.org/docs/1/"
+        );
+        assert_eq!(
+            json["hint"],
+            "Copy the address into your browser; check the system's default browser."
         );
     }
 

@@ -11,10 +11,10 @@ use uuid::Uuid;
 
 use crate::api::{
     CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
-    InstanceCheck, Overview, SessionRow, Settings, invalid,
+    InstanceCheck, Overview, SessionRow, Settings, browser_failed, invalid,
 };
 use crate::host::{DECIDER, Host};
-use crate::{documents, tray};
+use crate::{autostart, documents, tray};
 
 type HostState<'a> = State<'a, Arc<Host>>;
 
@@ -100,10 +100,8 @@ pub fn open_in_browser(
     app.opener()
         .open_url(url.as_str(), None::<&str>)
         .map_err(|e| {
-            invalid(
-                format!("cannot open {url}: {e}"),
-                "Open it from your browser.",
-            )
+            tracing::warn!(error = %e, "the system did not open a browser");
+            browser_failed(url.as_str())
         })
 }
 
@@ -123,6 +121,11 @@ pub async fn decide_all(
 }
 
 #[tauri::command(rename_all = "snake_case")]
+pub fn stop_decisions(host: HostState<'_>) {
+    host.stop_decisions();
+}
+
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_history(
     host: HostState<'_>,
     filter: HistoryFilter,
@@ -136,26 +139,31 @@ pub async fn undo_edit(host: HostState<'_>, id: Uuid) -> CommandResult<EditRecor
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn get_settings(app: AppHandle, host: HostState<'_>) -> CommandResult<Settings> {
-    host.settings(tray::launches_at_login(&app)).await
+pub async fn get_settings(host: HostState<'_>) -> CommandResult<Settings> {
+    host.settings().await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn save_settings(
-    app: AppHandle,
-    host: HostState<'_>,
-    settings: Settings,
-) -> CommandResult<Settings> {
+pub async fn save_settings(host: HostState<'_>, settings: Settings) -> CommandResult<Settings> {
     host.save_settings(&settings).await?;
-    if settings.launch_at_login != tray::launches_at_login(&app) {
-        tray::set_launch_at_login(&app, settings.launch_at_login).map_err(|e| {
-            invalid(
-                format!("cannot change launch at login: {e}"),
-                "Your desktop may not support login items; start Docs MCP yourself.",
-            )
-        })?;
-    }
-    host.settings(tray::launches_at_login(&app)).await
+    host.settings().await
+}
+
+/// Whether the OS starts the app at login, read from the OS.
+#[tauri::command(rename_all = "snake_case")]
+pub fn launch_at_login(app: AppHandle) -> bool {
+    autostart::is_enabled(&app)
+}
+
+/// Turns launch at login on or off; answers the OS's state after it.
+#[tauri::command(rename_all = "snake_case")]
+pub fn set_launch_at_login(app: AppHandle, enabled: bool) -> CommandResult<bool> {
+    tray::set_launch_at_login(&app, enabled).map_err(|e| {
+        invalid(
+            format!("launch at login was not changed: {e}"),
+            "Start Docs MCP yourself meanwhile; check that your home folder is writable.",
+        )
+    })
 }
 
 #[tauri::command(rename_all = "snake_case")]

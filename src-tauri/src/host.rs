@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::api::{
     Account, CommandResult, Decision, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings,
-    invalid, session_rows,
+    instance_check_failed, invalid, session_rows,
 };
 use crate::settings::AppSettings;
 
@@ -35,6 +35,8 @@ pub struct Host {
     listen_error: Option<String>,
     http: std::sync::Mutex<Option<tokio::task::JoinHandle<anyhow::Result<()>>>>,
     shutdown: CancellationToken,
+    /// Stops the group decisions under way (the person's "Stop"); replaced once used.
+    stop_decisions: std::sync::Mutex<CancellationToken>,
 }
 
 impl Host {
@@ -121,6 +123,7 @@ impl Host {
             listen_error,
             http: std::sync::Mutex::new(http),
             shutdown,
+            stop_decisions: std::sync::Mutex::new(CancellationToken::new()),
         })
     }
 
@@ -171,7 +174,8 @@ impl Host {
         let url = InstanceUrl::parse(url.trim())?;
         let config = DocsClient::new(ClientConfig::new(url.clone()))?
             .instance_config()
-            .await?;
+            .await
+            .map_err(|e| instance_check_failed(&url.to_string(), e))?;
         Ok(InstanceCheck {
             url: url.to_string(),
             release_version: config.release_version,
@@ -196,8 +200,8 @@ impl Host {
         settings.save(&self.data_dir)
     }
 
-    /// The settings as they apply now; `launch_at_login` is the OS's, given by the caller.
-    pub async fn settings(&self, launch_at_login: bool) -> CommandResult<Settings> {
+    /// The settings as they apply now.
+    pub async fn settings(&self) -> CommandResult<Settings> {
         Ok(Settings {
             port: AppSettings::load(&self.data_dir)
                 .port
@@ -209,7 +213,6 @@ impl Host {
                 .await?
                 .default
                 .unwrap_or(self.service.config().default_policy),
-            launch_at_login,
             active_port: self.listen.port(),
         })
     }
@@ -284,10 +287,18 @@ impl Host {
             ));
         }
         let approve = decision == Decision::Approve;
+        let stop = self.stop_decisions.lock().expect("stop lock").clone();
         Ok(self
             .service
-            .decide_all(approve, ids, comment, DECIDER)
+            .decide_all(approve, ids, comment, DECIDER, &stop)
             .await?)
+    }
+
+    /// Stops the group decisions under way: the edits they have not reached stay pending.
+    pub fn stop_decisions(&self) {
+        let mut stop = self.stop_decisions.lock().expect("stop lock");
+        stop.cancel();
+        *stop = CancellationToken::new();
     }
 
     /// The Docs instance the service is connected to.

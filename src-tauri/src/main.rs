@@ -7,6 +7,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;
+mod autostart;
 mod commands;
 mod documents;
 mod host;
@@ -21,10 +22,8 @@ use tauri::{Emitter, Manager, RunEvent, WindowEvent};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::api::SERVICE_EVENT;
+use crate::autostart::MINIMIZED_ARG;
 use crate::host::Host;
-
-/// Passed by the login item: start in the tray, without the window.
-const MINIMIZED_ARG: &str = "--minimized";
 
 fn main() -> std::process::ExitCode {
     if std::env::args().nth(1).as_deref() == Some("bridge") {
@@ -89,11 +88,14 @@ fn run() -> anyhow::Result<()> {
     } else {
         tracing::warn!("DBUS_SESSION_BUS_ADDRESS is empty: a second launch will not find this one");
     }
-    let app = builder
-        .plugin(tauri_plugin_autostart::init(
+    #[cfg(not(target_os = "linux"))]
+    {
+        builder = builder.plugin(tauri_plugin_autostart::init(
             tauri_plugin_autostart::MacosLauncher::LaunchAgent,
             Some(vec![MINIMIZED_ARG]),
-        ))
+        ));
+    }
+    let app = builder
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(tauri::generate_handler![
@@ -111,6 +113,9 @@ fn run() -> anyhow::Result<()> {
             commands::open_in_browser,
             commands::disconnect_session,
             commands::decide_all,
+            commands::stop_decisions,
+            commands::launch_at_login,
+            commands::set_launch_at_login,
             commands::list_history,
             commands::undo_edit,
             commands::get_settings,

@@ -10,10 +10,10 @@ use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Emitter, Manager, Wry};
-use tauri_plugin_autostart::ManagerExt as _;
 use tauri_plugin_notification::NotificationExt as _;
 
-use crate::api::NAVIGATE_EVENT;
+use crate::api::{LAUNCH_AT_LOGIN_EVENT, NAVIGATE_EVENT};
+use crate::autostart;
 use crate::host::Host;
 use crate::notify::{BURST_WINDOW, Bursts, NewEdit, Notice};
 
@@ -27,23 +27,16 @@ pub struct Tray {
     autostart: CheckMenuItem<Wry>,
 }
 
-/// Whether the OS starts the app at login.
-pub fn launches_at_login(app: &AppHandle) -> bool {
-    app.autolaunch().is_enabled().unwrap_or(false)
-}
-
-/// Turns launch at login on or off (tray menu and Settings), keeping the menu's tick true.
-pub fn set_launch_at_login(app: &AppHandle, enabled: bool) -> Result<(), String> {
-    let launcher = app.autolaunch();
-    let result = if enabled {
-        launcher.enable()
-    } else {
-        launcher.disable()
-    };
+/// Turns launch at login on or off (tray menu and Settings). The menu's tick and the
+/// Settings screen then show the OS's state, whether the change worked or not.
+pub fn set_launch_at_login(app: &AppHandle, enabled: bool) -> Result<bool, String> {
+    let result = autostart::set(app, enabled);
+    let now = autostart::is_enabled(app);
     if let Some(tray) = app.try_state::<Tray>() {
-        let _ = tray.autostart.set_checked(launches_at_login(app));
+        let _ = tray.autostart.set_checked(now);
     }
-    result.map_err(|e| e.to_string())
+    let _ = app.emit(LAUNCH_AT_LOGIN_EVENT, now);
+    result.map(|()| now)
 }
 
 pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
@@ -62,7 +55,7 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
         "autostart",
         "Launch at login",
         true,
-        launches_at_login(app),
+        autostart::is_enabled(app),
         None::<&str>,
     )?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
@@ -97,8 +90,15 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
                 });
             }
             "autostart" => {
-                if let Err(e) = set_launch_at_login(app, !launches_at_login(app)) {
+                if let Err(e) = set_launch_at_login(app, !autostart::is_enabled(app)) {
                     tracing::error!(error = %e, "cannot change launch at login");
+                    notify(
+                        app,
+                        &Notice {
+                            title: "Launch at login was not changed".into(),
+                            body: e,
+                        },
+                    );
                 }
             }
             "quit" => {

@@ -2,7 +2,7 @@
 // stream that keeps them current.
 
 import { h } from "./dom";
-import { errorText, onNavigate, onServiceEvent, rpc } from "./rpc";
+import { errorText, onLaunchAtLogin, onNavigate, onServiceEvent, rpc } from "./rpc";
 import { AgentsScreen } from "./screens/agents";
 import { ConnectScreen } from "./screens/connect";
 import { DocumentsScreen } from "./screens/documents";
@@ -76,6 +76,7 @@ export class App {
   async start(): Promise<void> {
     await onServiceEvent((event) => this.onEvent(event));
     await onNavigate((screen) => this.show(screen));
+    await onLaunchAtLogin((enabled) => this.settings.showLaunchAtLogin(enabled));
     await this.refreshOverview();
     await Promise.all([this.pending.load(), this.sessions.load(), this.history.load(), this.settings.load()]);
     // Unless the user (or the tray) already picked a screen while loading.

@@ -71,6 +71,11 @@ export function onServiceEvent(handler: (event: ServiceEvent) => void): Promise<
   return listen<ServiceEvent>("service-event", (e) => handler(e.payload));
 }
 
+/** Launch at login changed, from the tray or Settings: the OS's state now. */
+export function onLaunchAtLogin(handler: (enabled: boolean) => void): Promise<UnlistenFn> {
+  return listen<boolean>("launch-at-login", (e) => handler(e.payload));
+}
+
 /** The tray asks for a screen. */
 export function onNavigate(handler: (screen: Screen) => void): Promise<UnlistenFn> {
   return listen<Screen>("navigate", (e) => handler(e.payload));

@@ -155,7 +155,6 @@ export interface Settings {
   port: number;
   approval_wait_secs: number;
   default_policy: Policy;
-  launch_at_login: boolean;
   /** The port the endpoint listens on now (differs from `port` until a restart). */
   active_port: number;
 }
@@ -197,11 +196,17 @@ export interface Commands {
     args: { decision: Decision; ids: string[]; comment: string | null };
     result: EditRecord[];
   };
+  /** Stops the group decisions under way: the edits they have not reached stay pending. */
+  stop_decisions: { args: Record<string, never>; result: null };
   list_history: { args: { filter: HistoryFilter }; result: EditRecord[] };
   /** Undoes an applied edit (as a new edit the user made, applied at once). */
   undo_edit: { args: { id: string }; result: EditRecord };
   get_settings: { args: Record<string, never>; result: Settings };
   save_settings: { args: { settings: Settings }; result: Settings };
+  /** Whether the OS starts the app at login (read from the OS, as the tray shows it). */
+  launch_at_login: { args: Record<string, never>; result: boolean };
+  /** Turns launch at login on or off at once; answers the OS's state after it. */
+  set_launch_at_login: { args: { enabled: boolean }; result: boolean };
   /** Replaces the bearer token; agents must be given the new one. */
   regenerate_token: { args: Record<string, never>; result: Overview };
 }

@@ -19,6 +19,7 @@ async function start({ current = overview, pending = [] as EditRecord[] } = {}) 
     list_sessions: () => [],
     list_history: () => [],
     get_settings: () => ({ ...settings, default_policy: "read-only" }),
+    launch_at_login: () => false,
   });
   const app = new App();
   document.body.append(app.root);
@@ -43,7 +44,7 @@ describe("the app", () => {
     const { app, calls } = await start();
     await vi.waitFor(() => expect(app.root.querySelectorAll('[data-panel="documents"] tbody tr')).toHaveLength(1));
     expect(calls.map(([cmd]) => cmd).sort()).toEqual(
-      ["get_settings", "list_documents", "list_history", "list_pending", "list_sessions", "overview"],
+      ["get_settings", "launch_at_login", "list_documents", "list_history", "list_pending", "list_sessions", "overview"],
     );
     expect(app.current()).toBe("agents");
   });

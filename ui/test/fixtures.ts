@@ -60,6 +60,5 @@ export const settings: Settings = {
   port: 7658,
   approval_wait_secs: 20,
   default_policy: "review",
-  launch_at_login: false,
   active_port: 7658,
 };

@@ -160,7 +160,7 @@ function another(id: string, agent = edit.agent.name, document_id = edit.documen
 }
 
 describe("focus", () => {
-  it("moves on to the next edit's Approve once the focused edit is decided", async () => {
+  it("moves on to the next edit's card (not its Approve) once the focused edit is decided", async () => {
     const next = another("e2", "Cursor", "d2");
     let decided = false;
     mockCommands({
@@ -177,7 +177,27 @@ describe("focus", () => {
     approve.focus();
     approve.click();
     await vi.waitFor(() => expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(1));
-    expect(document.activeElement).toBe(screen.root.querySelector('[data-edit-id="e2"] button.primary'));
+    expect(document.activeElement).toBe(screen.root.querySelector('[data-edit-id="e2"]'));
+  });
+
+  it("moves on to a card once a group's toolbar leaves with its decided edits", async () => {
+    const third = another("e3", "Cursor", "d2");
+    let decided = false;
+    mockCommands({
+      list_pending: () => (decided ? [third] : [edit, another("e2"), third]),
+      decide_all: () => {
+        decided = true;
+        return [{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }];
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    const approveAll = button(screen.root, "Approve all (2)");
+    approveAll.focus();
+    approveAll.click();
+    await vi.waitFor(() => expect(screen.root.querySelectorAll(".edit-card")).toHaveLength(1));
+    expect(document.activeElement).toBe(screen.root.querySelector('[data-edit-id="e3"]'));
   });
 });
 
@@ -220,7 +240,7 @@ describe("deciding a group", () => {
     const group = screen.root.querySelector<HTMLElement>(".groups")!;
     expect(group.hidden).toBe(false);
     expect([...group.querySelectorAll(".group-label")].map((e) => e.textContent)).toEqual(["2 edits by Claude Code", "3 edits to Meeting notes"]);
-    expect([...group.querySelectorAll(".group > .actions button")].map((e) => e.textContent)).toEqual([
+    expect([...group.querySelectorAll(".group > .actions button:not([hidden])")].map((e) => e.textContent)).toEqual([
       "Approve all (2)", "Reject all (2)…", "Approve all (3)", "Reject all (3)…",
     ]);
     expect(group.compareDocumentPosition(screen.root.querySelector(".edit-card")!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
@@ -303,10 +323,93 @@ describe("deciding a group", () => {
     button(screen.root, "Approve all (2)").click();
     await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
     screen.render([edit, another("e2"), another("e3")]);
-    expect(button(screen.root, "Approve all (3)").disabled).toBe(true);
+    // The running toolbar stays as clicked, every decision waits.
+    expect(button(screen.root, "Approve all (2)").disabled).toBe(true);
+    expect(texts(screen.root, ".group-status")).toEqual(["Approving… 0 of 2"]);
+    expect([...screen.root.querySelectorAll<HTMLButtonElement>(".edit-card button")].every((b) => b.disabled)).toBe(true);
     answer([{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }]);
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
     expect(calls.filter(([c]) => c === "decide_all")).toEqual([["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }]]);
+  });
+});
+
+describe("a group decision under way", () => {
+  /** Three edits by Claude Code, one by Cursor elsewhere; decide_all waits for `answer`. */
+  async function mountRunning() {
+    let answer!: (records: EditRecord[]) => void;
+    let pending = [edit, another("e2"), another("e3"), another("e4", "Cursor", "d2")];
+    const calls = mockCommands({
+      list_pending: () => pending,
+      decide_all: () => new Promise<EditRecord[]>((resolve) => (answer = resolve)),
+      stop_decisions: () => null,
+      approve_edit: () => ({ ...edit, status: "applied" }),
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    screen.root.querySelector(".notice")!.append("An older notice");
+    button(screen.root, "Approve all (3)").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("decide_all"));
+    return {
+      screen,
+      calls,
+      answer: (records: EditRecord[], left: EditRecord[]) => {
+        pending = left;
+        answer(records);
+      },
+    };
+  }
+
+  const changed = (id: string, status: EditRecord["status"]) =>
+    ({ type: "edit_changed", edit_id: id, document_id: edit.document_id, status, agent: "Claude Code" }) as const;
+
+  it("clears the old notice, counts the edits decided so far, and locks every other decision", async () => {
+    const { screen } = await mountRunning();
+    expect(screen.root.querySelector(".notice")!.textContent).toBe("");
+    expect(texts(screen.root, ".group-status")).toEqual(["Approving… 0 of 3"]);
+    screen.onEvent(changed(edit.id, "applying"));
+    screen.onEvent(changed("e2", "applied"));
+    // A second event for one edit, and one for an edit outside the group, count nothing.
+    screen.onEvent(changed("e2", "applied"));
+    screen.onEvent(changed("e4", "applying"));
+    expect(texts(screen.root, ".group-status")).toEqual(["Approving… 2 of 3"]);
+    const locked = [...screen.root.querySelectorAll<HTMLButtonElement>("button:not([hidden])")].filter((b) => b.textContent !== "Stop");
+    expect(locked.length).toBeGreaterThan(0);
+    expect(locked.every((b) => b.disabled)).toBe(true);
+    expect(button(screen.root, "Stop").disabled).toBe(false);
+  });
+
+  it("Stop asks the service to stop; the notice says how many edits stay pending", async () => {
+    const { screen, calls, answer } = await mountRunning();
+    screen.onEvent(changed(edit.id, "applied"));
+    button(screen.root, "Stop").click();
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("stop_decisions"));
+    expect(texts(screen.root, ".group-status")).toEqual(["Stopping… 1 of 3 decided"]);
+    expect(button(screen.root, "Stopping…").disabled).toBe(true);
+    answer([{ ...edit, status: "applied" }], [another("e2"), another("e3"), another("e4", "Cursor", "d2")]);
+    await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
+    expect(texts(screen.root, ".notice p")).toEqual(["Applied 1 edit by Claude Code.", "Stopped: 2 edits were left pending."]);
+    // Decisions are open again, and Stop is gone.
+    expect(button(screen.root, "Approve all (2)").disabled).toBe(false);
+    expect([...screen.root.querySelectorAll<HTMLButtonElement>(".edit-card button")].every((b) => !b.disabled)).toBe(true);
+    expect([...screen.root.querySelectorAll<HTMLButtonElement>("button.stop")].every((b) => b.hidden)).toBe(true);
+  });
+
+  it("a Stop before any decision says that nothing was decided", async () => {
+    const { screen, answer } = await mountRunning();
+    button(screen.root, "Stop").click();
+    answer([], [edit, another("e2"), another("e3"), another("e4", "Cursor", "d2")]);
+    await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
+    expect(texts(screen.root, ".notice p")).toEqual(["Stopped before any edit was decided: 3 edits stay pending."]);
+  });
+
+  it("keeps the toolbars in place when a new group comes", async () => {
+    mockCommands({});
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    screen.render([another("e3", "Cursor", "d2"), another("e4", "Cursor", "d2")]);
+    screen.render([edit, another("e2"), another("e3", "Cursor", "d2"), another("e4", "Cursor", "d2")]);
+    expect(texts(screen.root, ".group-label")).toEqual(["2 edits by Cursor", "2 edits by Claude Code"]);
   });
 });
 

@@ -10,8 +10,13 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-async function mount(save: (s: Settings) => Settings = (s) => s) {
-  const calls = mockCommands({ get_settings: () => settings, save_settings: ({ settings }) => save(settings) });
+async function mount(save: (s: Settings) => Settings = (s) => s, launch: { enabled: boolean; set?: (enabled: boolean) => boolean } = { enabled: false }) {
+  const calls = mockCommands({
+    get_settings: () => settings,
+    save_settings: ({ settings }) => save(settings),
+    launch_at_login: () => launch.enabled,
+    set_launch_at_login: ({ enabled }) => (launch.set ? launch.set(enabled) : (launch.enabled = enabled)),
+  });
   const onSettings = vi.fn();
   const screen = new SettingsScreen(onSettings);
   document.body.append(screen.root);
@@ -26,6 +31,7 @@ async function mount(save: (s: Settings) => Settings = (s) => s) {
     policy: field<HTMLSelectElement>("settings-default-policy"),
     launch: field<HTMLInputElement>("settings-launch"),
     status: screen.root.querySelector(".form-status")!,
+    launchStatus: screen.root.querySelector(".launch-status")!,
   };
 }
 
@@ -52,14 +58,14 @@ describe("the settings screen", () => {
   });
 
   it("Save sends save_settings with every field", async () => {
-    const { screen, calls, port, wait, policy, launch, status, onSettings } = await mount();
+    const { screen, calls, port, wait, policy, status, onSettings } = await mount();
     port.value = "8000";
     wait.value = "120";
     policy.value = "auto";
-    launch.checked = true;
+    calls.length = 0;
     await screen.save();
-    const saved: Settings = { port: 8000, approval_wait_secs: 120, default_policy: "auto", launch_at_login: true, active_port: 7658 };
-    expect(calls).toEqual([["get_settings", {}], ["save_settings", { settings: saved }]]);
+    const saved: Settings = { port: 8000, approval_wait_secs: 120, default_policy: "auto", active_port: 7658 };
+    expect(calls).toEqual([["save_settings", { settings: saved }]]);
     expect(status.textContent).toBe("Saved.");
     expect(onSettings).toHaveBeenLastCalledWith(saved);
     expect(document.querySelector("#settings-port-note")!.textContent).toBe(
@@ -78,8 +84,9 @@ describe("the settings screen", () => {
     const { screen, calls, status } = await mount();
     const input = document.querySelector<HTMLInputElement>(`#${id}`)!;
     input.value = value;
+    calls.length = 0;
     await screen.save();
-    expect(calls).toEqual([["get_settings", {}]]);
+    expect(calls).toEqual([]);
     expect(status.textContent).toBe(message);
     expect(status.classList.contains("error")).toBe(true);
     expect(input.getAttribute("aria-invalid")).toBe("true");
@@ -99,5 +106,47 @@ describe("the settings screen", () => {
     expect(policy.value).toBe("read-only");
     screen.onEvent({ type: "policy_changed", document_id: "d1", policy: "auto" });
     expect(policy.value).toBe("read-only");
+  });
+});
+
+describe("launch at login", () => {
+  it("shows the OS's state, not a saved one", async () => {
+    const { launch } = await mount(undefined, { enabled: true });
+    expect(launch.checked).toBe(true);
+    expect(launch.disabled).toBe(false);
+  });
+
+  it("applies at once; Save neither sends it nor undoes it", async () => {
+    const state = { enabled: false };
+    const { screen, calls, launch, launchStatus } = await mount(undefined, state);
+    launch.checked = true;
+    launch.dispatchEvent(new Event("change"));
+    await vi.waitFor(() => expect(state.enabled).toBe(true));
+    expect(calls.filter(([c]) => c === "set_launch_at_login")).toEqual([["set_launch_at_login", { enabled: true }]]);
+    expect(launchStatus.textContent).toBe("");
+    calls.length = 0;
+    await screen.save();
+    expect(calls.map(([c]) => c)).toEqual(["save_settings"]);
+    expect(state.enabled).toBe(true);
+    expect(launch.checked).toBe(true);
+  });
+
+  it("follows the tray: a change made there shows here", async () => {
+    const { screen, launch } = await mount();
+    screen.showLaunchAtLogin(true);
+    expect(launch.checked).toBe(true);
+  });
+
+  it("a refused change shows why, and the box shows the OS's state again", async () => {
+    const { launch, launchStatus } = await mount(undefined, {
+      enabled: false,
+      set: () => failure("INVALID_INPUT", "launch at login was not changed: cannot write /home/ada/.config/autostart/org.lasuite.docs-mcp.desktop: Permission denied (os error 13)", "Start Docs MCP yourself meanwhile; check that your home folder is writable."),
+    });
+    launch.checked = true;
+    launch.dispatchEvent(new Event("change"));
+    await vi.waitFor(() => expect(launchStatus.textContent).not.toBe(""));
+    expect(launchStatus.textContent).toBe("launch at login was not changed: cannot write /home/ada/.config/autostart/org.lasuite.docs-mcp.desktop: Permission denied (os error 13) — Start Docs MCP yourself meanwhile; check that your home folder is writable.");
+    expect(launchStatus.classList.contains("error")).toBe(true);
+    await vi.waitFor(() => expect(launch.checked).toBe(false));
   });
 });

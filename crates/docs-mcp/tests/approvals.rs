@@ -12,6 +12,7 @@ use docs_mcp::record::{AgentInfo, EditStatus, Policy};
 use serde_json::{Value, json};
 use support::*;
 use test_harness::{DocsServer, DocumentSpec, TypistSpec};
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// The block ids of a document, as an agent reads them.
@@ -164,7 +165,7 @@ async fn two_proposals_for_one_block_approved_together_give_the_first_and_a_conf
     }
     let decided = agent
         .service
-        .decide_all(true, &ids, None, "test")
+        .decide_all(true, &ids, None, "test", &CancellationToken::new())
         .await
         .unwrap();
     let statuses: Vec<(Uuid, EditStatus)> = decided.iter().map(|e| (e.id, e.status)).collect();
@@ -179,6 +180,89 @@ async fn two_proposals_for_one_block_approved_together_give_the_first_and_a_conf
         stored_texts(&server, doc).await,
         ["First proposal: keep it very short."]
     );
+}
+
+/// A person stops an approve-all: no edit is decided after the stop, every edit is either
+/// applied and returned or still pending, and the applied ones are the oldest (a document's
+/// edits go in order), so what landed is a prefix of what was proposed.
+#[tokio::test]
+async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Steps").markdown("Start"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let mut ids = vec![];
+    for n in 1..=6 {
+        let pending = agent
+            .ok(
+                "insert_blocks",
+                json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": format!("Step {n}")}),
+            )
+            .await;
+        ids.push(edit_id(&pending));
+    }
+
+    let stopped = CancellationToken::new();
+    stopped.cancel();
+    let decided = agent
+        .service
+        .decide_all(true, &ids, None, "test", &stopped)
+        .await
+        .unwrap();
+    assert!(decided.is_empty(), "{decided:?}");
+    let rejected = agent
+        .service
+        .decide_all(false, &ids, None, "test", &stopped)
+        .await
+        .unwrap();
+    assert!(rejected.is_empty(), "{rejected:?}");
+    for id in &ids {
+        assert_eq!(
+            agent.service.edit(*id).await.unwrap().status,
+            EditStatus::Pending
+        );
+    }
+
+    // Stopped as soon as the first edit leaves `pending`, however far the approvals got.
+    let stop = CancellationToken::new();
+    let mut events = agent.service.subscribe();
+    let stopper = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            while let Ok(event) = events.recv().await {
+                if let docs_mcp::events::ServiceEvent::EditChanged { status, .. } = event
+                    && status != EditStatus::Pending
+                {
+                    stop.cancel();
+                    return;
+                }
+            }
+        })
+    };
+    let decided = agent
+        .service
+        .decide_all(true, &ids, None, "test", &stop)
+        .await
+        .unwrap();
+    stopper.await.unwrap();
+    assert!(!decided.is_empty());
+    let returned: Vec<Uuid> = decided.iter().map(|e| e.id).collect();
+    assert_eq!(returned, ids[..decided.len()]);
+    assert!(
+        decided.iter().all(|e| e.status == EditStatus::Applied),
+        "{decided:?}"
+    );
+    for id in &ids[decided.len()..] {
+        assert_eq!(
+            agent.service.edit(*id).await.unwrap().status,
+            EditStatus::Pending
+        );
+    }
+    let mut expected = vec!["Start".to_owned()];
+    expected.extend((1..=decided.len()).map(|n| format!("Step {n}")));
+    assert_eq!(stored_texts(&server, doc).await, expected);
 }
 
 /// An edit is undone once: a second undo while the first waits is refused, and once it is
@@ -671,7 +755,7 @@ async fn approvals_in_other_documents_do_not_wait_for_a_hung_one() {
     server.freeze(docs[7]).await.unwrap();
     let decided = agent
         .service
-        .decide_all(true, &ids, None, "test")
+        .decide_all(true, &ids, None, "test", &CancellationToken::new())
         .await
         .unwrap();
     let statuses: Vec<EditStatus> = decided.iter().map(|e| e.status).collect();

@@ -12,6 +12,7 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use support::*;
 use test_harness::{DocsServer, DocumentSpec, TypistSpec};
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 const REPORT: &str = "# Report\n\nIntro paragraph.\n\n## Findings\n\nThe quick brown fox.\n\nSecond finding.\n\n## Next steps\n\n- [ ] call Ada\n- [x] write notes";
@@ -996,7 +997,7 @@ async fn deciding_the_edits_on_screen_at_once() {
     // came.
     let approved = agent
         .service
-        .decide_all(true, &ids_of(a), None, "test")
+        .decide_all(true, &ids_of(a), None, "test", &CancellationToken::new())
         .await
         .unwrap();
     assert_eq!(approved.len(), 2);
@@ -1008,7 +1009,13 @@ async fn deciding_the_edits_on_screen_at_once() {
     let all: Vec<Uuid> = pending.iter().map(|e| e.id).collect();
     let rejected = agent
         .service
-        .decide_all(false, &all, Some("not now".into()), "test")
+        .decide_all(
+            false,
+            &all,
+            Some("not now".into()),
+            "test",
+            &CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(rejected.len(), 1);

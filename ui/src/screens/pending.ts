@@ -39,7 +39,9 @@ async function decide(container: HTMLElement, status: HTMLElement, doing: string
   } catch (error) {
     showStatus(status, errorText(error), true);
   } finally {
-    for (const b of container.querySelectorAll("button")) b.disabled = false;
+    // A group decision that started meanwhile keeps every decision locked.
+    const locked = container.closest("[data-locked]") !== null;
+    for (const b of container.querySelectorAll("button")) b.disabled = locked;
   }
 }
 
@@ -67,7 +69,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
 
   const card = h(
     "article",
-    { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id },
+    { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id, tabindex: -1 },
     h("h3", { id: titleId },
       agentName(edit.agent.name),
       " wants to edit ",
@@ -125,21 +127,25 @@ type DecideGroup = (group: EditGroup, decision: Decision, comment: string | null
 /** Numbers the toolbars' element ids (agent names may hold any character). */
 let groupCount = 0;
 
-/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment. The
- * counts are those of the ids a click sends: the group's cards as rendered. */
+/** The toolbar of one group: Approve all (n), Reject all (n) with an optional comment, and
+ * while its decision runs, how far it got and Stop. The counts are those of the ids a click
+ * sends: the group's cards as rendered. */
 class GroupControls {
   readonly root: HTMLElement;
   private label: HTMLElement;
+  private status: HTMLElement;
   private approve: HTMLButtonElement;
   private rejectButton: HTMLButtonElement;
   private sendRejection: HTMLButtonElement;
+  private stopButton: HTMLButtonElement;
 
-  constructor(private group: EditGroup, decideGroup: DecideGroup) {
+  constructor(private group: EditGroup, decideGroup: DecideGroup, onStop: () => void) {
     const labelId = `group-${++groupCount}`;
-    const status = h("p", { class: "group-status", role: "status" });
+    this.status = h("p", { class: "group-status", role: "status" });
     this.label = h("span", { id: labelId, class: "group-label" });
     this.approve = h("button", { type: "button", class: "secondary", "aria-describedby": labelId });
     this.rejectButton = h("button", { type: "button", class: "secondary", "aria-describedby": labelId, "aria-expanded": "false" });
+    this.stopButton = h("button", { type: "button", class: "danger stop", hidden: true, "aria-describedby": labelId, onclick: onStop }, "Stop");
     const reject = rejectForm(`${labelId}-comment`, () => toggleReject(false));
     this.sendRejection = reject.submit;
     const toggleReject = (open: boolean) => {
@@ -149,16 +155,26 @@ class GroupControls {
       else this.rejectButton.focus();
     };
     // `this.group` is read at the click: the ids on screen then, not those of a later render.
-    this.approve.addEventListener("click", () => decide(this.root, status, "Approving…", () => decideGroup(this.group, "approve", null)));
+    const run = async (decision: Decision, comment: string | null) => {
+      showStatus(this.status, "");
+      try {
+        await decideGroup(this.group, decision, comment);
+      } catch (error) {
+        showStatus(this.status, errorText(error), true);
+      }
+    };
+    this.approve.addEventListener("click", () => run("approve", null));
     this.rejectButton.addEventListener("click", () => toggleReject(reject.form.hidden));
     reject.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      void decide(this.root, status, "Rejecting…", () => decideGroup(this.group, "reject", reject.text()));
+      reject.form.hidden = true;
+      this.rejectButton.setAttribute("aria-expanded", "false");
+      void run("reject", reject.text());
     });
     this.root = h("div", { class: "group", role: "group", "aria-labelledby": labelId, "data-group": group.key },
-      h("div", { class: "actions" }, this.label, this.approve, this.rejectButton),
+      h("div", { class: "actions" }, this.label, this.approve, this.rejectButton, this.stopButton),
       reject.form,
-      status,
+      this.status,
     );
     this.update(group);
   }
@@ -171,6 +187,31 @@ class GroupControls {
     this.rejectButton.textContent = `Reject all (${count})…`;
     this.sendRejection.textContent = `Send rejection (${count})`;
   }
+
+  /** While its decision runs: "Approving… 12 of 49", and Stop (or "Stopping…" once asked). */
+  progress(run: GroupRun): void {
+    const doing = run.decision === "approve" ? "Approving…" : "Rejecting…";
+    showStatus(this.status, run.stopping ? `Stopping… ${run.done.size} of ${run.ids.length} decided` : `${doing} ${run.done.size} of ${run.ids.length}`);
+    this.stopButton.hidden = false;
+    this.stopButton.disabled = run.stopping;
+    this.stopButton.textContent = run.stopping ? "Stopping…" : "Stop";
+  }
+
+  /** Its decision ended: Stop goes, the status is cleared (the screen's notice tells). */
+  finished(): void {
+    if (!this.status.classList.contains("error")) showStatus(this.status, "");
+    this.stopButton.hidden = true;
+  }
+}
+
+/** A group decision under way: the ids sent, those an event said were decided, and whether
+ * the person asked to stop. */
+export interface GroupRun {
+  key: string;
+  decision: Decision;
+  ids: string[];
+  done: Set<string>;
+  stopping: boolean;
 }
 
 /** A line of the screen's notice; `problem`: an approved edit that is not in the document. */
@@ -229,18 +270,23 @@ const COUNTED: Record<EditStatus, [one: string, many: string]> = {
 };
 
 /** What became of a group decision: a summary, then each edit not applied and why. `sent`:
- * how many ids were sent (those not returned were decided elsewhere meanwhile). */
-export function groupOutcome(group: EditGroup, decision: Decision, sent: number, decided: EditRecord[]): NoticeLine[] {
-  const skipped = sent - decided.length;
+ * how many ids were sent; `leftPending`: how many of them a Stop left pending (the others
+ * not returned were decided elsewhere meanwhile). */
+export function groupOutcome(group: EditGroup, decision: Decision, sent: number, decided: EditRecord[], leftPending = 0): NoticeLine[] {
+  const skipped = sent - decided.length - leftPending;
+  const stopped: NoticeLine[] = leftPending > 0
+    ? [{ parts: [`Stopped: ${plural(leftPending, "edit was", "edits were")} left pending.`] }]
+    : [];
   const elsewhere: NoticeLine[] = skipped > 0
     ? [{ parts: [`${plural(skipped, "edit was", "edits were")} already decided elsewhere, and left as ${skipped === 1 ? "it was" : "they were"}.`] }]
     : [];
   if (decided.length === 0) {
+    if (leftPending > 0) return [{ parts: [`Stopped before any edit was decided: ${plural(leftPending, "edit stays", "edits stay")} pending.`] }, ...elsewhere];
     return [{ parts: ["Nothing decided: these edits were already decided elsewhere."] }];
   }
   const edits = plural(decided.length, "edit", "edits");
   if (decision === "reject") {
-    return [{ parts: [`Rejected ${edits} `, ...groupLabel(group), "."] }, ...elsewhere];
+    return [{ parts: [`Rejected ${edits} `, ...groupLabel(group), "."] }, ...stopped, ...elsewhere];
   }
   const count = (status: EditStatus) => decided.filter((e) => e.status === status).length;
   const applying = count("applying");
@@ -257,7 +303,7 @@ export function groupOutcome(group: EditGroup, decision: Decision, sent: number,
       : `Docs has not confirmed ${applying} of them yet: they will be saved as soon as the instance answers.`] });
   }
   lines.push(...decided.filter((e) => e.status === "conflict" || e.status === "failed").map(notApplied));
-  return [...lines, ...elsewhere];
+  return [...lines, ...stopped, ...elsewhere];
 }
 
 /** The screen: loads the pending edits, reloads on edit events. */
@@ -275,6 +321,10 @@ export class PendingScreen {
   /** Approvals under way, and the final statuses events reported meanwhile. */
   private decisions = 0;
   private settled = new Map<string, EditStatus>();
+  /** The group decision under way: every other decision waits until it ends. */
+  private run: GroupRun | null = null;
+  /** The ids of the cards on screen. */
+  private shown = new Set<string>();
 
   constructor(private onCount: (count: number) => void = () => {}) {
     this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
@@ -304,10 +354,44 @@ export class PendingScreen {
 
   readonly decideGroup: DecideGroup = (group, decision, comment) => this.deciding(async () => {
     const ids = [...group.ids];
-    const decided = await rpc("decide_all", { decision, ids, comment });
-    this.say([...groupOutcome(group, decision, ids.length, decided), ...this.follow(decided)]);
-    await this.load();
+    const run: GroupRun = { key: group.key, decision, ids, done: new Set(), stopping: false };
+    this.run = run;
+    this.say([]);
+    this.lock();
+    this.groupControls.get(group.key)?.progress(run);
+    try {
+      const decided = await rpc("decide_all", { decision, ids, comment });
+      this.run = null;
+      await this.load();
+      const leftPending = run.stopping ? ids.filter((id) => this.shown.has(id)).length : 0;
+      this.say([...groupOutcome(group, decision, ids.length, decided, leftPending), ...this.follow(decided)]);
+    } finally {
+      this.run = null;
+      this.groupControls.get(group.key)?.finished();
+      this.render(this.lastEdits);
+    }
   });
+
+  /** The person's Stop: the edits the group decision has not reached stay pending. */
+  private async stop(): Promise<void> {
+    const run = this.run;
+    if (!run || run.stopping) return;
+    run.stopping = true;
+    this.groupControls.get(run.key)?.progress(run);
+    try {
+      await rpc("stop_decisions");
+    } catch (error) {
+      this.say([{ problem: true, parts: [`Could not stop: ${errorText(error)}`] }]);
+    }
+  }
+
+  /** While a group decision runs, every other decision button is disabled (Stop is not);
+   * after it, each is enabled again. */
+  private lock(): void {
+    const locked = this.run !== null;
+    this.root.toggleAttribute("data-locked", locked);
+    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button:not(.stop)")) b.disabled = locked;
+  }
 
   /** Runs an approval; final statuses that events report meanwhile are kept for `follow`
    * (an event may come before the command's answer). */
@@ -353,11 +437,16 @@ export class PendingScreen {
       return this.loading;
     }
     this.loading = (async () => {
-      do {
-        this.stale = false;
-        await this.fetch();
-      } while (this.stale);
-    })().finally(() => (this.loading = null));
+      try {
+        do {
+          this.stale = false;
+          await this.fetch();
+        } while (this.stale);
+      } finally {
+        // In the same step as the last check: a call after it starts a new load.
+        this.loading = null;
+      }
+    })();
     return this.loading;
   }
 
@@ -369,33 +458,51 @@ export class PendingScreen {
     }
   }
 
+  /** The edits of the last render. */
+  private lastEdits: EditRecord[] = [];
+
   render(edits: EditRecord[]): void {
+    this.lastEdits = edits;
+    this.shown = new Set(edits.map((e) => e.id));
     this.onCount(edits.length);
-    const hadFocus = this.root.contains(document.activeElement);
+    const focused = document.activeElement;
+    const hadFocus = this.root.contains(focused);
+    const cards = [...this.list.querySelectorAll<HTMLElement>("[data-edit-id]")];
+    const focusedCard = cards.findIndex((card) => card.contains(focused));
     this.renderGroups(editGroups(edits));
-    const keep = new Map<string, Element>();
-    for (const card of this.list.querySelectorAll("[data-edit-id]")) {
-      keep.set((card as HTMLElement).dataset.editId!, card);
-    }
+    const keep = new Map(cards.map((card) => [card.dataset.editId!, card]));
     if (edits.length === 0) {
-      this.list.replaceChildren(h("p", { class: "empty" }, "No edit waits for you."));
+      this.list.replaceChildren(h("p", { class: "empty", tabindex: -1 }, "No edit waits for you."));
     } else {
       // Keep a card being worked on (focus, half-typed comment) as it is.
       this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.actions)));
     }
-    // The focused control left with its decided edit or group: on to the next decision.
+    this.lock();
+    // The focused control left with its decided edit or group: on to the next card (the card,
+    // not its Approve: a second Enter must not approve another edit).
     if (hadFocus && !this.root.contains(document.activeElement)) {
-      this.root.querySelector<HTMLElement>("button")?.focus();
+      const next = this.list.querySelectorAll<HTMLElement>("[data-edit-id]");
+      const target = next[Math.min(Math.max(focusedCard, 0), next.length - 1)] ?? this.list.querySelector<HTMLElement>(".empty");
+      target?.focus();
     }
   }
 
-  /** Updates the group toolbars in place (a half-typed comment survives new edits). */
+  /** Updates the group toolbars in place, in a stable order (a half-typed comment survives
+   * new edits; no toolbar moves under the pointer). The running group's toolbar stays as it
+   * was clicked until its decision ends. */
   private renderGroups(groups: EditGroup[]): void {
+    const byKey = new Map(groups.map((g) => [g.key, g]));
     const next = new Map<string, GroupControls>();
+    for (const [key, controls] of this.groupControls) {
+      const group = byKey.get(key);
+      if (this.run?.key === key) next.set(key, controls);
+      else if (group) {
+        controls.update(group);
+        next.set(key, controls);
+      }
+    }
     for (const group of groups) {
-      const controls = this.groupControls.get(group.key);
-      if (controls) controls.update(group);
-      next.set(group.key, controls ?? new GroupControls(group, this.decideGroup));
+      if (!next.has(group.key)) next.set(group.key, new GroupControls(group, this.decideGroup, () => void this.stop()));
     }
     this.groupControls = next;
     this.groups.replaceChildren(...[...next.values()].map((c) => c.root));
@@ -403,6 +510,10 @@ export class PendingScreen {
   }
 
   onEvent(event: ServiceEvent): void {
+    if (event.type === "edit_changed" && event.status !== "pending" && this.run?.ids.includes(event.edit_id)) {
+      this.run.done.add(event.edit_id);
+      this.groupControls.get(this.run.key)?.progress(this.run);
+    }
     if (event.type === "edit_changed") {
       const final = event.status !== "pending" && event.status !== "applying";
       if (final && this.decisions > 0) this.settled.set(event.edit_id, event.status);

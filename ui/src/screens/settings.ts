@@ -1,5 +1,5 @@
-// Settings: the endpoint's port, how long an agent waits for a decision, the default policy,
-// launch at login.
+// Settings: the endpoint's port, how long an agent waits for a decision, the default policy
+// (saved together), and launch at login (the OS's state, changed at once, as in the tray).
 
 import { h, showStatus, statusLine } from "../dom";
 import { isPolicy, policyOptions } from "../policy";
@@ -20,6 +20,7 @@ export class SettingsScreen {
   private wait: HTMLInputElement;
   private defaultPolicy: HTMLSelectElement;
   private launchAtLogin: HTMLInputElement;
+  private launchStatus: HTMLElement;
   private saveButton: HTMLButtonElement;
   private status: HTMLElement;
   /** As last loaded or saved; `null` until then (nothing to save). */
@@ -31,7 +32,9 @@ export class SettingsScreen {
     this.portNote = h("p", { id: "settings-port-note", class: "note", "aria-live": "polite" });
     this.wait = h("input", { id: "settings-wait", type: "number", min: 1, max: 600, step: 1, required: true, "aria-describedby": "settings-wait-help" });
     this.defaultPolicy = h("select", { id: "settings-default-policy", "aria-describedby": "settings-policy-help" }, ...policyOptions());
-    this.launchAtLogin = h("input", { id: "settings-launch", type: "checkbox" });
+    this.launchAtLogin = h("input", { id: "settings-launch", type: "checkbox", disabled: true, "aria-describedby": "settings-launch-help" });
+    this.launchAtLogin.addEventListener("change", () => void this.setLaunchAtLogin(this.launchAtLogin.checked));
+    this.launchStatus = statusLine("form-status launch-status");
     this.saveButton = h("button", { type: "submit", class: "primary", disabled: true }, "Save");
     this.status = statusLine("form-status");
     const form = h("form", { class: "settings-form", novalidate: true },
@@ -51,11 +54,13 @@ export class SettingsScreen {
         this.defaultPolicy,
         h("p", { id: "settings-policy-help", class: "help" }, "For documents without their own (Documents screen). Automatic applies agents' edits at once, Review waits for your approval, Read-only refuses them."),
       ),
-      h("div", { class: "field" },
-        h("label", { for: "settings-launch", class: "checkbox" }, this.launchAtLogin, " Launch at login"),
-      ),
       h("div", { class: "actions" }, this.saveButton),
       this.status,
+    );
+    const launch = h("div", { class: "field" },
+      h("label", { for: "settings-launch", class: "checkbox" }, this.launchAtLogin, " Launch at login"),
+      h("p", { id: "settings-launch-help", class: "help" }, "Starts Docs MCP in the tray when you log in. Applies at once, like the tray's menu."),
+      this.launchStatus,
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -64,14 +69,44 @@ export class SettingsScreen {
     this.root = h("section", { "aria-labelledby": "settings-title" },
       h("h2", { id: "settings-title" }, "Settings"),
       form,
+      launch,
     );
   }
 
   async load(): Promise<void> {
+    await Promise.all([this.loadSettings(), this.loadLaunchAtLogin()]);
+  }
+
+  private async loadSettings(): Promise<void> {
     try {
       this.render(await rpc("get_settings"));
     } catch (error) {
       showStatus(this.status, errorText(error), true);
+    }
+  }
+
+  private async loadLaunchAtLogin(): Promise<void> {
+    try {
+      this.showLaunchAtLogin(await rpc("launch_at_login"));
+    } catch (error) {
+      showStatus(this.launchStatus, errorText(error), true);
+    }
+  }
+
+  /** The OS's state, as the tray or this screen changed it. */
+  showLaunchAtLogin(enabled: boolean): void {
+    this.launchAtLogin.checked = enabled;
+    this.launchAtLogin.disabled = false;
+  }
+
+  private async setLaunchAtLogin(enabled: boolean): Promise<void> {
+    this.launchAtLogin.disabled = true;
+    showStatus(this.launchStatus, "");
+    try {
+      this.showLaunchAtLogin(await rpc("set_launch_at_login", { enabled }));
+    } catch (error) {
+      showStatus(this.launchStatus, errorText(error), true);
+      await this.loadLaunchAtLogin();
     }
   }
 
@@ -80,7 +115,6 @@ export class SettingsScreen {
     this.port.value = String(settings.port);
     this.wait.value = String(settings.approval_wait_secs);
     this.defaultPolicy.value = settings.default_policy;
-    this.launchAtLogin.checked = settings.launch_at_login;
     this.saveButton.disabled = false;
     this.updatePortNote();
     this.onSettings(settings);
@@ -113,7 +147,6 @@ export class SettingsScreen {
           port,
           approval_wait_secs: wait,
           default_policy: isPolicy(policy) ? policy : this.settings.default_policy,
-          launch_at_login: this.launchAtLogin.checked,
           active_port: this.settings.active_port,
         },
       });

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use docs_client::blocknote;
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 use yrs::updates::decoder::Decode;
 use yrs::{ReadTxn, StateVector, Update};
@@ -345,13 +346,16 @@ impl DocsService {
 
     /// Approves or rejects the edits with these ids — those the person had on screen. Edits
     /// decided elsewhere meanwhile are skipped. Approvals go oldest first within a document,
-    /// documents in parallel; the instance's confirmations are awaited together.
+    /// documents in parallel; the instance's confirmations are awaited together. Once `stop`
+    /// is cancelled no further edit is decided: those decided stay so, the rest stay pending
+    /// (each decision is whole, so stopping never leaves one half-made).
     pub async fn decide_all(
         &self,
         approve: bool,
         ids: &[Uuid],
         comment: Option<String>,
         decided_by: &str,
+        stop: &CancellationToken,
     ) -> ServiceResult<Vec<EditRecord>> {
         let mut pending = vec![];
         for id in ids {
@@ -364,6 +368,9 @@ impl DocsService {
         if !approve {
             let mut decided = vec![];
             for record in pending {
+                if stop.is_cancelled() {
+                    break;
+                }
                 match self.reject(record.id, comment.clone(), decided_by).await {
                     Ok(record) => decided.push(record),
                     Err(ServiceError::NotPending { .. }) => {}
@@ -385,9 +392,13 @@ impl DocsService {
                 records.sort_by_key(|r| r.created_at);
                 let service = self.arc();
                 let decided_by = decided_by.to_owned();
+                let stop = stop.clone();
                 tokio::spawn(async move {
                     let mut outcomes = vec![];
                     for record in records {
+                        if stop.is_cancelled() {
+                            break;
+                        }
                         outcomes.push(service.start_approval(record.id, &decided_by).await);
                     }
                     outcomes
