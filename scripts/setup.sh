@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on Debian/Ubuntu, and only what is missing, and
 # builds the app's UI (ui/dist, which the Tauri app embeds) when its sources changed.
-# Usage: scripts/setup.sh [--test]   (--test also installs the Node packages of the tests —
-# the Docs-like server and the TypeScript SDK agent — and what the app's end-to-end test
-# needs: Xvfb, WebKitWebDriver, tauri-driver)
+# Usage: scripts/setup.sh [--test | --demo]   (--test also installs the Node packages of the
+# tests — the Docs-like server and the TypeScript SDK agent — and what the app's end-to-end
+# test needs: Xvfb, WebKitWebDriver, tauri-driver; --demo installs the Docs-like server, which
+# the app's demo runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_tests=false
-[ "${1:-}" = "--test" ] && want_tests=true
+want_demo=false
+[ "${1:-}" = "--test" ] && want_tests=true && want_demo=true
+[ "${1:-}" = "--demo" ] && want_demo=true
 
 packages=(build-essential pkg-config ca-certificates
   # Tauri 2 on Debian 12 (the desktop app, src-tauri)
@@ -54,10 +57,14 @@ if $want_tests && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "${CARGO_H
   cargo install tauri-driver --version 2.1.0 --locked --quiet
 fi
 
-if $want_tests; then
-  # The Docs-like test server (real @hocuspocus/server and BlockNote), and the scripted agent
-  # on the official TypeScript MCP SDK; each pinned by its lock file.
-  for project in tests/docs-server tests/mcp-client-ts; do
+node_projects=()
+# The Docs-like server (real @hocuspocus/server and BlockNote): the tests' and the demo's.
+$want_demo && node_projects+=(tests/docs-server)
+# The scripted agent on the official TypeScript MCP SDK.
+$want_tests && node_projects+=(tests/mcp-client-ts)
+if [ "${#node_projects[@]}" -gt 0 ]; then
+  # Each pinned by its lock file.
+  for project in "${node_projects[@]}"; do
     stamp="$project/node_modules/.installed-lock"
     if ! cmp -s "$project/package-lock.json" "$stamp" 2>/dev/null; then
       echo "setup: npm ci in $project"

@@ -121,6 +121,10 @@ pub struct Overview {
     pub token: Option<String>,
     /// Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
     pub app_path: String,
+    /// Whether the demo runs (the instance is its local server, with sample documents).
+    pub demo: bool,
+    /// Whether this build can start the demo (a checkout with the demo server installed).
+    pub demo_available: bool,
 }
 
 /// The signed-in Docs user.
@@ -486,6 +490,8 @@ mod tests {
             listen_error: None,
             token: None,
             app_path: "/usr/bin/docs-mcp-app".into(),
+            demo: false,
+            demo_available: true,
         };
         assert_eq!(
             serde_json::to_value(&overview).unwrap(),
@@ -501,7 +507,9 @@ mod tests {
                 "listening": true,
                 "listen_error": null,
                 "token": null,
-                "app_path": "/usr/bin/docs-mcp-app"
+                "app_path": "/usr/bin/docs-mcp-app",
+                "demo": false,
+                "demo_available": true
             })
         );
     }

@@ -120,6 +120,18 @@ pub async fn decide_all(
     host.decide_all(decision, &ids, comment).await
 }
 
+/// Starts the demo: a local Docs-like server with sample documents, connected.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn start_demo(host: HostState<'_>) -> CommandResult<Overview> {
+    host.start_demo().await
+}
+
+/// The demo agent proposes an edit to a sample document.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn demo_propose_edit(host: HostState<'_>) -> CommandResult<EditRecord> {
+    host.demo_propose_edit().await
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub fn stop_decisions(host: HostState<'_>) {
     host.stop_decisions();

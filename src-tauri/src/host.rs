@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::{ClientConfig, DocsClient, InstanceUrl};
-use docs_mcp::record::{AgentInfo, EditFilter, EditRecord, EditStatus};
+use docs_mcp::edits::{Anchor, EditOp, InsertBlocks, Position, TextBases};
+use docs_mcp::record::{AgentInfo, EditFilter, EditRecord, EditStatus, Policy};
+use docs_mcp::service::EditRequest;
 use docs_mcp::token::{SharedToken, TokenStore};
 use docs_mcp::{DocsService, ServiceConfig};
 use tokio_util::sync::CancellationToken;
@@ -18,6 +20,7 @@ use crate::api::{
     Account, CommandResult, Decision, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings,
     instance_check_failed, invalid, session_rows,
 };
+use crate::demo::{DemoServer, PROPOSALS};
 use crate::settings::AppSettings;
 
 /// Who decided, in the journal, for decisions made in the app.
@@ -25,6 +28,12 @@ pub const DECIDER: &str = "app";
 
 /// Who undoes an edit from the app, as the journal and the document's collaborators see it.
 const UNDO_AGENT: &str = "Docs MCP (undo)";
+
+/// The agent of the demo, as cards and History name it.
+const DEMO_AGENT: &str = "Demo agent";
+
+/// `docs-mcp-app --demo` listens here, beside an app running for real on the default port.
+const DEMO_PORT: u16 = 7659;
 
 pub struct Host {
     pub service: Arc<DocsService>,
@@ -35,6 +44,10 @@ pub struct Host {
     listen_error: Option<String>,
     http: std::sync::Mutex<Option<tokio::task::JoinHandle<anyhow::Result<()>>>>,
     shutdown: CancellationToken,
+    /// The demo's server while the demo runs; starts are serialized.
+    demo: std::sync::Mutex<Option<DemoServer>>,
+    demo_start: tokio::sync::Mutex<()>,
+    demo_proposals: std::sync::atomic::AtomicUsize,
     /// Stops the group decisions under way (the person's "Stop"); replaced once used.
     stop_decisions: std::sync::Mutex<CancellationToken>,
 }
@@ -42,13 +55,21 @@ pub struct Host {
 impl Host {
     /// Starts the service. `DOCS_MCP_DATA_DIR`, `DOCS_INSTANCE_URL` and `DOCS_MCP_LISTEN`
     /// override the data directory, the instance and the endpoint address (tests use them).
-    pub async fn start() -> anyhow::Result<Host> {
+    /// `demo` (`docs-mcp-app --demo`): a data directory and port of the demo's own, so the
+    /// demo neither reaches nor changes what a real instance's app keeps.
+    pub async fn start(demo: bool) -> anyhow::Result<Host> {
         let data_dir = std::env::var_os("DOCS_MCP_DATA_DIR")
             .map(PathBuf::from)
-            .unwrap_or_else(docs_mcp::config::default_data_dir);
+            .unwrap_or_else(|| {
+                let dir = docs_mcp::config::default_data_dir();
+                if demo { dir.join("demo") } else { dir }
+            });
         std::fs::create_dir_all(&data_dir)?;
         let settings = AppSettings::load(&data_dir);
         let mut config = ServiceConfig::new(data_dir.clone());
+        if demo {
+            config.listen.set_port(DEMO_PORT);
+        }
         if let Some(port) = settings.port {
             config.listen.set_port(port);
         }
@@ -123,6 +144,9 @@ impl Host {
             listen_error,
             http: std::sync::Mutex::new(http),
             shutdown,
+            demo: std::sync::Mutex::new(None),
+            demo_start: tokio::sync::Mutex::new(()),
+            demo_proposals: std::sync::atomic::AtomicUsize::new(0),
             stop_decisions: std::sync::Mutex::new(CancellationToken::new()),
         })
     }
@@ -144,7 +168,79 @@ impl Host {
             app_path: std::env::current_exe()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| "docs-mcp-app".into()),
+            demo: self.demo_documents().is_some(),
+            demo_available: crate::demo::server_script().is_some(),
         })
+    }
+
+    /// The demo's documents while the demo runs.
+    fn demo_documents(&self) -> Option<Vec<(Uuid, String)>> {
+        let demo = self.demo.lock().expect("demo lock");
+        demo.as_ref().map(|server| server.documents.clone())
+    }
+
+    /// Starts the demo (once): its server with sample documents, the service connected to it
+    /// (not remembered), the documents listed, each under Review so agents' edits wait.
+    pub async fn start_demo(&self) -> CommandResult<Overview> {
+        let _starting = self.demo_start.lock().await;
+        if self.demo_documents().is_none() {
+            let server = DemoServer::start().await.map_err(|e| {
+                invalid(
+                    format!("the demo did not start: {e:#}"),
+                    "Run scripts/run.sh --demo from the repository's folder: it installs what the demo needs.",
+                )
+            })?;
+            self.service
+                .connect_instance(InstanceUrl::parse(&server.url)?, None, None)?;
+            for (id, _) in &server.documents {
+                self.service.add_document(&id.to_string()).await?;
+                self.service
+                    .set_policy(Some(*id), Some(Policy::Review))
+                    .await?;
+            }
+            *self.demo.lock().expect("demo lock") = Some(server);
+        }
+        self.overview().await
+    }
+
+    /// The demo agent proposes its next edit (in turn, to the sample documents); it waits in
+    /// Pending edits like any agent's.
+    pub async fn demo_propose_edit(&self) -> CommandResult<EditRecord> {
+        let documents = self.demo_documents().ok_or_else(|| {
+            invalid(
+                "the demo is not running",
+                "Click \"Try with a demo document\" on the Connect screen.",
+            )
+        })?;
+        let turn = self
+            .demo_proposals
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (index, markdown, reason) = PROPOSALS[turn % PROPOSALS.len()];
+        let (document, _) = &documents[index % documents.len()];
+        let position = Position {
+            at: Anchor::End,
+            block_id: None,
+        };
+        let request = EditRequest {
+            document: document.to_string(),
+            arguments: serde_json::json!({
+                "document": document.to_string(),
+                "position": position,
+                "markdown": markdown,
+                "reason": reason,
+            }),
+            ops: vec![EditOp::InsertBlocks(InsertBlocks {
+                position,
+                markdown: Some(markdown.to_owned()),
+                blocks: None,
+            })],
+            tool: "insert_blocks".into(),
+            reason: Some(reason.to_owned()),
+            revision: None,
+            agent: AgentInfo::new(DEMO_AGENT, "demo", DEMO_AGENT),
+            bases: TextBases::default(),
+        };
+        Ok(self.service.submit(request).await?)
     }
 
     pub async fn pending_count(&self) -> u64 {

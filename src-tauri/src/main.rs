@@ -9,6 +9,7 @@
 mod api;
 mod autostart;
 mod commands;
+mod demo;
 mod documents;
 mod host;
 mod notify;
@@ -25,9 +26,34 @@ use crate::api::SERVICE_EVENT;
 use crate::autostart::MINIMIZED_ARG;
 use crate::host::Host;
 
+/// Starts the demo: a local Docs-like server with sample documents.
+const DEMO_ARG: &str = "--demo";
+
+const USAGE: &str =
+    "Docs MCP: lets AI agents read and edit your La Suite Docs documents, with your approval.
+
+Usage: docs-mcp-app [--minimized] [--demo]
+       docs-mcp-app bridge [...]    the stdio bridge, for MCP clients that only speak stdio
+                                    (docs-mcp-app bridge --help)
+
+  --minimized  start in the tray, without the window (what launch at login does)
+  --demo       try it without a Docs instance: a local Docs-like server with sample
+               documents and a demo agent (from a checkout: scripts/run.sh --demo)
+  -h, --help   print this help
+";
+
 fn main() -> std::process::ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("bridge") {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("bridge") {
         return docs_mcp::cli::main();
+    }
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{USAGE}");
+        return std::process::ExitCode::SUCCESS;
+    }
+    if let Some(unknown) = args.iter().find(|a| *a != MINIMIZED_ARG && *a != DEMO_ARG) {
+        eprintln!("docs-mcp-app: unknown argument {unknown:?}\n\n{USAGE}");
+        return std::process::ExitCode::from(2);
     }
     let _log_guard = init_logging();
     match run() {
@@ -78,10 +104,14 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
 }
 
 fn run() -> anyhow::Result<()> {
+    let demo = std::env::args().any(|a| a == DEMO_ARG);
     let mut builder = tauri::Builder::default();
     // The single-instance plugin goes on without a session bus, but panics on a set-but-empty
-    // DBUS_SESSION_BUS_ADDRESS (seen in containers); there, several instances may run.
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none_or(|a| !a.is_empty()) {
+    // DBUS_SESSION_BUS_ADDRESS (seen in containers); there, several instances may run. The
+    // demo runs beside the app a person uses for real.
+    if demo {
+        tracing::info!("demo: a data directory and port of its own");
+    } else if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none_or(|a| !a.is_empty()) {
         builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             tray::show_window(app, None);
         }));
@@ -114,6 +144,8 @@ fn run() -> anyhow::Result<()> {
             commands::disconnect_session,
             commands::decide_all,
             commands::stop_decisions,
+            commands::start_demo,
+            commands::demo_propose_edit,
             commands::launch_at_login,
             commands::set_launch_at_login,
             commands::list_history,
@@ -126,8 +158,8 @@ fn run() -> anyhow::Result<()> {
         ])
         .manage(signin::SignIn::default())
         .manage(notify::Bursts::default())
-        .setup(|app| {
-            let host = Arc::new(tauri::async_runtime::block_on(Host::start())?);
+        .setup(move |app| {
+            let host = Arc::new(tauri::async_runtime::block_on(Host::start(demo))?);
             app.manage(host.clone());
             match tray::build(app.handle(), &host) {
                 Ok(tray) => {
@@ -138,6 +170,9 @@ fn run() -> anyhow::Result<()> {
             forward_events(app.handle().clone(), &host);
             if !std::env::args().any(|a| a == MINIMIZED_ARG) {
                 tray::show_window(app.handle(), None);
+            }
+            if demo {
+                start_demo(app.handle().clone(), host);
             }
             Ok(())
         })
@@ -179,6 +214,22 @@ fn forward_events(app: tauri::AppHandle, host: &Host) {
                     }
                 }
                 Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+/// `--demo`: starts the demo, then has the window show it (or why it did not start).
+fn start_demo(app: tauri::AppHandle, host: Arc<Host>) {
+    tauri::async_runtime::spawn(async move {
+        match host.start_demo().await {
+            Ok(_) => {
+                let _ = app.emit(SERVICE_EVENT, serde_json::json!({ "type": "resync" }));
+                let _ = app.emit(api::NAVIGATE_EVENT, "documents");
+            }
+            Err(e) => {
+                tracing::error!(error = ?e, "the demo did not start");
+                let _ = app.emit(api::NAVIGATE_EVENT, "connect");
             }
         }
     });

@@ -207,6 +207,16 @@ impl WebDriver {
             .to_owned()
     }
 
+    async fn attribute(&self, element: &str, name: &str) -> String {
+        let value = self
+            .get(&format!("/element/{element}/attribute/{name}"))
+            .await;
+        value
+            .as_str()
+            .unwrap_or_else(|| panic!("no {name} on {element}: {value}"))
+            .to_owned()
+    }
+
     /// Types `text` into a field.
     async fn type_text(&self, element: &str, text: &str) {
         self.post(&format!("/element/{element}/value"), json!({"text": text}))
@@ -295,6 +305,11 @@ impl App {
     /// Launches the app, connected to `server` through the environment when `connected`,
     /// and waits until its window shows a screen.
     async fn launch(server: &DocsServer, connected: bool) -> App {
+        App::launch_on(connected.then(|| server.url())).await
+    }
+
+    /// Launches the app on `instance` (through the environment), or on none: the first start.
+    async fn launch_on(instance: Option<&str>) -> App {
         let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&home).unwrap();
         let mcp_port = free_port();
@@ -321,10 +336,7 @@ impl App {
                 .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
                 .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
                 .env("DOCS_MCP_TOKEN", TOKEN)
-                .env(
-                    "DOCS_INSTANCE_URL",
-                    if connected { server.url() } else { "" },
-                )
+                .env("DOCS_INSTANCE_URL", instance.unwrap_or_default())
                 .env_remove("DBUS_SESSION_BUS_ADDRESS")
                 .stdout(Stdio::null())
                 .spawn()
@@ -692,6 +704,146 @@ async fn an_agent_edit_is_approved_in_the_window() {
     driver.screen("connect", "section", "e2e-connect.png").await;
 
     let _ = agent.cancel().await;
+    app.quit().await;
+}
+
+/// The markdown the demo server stores for a document.
+async fn demo_stored(url: &str, id: &str) -> String {
+    let stored: Value = reqwest::get(format!("{url}/__test__/documents/{id}/stored"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    stored["markdown"].as_str().unwrap().to_owned()
+}
+
+/// A newcomer without a Docs instance: the first screen offers the demo; its agent's edit
+/// waits, is approved, lands in the sample document, and History undoes it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_from_the_first_screen_to_an_undone_edit() {
+    let app = App::launch_on(None).await;
+    let driver = &app.driver;
+    let offer = driver
+        .wait_for(
+            r#"[data-panel="connect"]:not([hidden]) .demo-offer:not([hidden]) button"#,
+            Duration::from_secs(10),
+        )
+        .await;
+    assert_eq!(driver.text(&offer).await, "Try with a demo document");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    driver
+        .screenshot(&artifacts().join("e2e-first-start.png"))
+        .await;
+    driver.click(&offer).await;
+
+    // The demo is labelled, its documents listed, each under Review.
+    let banner = driver
+        .wait_for(".demo-banner:not([hidden])", Duration::from_secs(60))
+        .await;
+    assert!(
+        driver
+            .text(&banner)
+            .await
+            .contains("nothing reaches a real Docs instance")
+    );
+    let current = driver
+        .text(
+            &driver
+                .wait_for(".current-instance", Duration::from_secs(5))
+                .await,
+        )
+        .await;
+    let url = current
+        .strip_prefix("Connected to the demo server, ")
+        .and_then(|rest| rest.split(": sample").next())
+        .unwrap_or_else(|| panic!("{current}"))
+        .to_owned();
+    driver
+        .wait_for(
+            r#"[data-panel="documents"]:not([hidden]) tr[data-document-id]"#,
+            Duration::from_secs(30),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    driver.screenshot(&artifacts().join("e2e-demo.png")).await;
+    let rows = driver
+        .find_all(r#"[data-panel="documents"] tr[data-document-id]"#)
+        .await;
+    assert_eq!(rows.len(), 2);
+    let mut welcome = None;
+    for row in &rows {
+        if driver
+            .text(row)
+            .await
+            .contains("Welcome to the Docs MCP demo")
+        {
+            welcome = Some(driver.attribute(row, "data-document-id").await);
+        }
+    }
+    let welcome = welcome.expect("the welcome document is listed");
+
+    let propose = driver
+        .wait_for(".demo-banner button", Duration::from_secs(5))
+        .await;
+    driver.click(&propose).await;
+    let card = driver
+        .wait_for(
+            r#"[data-panel="pending"]:not([hidden]) .edit-card"#,
+            Duration::from_secs(30),
+        )
+        .await;
+    let text = driver.text(&card).await;
+    assert!(
+        text.contains("Demo agent wants to edit Welcome to the Docs MCP demo"),
+        "{text}"
+    );
+    assert!(
+        !demo_stored(&url, &welcome)
+            .await
+            .contains("Added by the demo agent")
+    );
+    let approve = driver
+        .wait_for(".edit-card button.primary", Duration::from_secs(5))
+        .await;
+    driver.click(&approve).await;
+    driver
+        .wait_for("#main .empty", Duration::from_secs(30))
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !demo_stored(&url, &welcome)
+        .await
+        .contains("Added by the demo agent")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the approved edit was not stored"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    let entry = driver
+        .screen("history", ".history-entry", "e2e-demo-history.png")
+        .await;
+    assert!(driver.text(&entry).await.contains("Demo agent"));
+    let undo = driver
+        .wait_for(
+            r#"[data-panel="history"] .history-entry .actions button"#,
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(driver.text(&undo).await, "Undo");
+    driver.click(&undo).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let markdown = demo_stored(&url, &welcome).await;
+        if !markdown.contains("Added by the demo agent") {
+            assert!(markdown.contains("# Welcome"), "{markdown}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "not undone: {markdown}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     app.quit().await;
 }
 

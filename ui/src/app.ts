@@ -1,7 +1,7 @@
 // The shell: header (instance, endpoint, pause), navigation, the screens, and the one event
 // stream that keeps them current.
 
-import { h } from "./dom";
+import { h, showStatus } from "./dom";
 import { errorText, onLaunchAtLogin, onNavigate, onServiceEvent, rpc } from "./rpc";
 import { AgentsScreen } from "./screens/agents";
 import { ConnectScreen } from "./screens/connect";
@@ -36,6 +36,8 @@ export class App {
   private pause: HTMLInputElement;
   private endpointStatus: HTMLElement;
   private overview: Overview | null = null;
+  private demoBanner: HTMLElement;
+  private demoStatus: HTMLElement;
 
   constructor() {
     this.pause = h("input", { type: "checkbox", id: "pause-agents" });
@@ -60,6 +62,14 @@ export class App {
       this.panels.set(screen, panel);
       main.append(panel);
     }
+    this.demoStatus = h("span", { class: "demo-status", role: "status", "aria-live": "polite" });
+    this.demoBanner = h("aside", { class: "demo-banner", "aria-label": "Demo", hidden: true },
+      h("strong", {}, "Demo"),
+      " — a local Docs-like server with sample documents; nothing reaches a real Docs instance. ",
+      h("button", { type: "button", class: "secondary", onclick: () => void this.proposeDemoEdit() }, "Have the demo agent propose an edit"),
+      " ",
+      this.demoStatus,
+    );
     this.root = h("div", { class: "app" },
       h("a", { class: "skip", href: "#main" }, "Skip to content"),
       h("header", {},
@@ -67,6 +77,7 @@ export class App {
         this.endpointStatus,
         h("label", { class: "pause", for: "pause-agents" }, this.pause, " Pause agents"),
       ),
+      this.demoBanner,
       nav,
       main,
     );
@@ -122,10 +133,26 @@ export class App {
       ? `Agents connect at ${overview.endpoint}`
       : `Agents cannot connect: ${overview.listen_error ?? "the endpoint is not running"}`;
     this.endpointStatus.classList.toggle("error", !overview.listening);
+    const demoStarted = overview.demo && this.demoBanner.hidden;
+    this.demoBanner.hidden = !overview.demo;
     this.connect.render(overview);
     this.documents.setOverview(overview);
     this.agents.render(overview);
     this.setCount(overview.pending_count);
+    // The demo just started from Connect: on to its documents.
+    if (demoStarted && this.current() === "connect") this.show("documents");
+  }
+
+  /** The demo agent proposes an edit; Pending edits shows it. */
+  private async proposeDemoEdit(): Promise<void> {
+    showStatus(this.demoStatus, "");
+    try {
+      await rpc("demo_propose_edit");
+      showStatus(this.demoStatus, "The demo agent proposed an edit: it waits in Pending edits.");
+      this.show("pending");
+    } catch (error) {
+      showStatus(this.demoStatus, errorText(error), true);
+    }
   }
 
   private setCount(count: number): void {

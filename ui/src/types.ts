@@ -91,6 +91,10 @@ export interface Overview {
   listen_error: string | null;
   token: string | null;
   app_path: string;
+  /** Whether the demo runs: the instance is its local server, with sample documents. */
+  demo: boolean;
+  /** Whether this build can start the demo. */
+  demo_available: boolean;
 }
 
 export interface InstanceCheck {
@@ -196,6 +200,11 @@ export interface Commands {
     args: { decision: Decision; ids: string[]; comment: string | null };
     result: EditRecord[];
   };
+  /** Starts the demo: a local Docs-like server with sample documents, connected (not
+   * remembered: the next start shows Connect again). */
+  start_demo: { args: Record<string, never>; result: Overview };
+  /** The demo agent proposes an edit to a sample document; it waits in Pending edits. */
+  demo_propose_edit: { args: Record<string, never>; result: EditRecord };
   /** Stops the group decisions under way: the edits they have not reached stay pending. */
   stop_decisions: { args: Record<string, never>; result: null };
   list_history: { args: { filter: HistoryFilter }; result: EditRecord[] };

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "../src/app";
 import type { EditRecord, Overview } from "../src/types";
 import { documentRow, edit, overview, settings, signedIn } from "./fixtures";
-import { mockCommands, serviceEvent, texts } from "./ipc";
+import { button, mockCommands, serviceEvent, texts } from "./ipc";
 
 afterEach(() => {
   clearMocks();
@@ -13,6 +13,7 @@ afterEach(() => {
 async function start({ current = overview, pending = [] as EditRecord[] } = {}) {
   let shown: Overview = current;
   const calls = mockCommands({
+    demo_propose_edit: () => ({ ...edit, agent: { ...edit.agent, name: "Demo agent" } }),
     overview: () => shown,
     list_documents: () => ({ documents: [documentRow("a", { title: "Meeting notes", policy: "auto", effective_policy: "auto" })], has_more: false }),
     list_pending: () => pending,
@@ -79,5 +80,24 @@ describe("the app", () => {
     expect(app.root.querySelector("#main .empty")).toBeNull();
     app.pending.render([]);
     expect(texts(app.root, "#main .empty")).toEqual(["No edit waits for you."]);
+  });
+});
+
+describe("the demo", () => {
+  it("is labelled on every screen while it runs, and its agent proposes edits that wait", async () => {
+    const { app, calls } = await start({ current: { ...overview, demo: true, demo_available: true } });
+    const banner = app.root.querySelector<HTMLElement>(".demo-banner")!;
+    expect(banner.hidden).toBe(false);
+    expect(banner.closest("main")).toBeNull();
+    expect(banner.textContent).toContain("Demo — a local Docs-like server with sample documents; nothing reaches a real Docs instance.");
+    button(app.root, "Have the demo agent propose an edit").click();
+    await vi.waitFor(() => expect(app.current()).toBe("pending"));
+    expect(calls.map(([c]) => c)).toContain("demo_propose_edit");
+    expect(banner.querySelector(".demo-status")!.textContent).toBe("The demo agent proposed an edit: it waits in Pending edits.");
+  });
+
+  it("has no banner for a real instance", async () => {
+    const { app } = await start();
+    expect(app.root.querySelector<HTMLElement>(".demo-banner")!.hidden).toBe(true);
   });
 });

@@ -161,3 +161,44 @@ describe("the account", () => {
     expect(text(root, ".account-status")).toBe("Signed out. Public documents still work.");
   });
 });
+
+describe("the demo", () => {
+  function mountDemo(current: Overview, start_demo: () => Overview | Promise<Overview>) {
+    const calls = mockCommands({ start_demo });
+    const onOverview = vi.fn();
+    const screen = new ConnectScreen(onOverview);
+    document.body.append(screen.root);
+    screen.render(current);
+    return { screen, calls, onOverview, offer: screen.root.querySelector<HTMLElement>(".demo-offer")! };
+  }
+
+  it("is offered on a first start, when this build has it", () => {
+    expect(mountDemo({ ...overview, instance: null, demo_available: true }, () => overview).offer.hidden).toBe(false);
+    expect(mountDemo({ ...overview, instance: null, demo_available: false }, () => overview).offer.hidden).toBe(true);
+    expect(mountDemo({ ...overview, demo_available: true }, () => overview).offer.hidden).toBe(true);
+  });
+
+  it("starts the demo and hands the new overview on; the screen says it is the demo", async () => {
+    const started = { ...overview, instance: "http://127.0.0.1:41234", demo: true, demo_available: true };
+    const { screen, calls, onOverview, offer } = mountDemo({ ...overview, instance: null, demo_available: true }, () => started);
+    button(screen.root, "Try with a demo document").click();
+    await vi.waitFor(() => expect(onOverview).toHaveBeenCalledWith(started));
+    expect(calls).toEqual([["start_demo", {}]]);
+    screen.render(started);
+    expect(offer.hidden).toBe(true);
+    expect(screen.root.querySelector(".current-instance")!.textContent).toBe(
+      "Connected to the demo server, http://127.0.0.1:41234: sample documents, nothing real.",
+    );
+  });
+
+  it("a demo that does not start says why and what to do", async () => {
+    const { screen } = mountDemo({ ...overview, instance: null, demo_available: true }, () =>
+      failure("INVALID_INPUT", "the demo did not start: Node.js is not on the PATH", "Run scripts/run.sh --demo from the repository's folder: it installs what the demo needs."));
+    button(screen.root, "Try with a demo document").click();
+    const status = screen.root.querySelector(".demo-status")!;
+    await vi.waitFor(() => expect(status.textContent).not.toBe("Starting the demo server…"));
+    expect(status.textContent).toBe("the demo did not start: Node.js is not on the PATH — Run scripts/run.sh --demo from the repository's folder: it installs what the demo needs.");
+    expect(status.classList.contains("error")).toBe(true);
+    expect(button(screen.root, "Try with a demo document").disabled).toBe(false);
+  });
+});

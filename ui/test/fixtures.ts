@@ -19,6 +19,8 @@ export const overview: Overview = {
   listen_error: null,
   token: "tok_123",
   app_path: "/usr/bin/docs-mcp-app",
+  demo: false,
+  demo_available: false,
 };
 
 export const signedIn: Overview = {

@@ -3,10 +3,11 @@
 // Hocuspocus collaboration server (/collaboration/ws/) + sign-in through a fake identity
 // provider and the frontend's pages (login.mjs) + a test control API (/__test__/).
 //
-//   node src/main.mjs [--port 0] [--legacy-content] [--throttle-rate 80] [--stay]
+//   node src/main.mjs [--port 0] [--legacy-content] [--throttle-rate 80] [--stay] [--demo]
 //
-// Prints exactly one line `LISTENING http://127.0.0.1:<port>` on stdout when ready. Exits when
-// stdin reaches EOF or the parent process goes away (unless --stay).
+// Prints exactly one line `LISTENING http://127.0.0.1:<port>` on stdout when ready (with
+// --demo, then the sample documents: see demo.mjs). Exits when stdin reaches EOF or the
+// parent process goes away (unless --stay).
 import http from 'node:http';
 
 // Keep stdout for the LISTENING line only: anything a library logs goes to stderr.
@@ -16,7 +17,7 @@ console.info = console.error;
 console.debug = console.error;
 
 function parseArgs(argv) {
-  const opts = { port: 0, legacyContent: false, throttleRate: 80, stay: false };
+  const opts = { port: 0, legacyContent: false, throttleRate: 80, stay: false, demo: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -30,6 +31,7 @@ function parseArgs(argv) {
     else if (a === '--throttle-rate') opts.throttleRate = Number.parseInt(value(), 10);
     else if (a.startsWith('--throttle-rate=')) opts.throttleRate = Number.parseInt(a.slice(16), 10);
     else if (a === '--stay') opts.stay = true;
+    else if (a === '--demo') opts.demo = true;
     else throw new Error(`unknown argument ${a}`);
   }
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new Error('bad --port');
@@ -120,6 +122,18 @@ server.listen(opts.port, '127.0.0.1', () => {
   state.origin = `http://127.0.0.1:${port}`;
   state.allowedOrigins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
   writeStdout(`LISTENING ${state.origin}\n`);
+  if (opts.demo) {
+    import('./demo.mjs')
+      .then(({ seedDemo }) => seedDemo(store))
+      .then((documents) => {
+        for (const { id, title } of documents) writeStdout(`DEMO_DOCUMENT ${id} ${title}\n`);
+        writeStdout('DEMO_READY\n');
+      })
+      .catch((e) => {
+        console.error('[docs-server] demo documents', e);
+        shutdown(1);
+      });
+  }
 
   if (!opts.stay) {
     // Exit when the parent goes away: stdin EOF (the parent holds the pipe) ...

@@ -25,6 +25,9 @@ export class ConnectScreen {
   private signOutButton: HTMLButtonElement;
   private accountStatus: HTMLElement;
   private signingIn = false;
+  private demo: HTMLElement;
+  private demoButton: HTMLButtonElement;
+  private demoStatus: HTMLElement;
 
   constructor(private onOverview: (overview: Overview) => void) {
     this.input = h("input", {
@@ -69,18 +72,46 @@ export class ConnectScreen {
       this.accountStatus,
     );
 
+    this.demoButton = h("button", { type: "button", class: "secondary", onclick: () => void this.startDemo() }, "Try with a demo document");
+    this.demoStatus = statusLine("form-status demo-status");
+    this.demo = h("section", { class: "demo-offer", "aria-labelledby": "demo-title", hidden: true },
+      h("h3", { id: "demo-title" }, "No Docs instance at hand?"),
+      h("p", { class: "help" }, "The demo starts a small Docs-like server on this computer with sample documents, and a demo agent whose edits wait for you: approve one, then undo it from History. Nothing reaches a real Docs instance."),
+      h("div", { class: "actions" }, this.demoButton),
+      this.demoStatus,
+    );
+
     this.root = h("section", { "aria-labelledby": "connect-title" },
       h("h2", { id: "connect-title" }, "Connect"),
       this.current,
       form,
+      this.demo,
       this.account,
     );
   }
 
+  /** Starts the demo; busy until its server answers (a few seconds). */
+  async startDemo(): Promise<void> {
+    this.demoButton.disabled = true;
+    showStatus(this.demoStatus, "Starting the demo server…");
+    try {
+      const overview = await rpc("start_demo");
+      showStatus(this.demoStatus, "");
+      this.onOverview(overview);
+    } catch (error) {
+      showStatus(this.demoStatus, errorText(error), true);
+    } finally {
+      this.demoButton.disabled = false;
+    }
+  }
+
   render(overview: Overview): void {
-    this.current.textContent = overview.instance
-      ? `Connected to ${overview.instance}.`
-      : "No instance yet: give the address of your Docs.";
+    this.current.textContent = overview.demo
+      ? `Connected to the demo server, ${overview.instance}: sample documents, nothing real.`
+      : overview.instance
+        ? `Connected to ${overview.instance}.`
+        : "No instance yet: give the address of your Docs.";
+    this.demo.hidden = !overview.demo_available || overview.demo || overview.instance !== null;
     if (overview.instance && !this.input.value) this.input.value = overview.instance;
 
     const name = accountName(overview.account);
