@@ -37,6 +37,7 @@ export class App {
   private endpointStatus: HTMLElement;
   private overview: Overview | null = null;
   private demoBanner: HTMLElement;
+  private pausedBanner: HTMLElement;
   private demoStatus: HTMLElement;
 
   constructor() {
@@ -70,6 +71,10 @@ export class App {
       " ",
       this.demoStatus,
     );
+    this.pausedBanner = h("aside", { class: "paused-banner", "aria-label": "Agents paused", hidden: true },
+      h("strong", {}, "Agents are paused."),
+      " Every agent edit waits in Pending edits, even on documents set to Automatic, and agents cannot create documents; they can still read. Untick Pause agents to let them through again.",
+    );
     this.root = h("div", { class: "app" },
       h("a", { class: "skip", href: "#main" }, "Skip to content"),
       h("header", {},
@@ -77,6 +82,7 @@ export class App {
         this.endpointStatus,
         h("label", { class: "pause", for: "pause-agents" }, this.pause, " Pause agents"),
       ),
+      this.pausedBanner,
       this.demoBanner,
       nav,
       main,
@@ -114,7 +120,7 @@ export class App {
     this.sessions.onEvent(event);
     this.history.onEvent(event);
     this.settings.onEvent(event);
-    if (event.type === "paused_changed") this.pause.checked = event.paused;
+    if (event.type === "paused_changed") this.showPaused(event.paused);
     if (event.type === "account_changed" || event.type === "resync") void this.refreshOverview();
   }
 
@@ -128,7 +134,7 @@ export class App {
 
   private setOverview(overview: Overview): void {
     this.overview = overview;
-    this.pause.checked = overview.paused;
+    this.showPaused(overview.paused);
     this.endpointStatus.textContent = overview.listening
       ? `Agents connect at ${overview.endpoint}`
       : `Agents cannot connect: ${overview.listen_error ?? "the endpoint is not running"}`;
@@ -155,6 +161,11 @@ export class App {
     }
   }
 
+  private showPaused(paused: boolean): void {
+    this.pause.checked = paused;
+    this.pausedBanner.hidden = !paused;
+  }
+
   private setCount(count: number): void {
     this.tabs.get("pending")!.textContent = count > 0 ? `${LABELS.pending} (${count})` : LABELS.pending;
   }
@@ -163,7 +174,7 @@ export class App {
     try {
       await rpc("set_paused", { paused });
     } catch (error) {
-      this.pause.checked = !paused;
+      this.showPaused(!paused);
       this.endpointStatus.textContent = errorText(error);
     }
   }

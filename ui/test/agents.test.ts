@@ -1,7 +1,7 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfigs } from "../src/configs";
-import { AgentsScreen } from "../src/screens/agents";
+import { AgentsScreen, maskToken } from "../src/screens/agents";
 import { overview } from "./fixtures";
 import { button, failure, mockCommands } from "./ipc";
 
@@ -60,6 +60,10 @@ describe("regenerating the token", () => {
     ));
     expect(calls).toEqual([["regenerate_token", {}]]);
     expect(screen.root.querySelector("#config-claude-code")!.textContent).toBe(
+      'claude mcp add --transport http lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer ••••••••_456"',
+    );
+    button(screen.root, "Reveal the token").click();
+    expect(screen.root.querySelector("#config-claude-code")!.textContent).toBe(
       'claude mcp add --transport http lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer tok_456"',
     );
     expect(screen.root.querySelector<HTMLElement>("#regenerate-confirmation")!.hidden).toBe(true);
@@ -70,6 +74,40 @@ describe("regenerating the token", () => {
     const screen = mount();
     await screen.regenerate();
     expect(screen.root.querySelector(".token-status.error")!.textContent).toBe("the keyring refused the new token — Unlock the keyring and retry.");
-    expect(screen.root.querySelector("#config-claude-code")!.textContent).toContain("Bearer tok_123");
+    // The configurations keep the old token.
+    expect(screen.root.querySelector("#config-claude-code")!.textContent).toContain("Bearer ••••••••_123");
+  });
+});
+
+describe("the token on screen", () => {
+  const token = "tok_abcdefghijklmnopqrstuvwxyz0123456789";
+
+  it("is masked in every configuration until Reveal, and Copy copies it whole", async () => {
+    mockCommands({});
+    const copied: string[] = [];
+    Object.defineProperty(navigator, "clipboard", { value: { writeText: async (text: string) => void copied.push(text) }, configurable: true });
+    const screen = new AgentsScreen(() => {});
+    document.body.append(screen.root);
+    screen.render({ ...overview, token });
+    const shown = [...screen.root.querySelectorAll("pre code")].map((c) => c.textContent!);
+    expect(shown.some((text) => text.includes("••••••••6789"))).toBe(true);
+    expect(shown.every((text) => !text.includes(token))).toBe(true);
+    const reveal = button(screen.root, "Reveal the token");
+    expect(reveal.getAttribute("aria-pressed")).toBe("false");
+    button(screen.root, "Copy for Claude Code").click();
+    await vi.waitFor(() => expect(copied).toHaveLength(1));
+    expect(copied[0]).toContain(`Bearer ${token}`);
+    reveal.click();
+    expect(screen.root.querySelector("#config-claude-code")!.textContent).toContain(`Bearer ${token}`);
+    const hide = button(screen.root, "Hide the token");
+    expect(hide.getAttribute("aria-pressed")).toBe("true");
+    expect(document.activeElement).toBe(hide);
+    hide.click();
+    expect(screen.root.querySelector("#config-claude-code")!.textContent).not.toContain(token);
+  });
+
+  it("masks every occurrence, and nothing without a token", () => {
+    expect(maskToken("a tok_1234 b tok_1234", "tok_1234")).toBe("a ••••••••1234 b ••••••••1234");
+    expect(maskToken("no token here", null)).toBe("no token here");
   });
 });

@@ -101,3 +101,15 @@ describe("the demo", () => {
     expect(app.root.querySelector<HTMLElement>(".demo-banner")!.hidden).toBe(true);
   });
 });
+
+describe("pause", () => {
+  it("says what it does while agents are paused, and goes when they are not", async () => {
+    const { app } = await start({ current: { ...overview, paused: true } });
+    const banner = app.root.querySelector<HTMLElement>(".paused-banner")!;
+    expect(banner.hidden).toBe(false);
+    expect(banner.textContent).toBe("Agents are paused. Every agent edit waits in Pending edits, even on documents set to Automatic, and agents cannot create documents; they can still read. Untick Pause agents to let them through again.");
+    app.onEvent({ type: "paused_changed", paused: false });
+    expect(banner.hidden).toBe(true);
+    expect(app.root.querySelector<HTMLInputElement>("#pause-agents")!.checked).toBe(false);
+  });
+});

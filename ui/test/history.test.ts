@@ -1,7 +1,7 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTime } from "../src/dom";
-import { HistoryScreen } from "../src/screens/history";
+import { deciderLabel, HistoryScreen } from "../src/screens/history";
 import { EDIT_STATUSES, type EditRecord, type HistoryFilter } from "../src/types";
 import { edit } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
@@ -185,5 +185,16 @@ describe("the history screen", () => {
     decided = [rejected, applied];
     screen.onEvent({ type: "edit_changed", edit_id: "h2", document_id: "d2", status: "rejected", agent: "Cursor" });
     await vi.waitFor(() => expect(screen.root.querySelectorAll(".history-entry")).toHaveLength(2));
+  });
+});
+
+describe("who decided", () => {
+  it.each([
+    ["app", "You"],
+    ["cli", "You, in a terminal (docs-mcp edits)"],
+    ["auto", "The policy (Automatic)"],
+    ["Ada at the desk", "Ada at the desk"],
+  ])("%s reads %j", (decidedBy, label) => {
+    expect(deciderLabel(decidedBy)).toBe(label);
   });
 });

@@ -1,13 +1,23 @@
-// Connect agents: one ready-to-copy configuration per MCP client, and a new token on demand.
+// Connect agents: one ready-to-copy configuration per MCP client (the token masked until
+// Reveal; Copy copies it whole), and a new token on demand.
 
 import { agentConfigs } from "../configs";
 import { clear, h, showStatus, statusLine } from "../dom";
 import { copyText, errorText, rpc } from "../rpc";
 import type { Overview } from "../types";
 
+/** `text` with the token shown as dots and its last four characters (enough to tell two
+ * tokens apart, not to use one). */
+export function maskToken(text: string, token: string | null): string {
+  if (!token) return text;
+  return text.split(token).join(`${"•".repeat(8)}${token.slice(-4)}`);
+}
+
 export class AgentsScreen {
   readonly root: HTMLElement;
   private body: HTMLElement;
+  private revealed = false;
+  private overview: Overview | null = null;
   private regenerateButton: HTMLButtonElement;
   private confirmation: HTMLElement;
   private tokenStatus: HTMLElement;
@@ -43,6 +53,12 @@ export class AgentsScreen {
     );
   }
 
+  private reveal(revealed: boolean): void {
+    this.revealed = revealed;
+    if (this.overview) this.render(this.overview);
+    this.body.querySelector<HTMLElement>("button.reveal")?.focus();
+  }
+
   private confirm(open: boolean): void {
     this.confirmation.hidden = !open;
     this.regenerateButton.setAttribute("aria-expanded", String(open));
@@ -62,11 +78,22 @@ export class AgentsScreen {
   }
 
   render(overview: Overview): void {
+    this.overview = overview;
     clear(this.body);
     if (!overview.listening) {
       this.body.append(h("p", { class: "error", role: "alert" }, `The MCP endpoint is not running: ${overview.listen_error ?? "unknown reason"}`));
     }
     this.body.append(h("p", {}, "Endpoint: ", h("code", { class: "endpoint" }, overview.endpoint)));
+    if (overview.token) {
+      this.body.append(h("div", { class: "actions" },
+        h("button", {
+          type: "button",
+          class: "secondary reveal",
+          "aria-pressed": String(this.revealed),
+          onclick: () => this.reveal(!this.revealed),
+        }, this.revealed ? "Hide the token" : "Reveal the token"),
+      ));
+    }
     for (const config of agentConfigs(overview)) {
       const codeId = `config-${config.id}`;
       const status = h("span", { class: "copy-status", role: "status" });
@@ -74,7 +101,7 @@ export class AgentsScreen {
         h("article", { class: "card config", "aria-labelledby": `${codeId}-title` },
           h("h3", { id: `${codeId}-title` }, config.client),
           h("p", { class: "where" }, "In ", config.where, ":"),
-          h("pre", {}, h("code", { id: codeId }, config.text)),
+          h("pre", {}, h("code", { id: codeId }, this.revealed ? config.text : maskToken(config.text, overview.token))),
           config.note ? h("p", { class: "note" }, config.note) : null,
           h("div", { class: "actions" },
             h("button", {

@@ -24,6 +24,21 @@ function fillSelect(select: HTMLSelectElement, allLabel: string, options: [value
   select.value = options.some(([value]) => value === chosen) ? chosen : "";
 }
 
+/** Who decided, for a person: the journal's "app" is the person at this app, "cli" the person
+ * at `docs-mcp edits`, "auto" the document's policy; other names (`--decided-by`) as given. */
+export function deciderLabel(decidedBy: string): string {
+  switch (decidedBy) {
+    case "app":
+      return "You";
+    case "cli":
+      return "You, in a terminal (docs-mcp edits)";
+    case "auto":
+      return "The policy (Automatic)";
+    default:
+      return decidedBy;
+  }
+}
+
 export class HistoryScreen {
   readonly root: HTMLElement;
   private documentSelect: HTMLSelectElement;
@@ -138,7 +153,7 @@ export class HistoryScreen {
         field("Tool", "tool", h("code", {}, edit.tool)),
         field("Asked", "asked", timeElement(edit.created_at)),
         field("Decided", "decided", edit.decided_at === null ? null : timeElement(edit.decided_at)),
-        field("By", "decided-by", edit.decided_by),
+        field("By", "decided-by", edit.decided_by === null ? null : deciderLabel(edit.decided_by)),
         field("Comment", "comment", edit.comment),
         // A rejection's error is the agent's copy of the comment, already shown.
         field("Error", "error", edit.status !== "rejected" && edit.error ? errorText(edit.error) : null),
