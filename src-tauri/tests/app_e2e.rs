@@ -844,6 +844,65 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
         assert!(Instant::now() < deadline, "not undone: {markdown}");
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+
+    // Three more proposals, approved together while the server holds its answers back: the
+    // group's toolbar counts them and offers Stop until the instance confirms.
+    for _ in 0..3 {
+        driver.click(&propose).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let approve_all = driver
+        .wait_for(
+            r#"[data-panel="pending"]:not([hidden]) .group button.secondary"#,
+            Duration::from_secs(30),
+        )
+        .await;
+    assert_eq!(driver.text(&approve_all).await, "Approve all (3)");
+    let control = |path: &str| {
+        let url = format!("{url}/__test__/{path}");
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap()
+                .error_for_status()
+                .unwrap();
+        }
+    };
+    control("freeze").await;
+    driver.click(&approve_all).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = driver
+            .text(
+                &driver
+                    .wait_for(".group-status", Duration::from_secs(5))
+                    .await,
+            )
+            .await;
+        if status == "All 3 approved; waiting for Docs to confirm them…" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no progress: {status}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stop = driver
+        .wait_for(".group button.stop", Duration::from_secs(5))
+        .await;
+    assert_eq!(driver.text(&stop).await, "Stop");
+    driver
+        .screenshot(&artifacts().join("e2e-bulk-approval.png"))
+        .await;
+    control("unfreeze").await;
+    driver
+        .wait_for("#main .empty", Duration::from_secs(30))
+        .await;
+    let notice = driver
+        .text(&driver.wait_for(".notice p", Duration::from_secs(5)).await)
+        .await;
+    assert_eq!(notice, "Applied 3 edits by Demo agent.");
     app.quit().await;
 }
 

@@ -373,6 +373,8 @@ describe("a group decision under way", () => {
     screen.onEvent(changed("e2", "applied"));
     screen.onEvent(changed("e4", "applying"));
     expect(texts(screen.root, ".group-status")).toEqual(["Approving… 2 of 3"]);
+    screen.onEvent(changed("e3", "applying"));
+    expect(texts(screen.root, ".group-status")).toEqual(["All 3 approved; waiting for Docs to confirm them…"]);
     const locked = [...screen.root.querySelectorAll<HTMLButtonElement>("button:not([hidden])")].filter((b) => b.textContent !== "Stop");
     expect(locked.length).toBeGreaterThan(0);
     expect(locked.every((b) => b.disabled)).toBe(true);

@@ -191,7 +191,12 @@ class GroupControls {
   /** While its decision runs: "Approving… 12 of 49", and Stop (or "Stopping…" once asked). */
   progress(run: GroupRun): void {
     const doing = run.decision === "approve" ? "Approving…" : "Rejecting…";
-    showStatus(this.status, run.stopping ? `Stopping… ${run.done.size} of ${run.ids.length} decided` : `${doing} ${run.done.size} of ${run.ids.length}`);
+    const [done, total] = [run.done.size, run.ids.length];
+    showStatus(this.status, run.stopping
+      ? `Stopping… ${done} of ${total} decided`
+      : run.decision === "approve" && done === total
+        ? `All ${total} approved; waiting for Docs to confirm them…`
+        : `${doing} ${done} of ${total}`);
     this.stopButton.hidden = false;
     this.stopButton.disabled = run.stopping;
     this.stopButton.textContent = run.stopping ? "Stopping…" : "Stop";
