@@ -134,6 +134,19 @@ describe("the documents screen, signed in", () => {
     ]);
   });
 
+  it("keeps the documents added here or opened by agents in reach, with their policies", async () => {
+    const added = documentRow("c", { title: "Added by URL", policy: "auto", effective_policy: "auto" });
+    const calls = mockCommands({ list_documents: ({ source }) => (source === "known" ? list(added) : list(notes)) });
+    const screen = mount();
+    screen.setOverview(signedIn);
+    await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(1));
+    expect(texts(screen.root, ".source label")).toEqual([" All", " Favorites", " Added here or opened by agents"]);
+    choose(screen.root.querySelector<HTMLInputElement>('input[value="known"]')!);
+    await vi.waitFor(() => expect(texts(screen.root, "tbody th")).toEqual(["Added by URL"]));
+    expect(screen.root.querySelector<HTMLSelectElement>("tbody select")!.value).toBe("auto");
+    expect(calls.at(-1)).toEqual(["list_documents", { source: "known", query: null, page: null }]);
+  });
+
   it("searches once typing pauses", async () => {
     vi.useFakeTimers();
     const calls = mockCommands({ list_documents: ({ query }) => (query === "plan" ? list(documentRow("c", { title: "Plan" })) : list(notes)) });

@@ -26,6 +26,14 @@ function updated(row: DocumentRow): Node | string {
   return Number.isNaN(ms) ? "—" : timeElement(ms);
 }
 
+/** The sources a signed-in person picks from; "known" keeps the documents added by URL or
+ * opened by agents (with their policies) in reach after signing in. */
+const SOURCE_LABELS: Record<DocumentSource, string> = {
+  all: " All",
+  favorites: " Favorites",
+  known: " Added here or opened by agents",
+};
+
 export class DocumentsScreen {
   readonly root: HTMLElement;
   private intro: HTMLElement;
@@ -54,9 +62,9 @@ export class DocumentsScreen {
     this.intro = h("p", { class: "lead" });
     const sources = h("fieldset", { class: "source" },
       h("legend", {}, "Show"),
-      ...(["all", "favorites"] as const).map((source) => h("label", {},
+      ...(["all", "favorites", "known"] as const).map((source) => h("label", {},
         h("input", { type: "radio", name: "document-source", value: source, checked: source === "all", onchange: () => this.setSource(source) }),
-        source === "all" ? " All" : " Favorites")),
+        SOURCE_LABELS[source])),
     );
     this.search = h("input", { id: "documents-search", type: "search", name: "query", autocomplete: "off" });
     this.search.addEventListener("input", () => {
@@ -145,7 +153,8 @@ export class DocumentsScreen {
   }
 
   private checkedSource(): DocumentSource {
-    return this.browse.querySelector<HTMLInputElement>('input[name="document-source"]:checked')?.value === "favorites" ? "favorites" : "all";
+    const checked = this.browse.querySelector<HTMLInputElement>('input[name="document-source"]:checked')?.value;
+    return checked === "favorites" || checked === "known" ? checked : "all";
   }
 
   private setSource(source: DocumentSource): void {
@@ -157,7 +166,8 @@ export class DocumentsScreen {
   async load(more = false): Promise<void> {
     const generation = ++this.generation;
     const page = more ? this.page + 1 : 1;
-    const query = this.source === "known" ? "" : this.search.value.trim();
+    // Not signed in, the search is hidden: a title typed before signing out filters nothing.
+    const query = this.browse.hidden ? "" : this.search.value.trim();
     this.moreButton.disabled = true;
     try {
       const list = await rpc("list_documents", { source: this.source, query: query || null, page: page === 1 ? null : page });
