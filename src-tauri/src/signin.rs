@@ -20,6 +20,24 @@ use tokio::sync::watch;
 use crate::api::{CommandError, CommandResult};
 use crate::host::Host;
 
+/// The sign-in window's size: 900 × 760, or less on a smaller screen (it must fit whole,
+/// centered, with the desktop's panels).
+fn fitted_size(app: &AppHandle) -> (f64, f64) {
+    let screen = app.primary_monitor().ok().flatten().map(|monitor| {
+        let size = monitor.size().to_logical::<f64>(monitor.scale_factor());
+        (size.width, size.height)
+    });
+    fit((900.0, 760.0), screen)
+}
+
+/// `wanted`, shrunk to 90 % of the screen's width and 80 % of its height.
+fn fit(wanted: (f64, f64), screen: Option<(f64, f64)>) -> (f64, f64) {
+    match screen {
+        Some((width, height)) => (wanted.0.min(width * 0.9), wanted.1.min(height * 0.8)),
+        None => wanted,
+    }
+}
+
 /// Label of the sign-in window.
 pub const WINDOW: &str = "sign-in";
 
@@ -67,9 +85,11 @@ fn open_window(
     let start = instance.api("authenticate/");
     let window = {
         let (outcome, instance) = (outcome.clone(), instance.clone());
+        let (width, height) = fitted_size(app);
         WebviewWindowBuilder::new(app, WINDOW, WebviewUrl::External(start))
             .title(format!("Sign in to {instance}"))
-            .inner_size(900.0, 760.0)
+            .inner_size(width, height)
+            .center()
             .incognito(true)
             .focused(true)
             .on_page_load(move |window, payload| {
@@ -171,6 +191,21 @@ fn finish(outcome: &watch::Sender<Outcome>, result: CommandResult<User>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_window_fits_a_small_screen_and_keeps_its_size_on_a_large_one() {
+        let rounded = |(w, h): (f64, f64)| (w.round(), h.round());
+        assert_eq!(
+            rounded(fit((900.0, 760.0), Some((1366.0, 768.0)))),
+            (900.0, 614.0)
+        );
+        assert_eq!(
+            rounded(fit((900.0, 760.0), Some((800.0, 600.0)))),
+            (720.0, 480.0)
+        );
+        assert_eq!(fit((900.0, 760.0), Some((2560.0, 1440.0))), (900.0, 760.0));
+        assert_eq!(fit((900.0, 760.0), None), (900.0, 760.0));
+    }
 
     #[test]
     fn only_pages_of_the_instance_outside_the_api_count() {

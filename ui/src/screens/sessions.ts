@@ -44,13 +44,14 @@ export class SessionsScreen {
       this.body.append(h("p", { class: "no-items" }, "No document is open."));
       return;
     }
-    this.body.append(
+    // Scrolls sideways in a narrow window instead of overflowing it.
+    this.body.append(h("div", { class: "table-scroll" },
       h("table", {},
         h("caption", { class: "visually-hidden" }, "Open documents"),
         h("thead", {}, h("tr", {}, ...COLUMNS.map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, ...rows.map((row) => this.renderRow(row))),
       ),
-    );
+    ));
   }
 
   private renderRow(row: SessionRow): HTMLElement {
