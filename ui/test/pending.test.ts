@@ -405,6 +405,18 @@ describe("a group decision under way", () => {
     expect(texts(screen.root, ".notice p")).toEqual(["Stopped before any edit was decided: 3 edits stay pending."]);
   });
 
+  it("tells outcomes after the cards, so nothing above them moves", async () => {
+    mockCommands({});
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    screen.render([edit, another("e2")]);
+    const notice = screen.root.querySelector(".notice")!;
+    const list = screen.root.querySelector(".cards")!;
+    const groups = screen.root.querySelector(".groups")!;
+    expect(list.compareDocumentPosition(notice) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(groups.compareDocumentPosition(notice) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
   it("keeps the toolbars in place when a new group comes", async () => {
     mockCommands({});
     const screen = new PendingScreen();

@@ -338,9 +338,11 @@ export class PendingScreen {
     this.root = h("section", { "aria-labelledby": "pending-title" },
       h("h2", { id: "pending-title" }, "Pending edits"),
       h("p", { class: "lead" }, "Agents' edits wait here until you approve or reject them. Nothing is applied before."),
-      this.notice,
       this.groups,
       this.list,
+      // After the cards, held at the bottom of the window: telling an outcome never moves a
+      // button under the pointer.
+      this.notice,
     );
   }
 
