@@ -165,12 +165,15 @@ fn clean_name(name: &str) -> String {
     cut
 }
 
-/// One block as shown in a preview: its id, type and markdown.
+/// One block as shown in a preview: its id, type and markdown, and the block as BlockNote
+/// JSON (with its children), which the app renders (absent in records of earlier versions).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PreviewBlock {
     pub block_id: String,
     pub block_type: String,
     pub markdown: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<serde_json::Value>,
 }
 
 /// A run of words in a word-level diff.
@@ -187,6 +190,11 @@ pub struct DiffSpan {
 pub struct Preview {
     pub before: Vec<PreviewBlock>,
     pub after: Vec<PreviewBlock>,
+    /// The block before the change and the one after it, without children: where it lands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_before: Option<PreviewBlock>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_after: Option<PreviewBlock>,
     pub diff: Vec<DiffSpan>,
     pub words_added: usize,
     pub words_removed: usize,

@@ -1343,3 +1343,88 @@ async fn a_huge_rewrite_does_not_hold_up_other_calls() {
     );
     assert!(median < Duration::from_millis(50), "{latencies:?}");
 }
+
+/// What the app renders for a decision: the touched blocks as BlockNote JSON (type, props,
+/// styled text) before and after, and the blocks around them, as they will read.
+#[tokio::test]
+async fn a_preview_carries_the_typed_blocks_and_their_surroundings() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(
+            DocumentSpec::new("Plan").markdown("# Plan\n\nFirst.\n\nSecond.\n\nThird."),
+        )
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let second = read["blocks"][2]["id"].as_str().unwrap().to_owned();
+
+    let pending = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": second, "text": "Second, **now bold**."}),
+        )
+        .await;
+    let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    let preview = agent.service.edit(edit_id).await.unwrap().preview;
+    let before = preview.before[0].block.as_ref().unwrap();
+    let after = preview.after[0].block.as_ref().unwrap();
+    assert_eq!(before["type"], "paragraph");
+    assert_eq!(
+        before["content"],
+        json!([{"type": "text", "text": "Second.", "styles": {}}])
+    );
+    assert_eq!(after["id"], second.as_str());
+    assert_eq!(
+        after["content"],
+        json!([
+            {"type": "text", "text": "Second, ", "styles": {}},
+            {"type": "text", "text": "now bold", "styles": {"bold": true}},
+            {"type": "text", "text": ".", "styles": {}}
+        ])
+    );
+    let context =
+        |block: &Option<docs_mcp::record::PreviewBlock>| block.as_ref().map(|b| b.markdown.clone());
+    assert_eq!(context(&preview.context_before).as_deref(), Some("First."));
+    assert_eq!(context(&preview.context_after).as_deref(), Some("Third."));
+
+    // At the end: context above only. Deleted: around the block as it was.
+    let pending = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"}, "markdown": "## Next\n\n- [x] done"}),
+        )
+        .await;
+    let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    let preview = agent.service.edit(edit_id).await.unwrap().preview;
+    let types: Vec<&str> = preview
+        .after
+        .iter()
+        .map(|b| b.block.as_ref().unwrap()["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["heading", "checkListItem"]);
+    assert_eq!(
+        preview.after[1].block.as_ref().unwrap()["props"]["checked"],
+        true
+    );
+    assert_eq!(context(&preview.context_after), None);
+    assert!(preview.context_before.is_some());
+
+    let pending = agent
+        .ok(
+            "delete_blocks",
+            json!({"document": doc, "block_ids": [second]}),
+        )
+        .await;
+    let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    let preview = agent.service.edit(edit_id).await.unwrap().preview;
+    assert!(preview.after.is_empty());
+    assert_eq!(context(&preview.context_before).as_deref(), Some("First."));
+    assert_eq!(context(&preview.context_after).as_deref(), Some("Third."));
+}

@@ -52,7 +52,7 @@ pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
     read_section,
 };
-pub use read::{read_blocks, read_document, read_outermost, root_group};
+pub use read::{Outermost, read_blocks, read_document, read_outermost, root_group};
 pub use schema::FRAGMENT_NAME;
 pub use tree::{
     Block, BlockContent, Document, Inline, NewBlock, NewContent, PropValue, Props, Styles,

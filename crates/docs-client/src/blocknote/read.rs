@@ -65,34 +65,75 @@ pub fn read_blocks<T: ReadTxn>(
     found
 }
 
+/// The outermost blocks asked for, and the blocks around them: what an edit's preview shows.
+pub struct Outermost {
+    /// The blocks, each with its nested blocks, in document order.
+    pub document: Document,
+    /// The block just before the first of them in reading order (possibly its parent), and
+    /// the one just after the last (and its nested blocks), each read without its children.
+    pub before: Option<Block>,
+    pub after: Option<Block>,
+}
+
 /// Reads the outermost blocks with these ids, each with its nested blocks, in document order:
 /// a document of just those blocks, where the ones nested in another of them are found
-/// inside it. The others are walked past without being read.
+/// inside it. The others are walked past without being read, but for the two around them.
 pub fn read_outermost<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
     ids: &std::collections::HashSet<&str>,
-) -> Document {
+) -> Outermost {
     let mut blocks = Vec::new();
     let Some(root) = root_group(txn, frag) else {
-        return Document { blocks };
+        return Outermost {
+            document: Document { blocks },
+            before: None,
+            after: None,
+        };
     };
+    let (mut before, mut after) = (None, None);
+    // The last container walked past, and whether the one after the last match is wanted.
+    let mut previous: Option<(XmlElementRef, usize)> = None;
+    let mut after_wanted = false;
     // Containers still to visit, last first, with their depth: a preorder walk.
     let mut stack: Vec<(XmlElementRef, usize)> =
         group_containers(txn, &root).map(|c| (c, 1)).collect();
     stack.reverse();
     while let Some((container, depth)) = stack.pop() {
         if ids.contains(container_id(txn, &container).as_str()) {
+            if blocks.is_empty() {
+                before = previous.take();
+            }
             blocks.push(read_block(txn, &container, depth));
-        } else if depth < MAX_NESTING
+            after = None;
+            after_wanted = true;
+            continue;
+        }
+        if after_wanted {
+            after = Some((container.clone(), depth));
+            after_wanted = false;
+        }
+        if depth < MAX_NESTING
             && let (_, Some(group)) = container_parts(txn, &container)
         {
             let at = stack.len();
             stack.extend(group_containers(txn, &group).map(|c| (c, depth + 1)));
             stack[at..].reverse();
         }
+        if blocks.is_empty() {
+            previous = Some((container, depth));
+        }
     }
-    Document { blocks }
+    let lone = |(container, depth): (XmlElementRef, usize)| {
+        let mut block = read_block(txn, &container, depth);
+        block.children.clear();
+        block
+    };
+    Outermost {
+        document: Document { blocks },
+        before: before.map(lone),
+        after: after.map(lone),
+    }
 }
 
 /// Reads the blocks of a blockGroup whose blocks are at `depth` (1 for the root group). The

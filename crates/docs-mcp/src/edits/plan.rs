@@ -149,9 +149,10 @@ fn plan_with(
         .chain(&effects.new_blocks)
         .map(String::as_str)
         .collect();
-    let after = blocknote::read_outermost(&fork.transact(), &fragment, &changed);
+    let outermost = blocknote::read_outermost(&fork.transact(), &fragment, &changed);
     let touched: Vec<String> = effects.depends.keys().cloned().collect();
-    let preview = preview::preview(&before, &after, &touched, &effects.new_blocks);
+    let preview = preview::preview(&before, &outermost, &touched, &effects.new_blocks);
+    let after = outermost.document;
     // Indexed once: the blocks before are the whole document.
     let (before_blocks, after_blocks) = (index(&before), index(&after));
     let (depends_on, leaves) = block_states(&before_blocks, &after_blocks, &after, &effects);

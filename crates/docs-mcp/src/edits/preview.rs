@@ -1,12 +1,51 @@
-//! What a person sees before deciding: the touched blocks before and after, as markdown,
-//! and a word-level diff of the two.
+//! What a person sees before deciding: the touched blocks before and after (as BlockNote JSON,
+//! which the app renders as Docs does, and as markdown), the blocks around them, and a
+//! word-level diff of their markdown.
 
 use std::collections::{BTreeSet, HashMap};
 
-use docs_client::blocknote::tree::Document;
-use docs_client::blocknote::{self, ExportOptions};
+use docs_client::blocknote::tree::{Block, Document};
+use docs_client::blocknote::{self, ExportOptions, Outermost};
 
 use crate::record::{DiffSpan, Preview, PreviewBlock};
+
+fn preview_block(b: &Block) -> PreviewBlock {
+    PreviewBlock {
+        block_id: b.id.clone(),
+        block_type: b.kind.clone(),
+        markdown: blocknote::export_markdown(std::slice::from_ref(b), &ExportOptions::default())
+            .markdown
+            .trim_end()
+            .to_owned(),
+        block: Some(blocknote::json::block_json(b)),
+    }
+}
+
+/// The block just before the first shown one and just after the last (in reading order,
+/// children left out), in a whole document: around the blocks an edit removes.
+fn context(
+    document: &Document,
+    shown: &[PreviewBlock],
+) -> (Option<PreviewBlock>, Option<PreviewBlock>) {
+    let (Some(first), Some(last)) = (shown.first(), shown.last()) else {
+        return (None, None);
+    };
+    let order = document.all_blocks();
+    let position = |id: &str| order.iter().position(|b| b.id == id);
+    let lone = |b: &Block| {
+        let mut b = b.clone();
+        b.children.clear();
+        preview_block(&b)
+    };
+    let before = position(&first.block_id)
+        .and_then(|i| i.checked_sub(1))
+        .map(|i| lone(order[i]));
+    let after = position(&last.block_id)
+        .map(|i| i + order[i].walk().len())
+        .and_then(|i| order.get(i))
+        .map(|b| lone(b));
+    (before, after)
+}
 
 fn preview_blocks(document: &Document, ids: &[String]) -> Vec<PreviewBlock> {
     let mut parents: HashMap<&str, &str> = HashMap::new();
@@ -26,30 +65,22 @@ fn preview_blocks(document: &Document, ids: &[String]) -> Vec<PreviewBlock> {
                 .get(b.id.as_str())
                 .is_none_or(|p| !wanted.contains(p))
         })
-        .map(|b| PreviewBlock {
-            block_id: b.id.clone(),
-            block_type: b.kind.clone(),
-            markdown: blocknote::export_markdown(
-                std::slice::from_ref(b),
-                &ExportOptions::default(),
-            )
-            .markdown
-            .trim_end()
-            .to_owned(),
-        })
+        .map(preview_block)
         .collect()
 }
 
+/// `before`: the whole document; `after`: the blocks the edit changes or creates, read with
+/// the two around them.
 pub(super) fn preview(
     before: &Document,
-    after: &Document,
+    after: &Outermost,
     touched: &[String],
     new: &[String],
 ) -> Preview {
     let mut ids: Vec<String> = touched.to_vec();
     ids.extend(new.iter().cloned());
     let before_blocks = preview_blocks(before, &ids);
-    let after_blocks = preview_blocks(after, &ids);
+    let after_blocks = preview_blocks(&after.document, &ids);
     let join = |blocks: &[PreviewBlock]| {
         blocks
             .iter()
@@ -81,9 +112,20 @@ pub(super) fn preview(
             }),
         }
     }
+    // Around the blocks as they will be; around the removed ones when nothing remains.
+    let (context_before, context_after) = if after_blocks.is_empty() {
+        context(before, &before_blocks)
+    } else {
+        (
+            after.before.as_ref().map(preview_block),
+            after.after.as_ref().map(preview_block),
+        )
+    };
     Preview {
         before: before_blocks,
         after: after_blocks,
+        context_before,
+        context_after,
         diff: spans,
         words_added: added,
         words_removed: removed,
