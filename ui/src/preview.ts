@@ -1,6 +1,7 @@
 // An edit's change as the user reviews it: shared by the pending cards and the history.
 
 import { h, nameLabel } from "./dom";
+import { hasBlocks, renderChange } from "./render";
 import type { EditRecord, EditStatus, PreviewBlock } from "./types";
 
 /** An edit's status, in words. */
@@ -59,16 +60,33 @@ function blocksText(blocks: PreviewBlock[]): string {
   return blocks.map((b) => b.markdown).join("\n\n");
 }
 
-/** The diff, then the blocks before and after (folded). */
+/** The blocks before and after, as markdown. */
+function beforeAfter(edit: EditRecord): HTMLElement {
+  return h("div", { class: "columns" },
+    h("section", { "aria-label": "Before" }, h("h4", {}, "Before"), h("pre", { class: "before" }, blocksText(edit.preview.before) || "(nothing)")),
+    h("section", { "aria-label": "After" }, h("h4", {}, "After"), h("pre", { class: "after" }, blocksText(edit.preview.after) || "(nothing)")),
+  );
+}
+
+/** The change as the document will look, with the markdown folded under it; for records
+ * without typed blocks (earlier versions), the word diff and the markdown before and after. */
 export function renderPreview(edit: EditRecord): HTMLElement[] {
+  const { before, after, context_before, context_after } = edit.preview;
+  if (before.length + after.length > 0 && hasBlocks(before) && hasBlocks(after)) {
+    return [
+      renderChange(before, after, { before: context_before, after: context_after }, edit.tool === "move_block"),
+      h("details", { class: "markdown" },
+        h("summary", {}, "Markdown"),
+        renderDiff(edit),
+        beforeAfter(edit),
+      ),
+    ];
+  }
   return [
     renderDiff(edit),
     h("details", { class: "before-after" },
       h("summary", {}, "Before and after"),
-      h("div", { class: "columns" },
-        h("section", { "aria-label": "Before" }, h("h4", {}, "Before"), h("pre", { class: "before" }, blocksText(edit.preview.before) || "(nothing)")),
-        h("section", { "aria-label": "After" }, h("h4", {}, "After"), h("pre", { class: "after" }, blocksText(edit.preview.after) || "(nothing)")),
-      ),
+      beforeAfter(edit),
     ),
   ];
 }

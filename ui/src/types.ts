@@ -21,10 +21,37 @@ export interface AgentInfo {
   connection: string;
 }
 
+/** A run of text and its styles (`bold`, `italic`, `underline`, `strike`, `code`: true;
+ * `textColor`, `backgroundColor`: a colour name), as BlockNote's JSON has it. */
+export interface StyledText {
+  type: "text";
+  text: string;
+  styles: Record<string, string | boolean>;
+}
+
+/** Inline content: text, a link (`{type: "link", href, content}`), or another kind. */
+export type InlineJson = StyledText | { type: string; [key: string]: unknown };
+
+export interface TableJson {
+  type: "tableContent";
+  rows: { cells: ({ type: "tableCell"; content: InlineJson[] } | InlineJson[])[] }[];
+}
+
+/** A block as BlockNote's JSON has it. */
+export interface BlockJson {
+  id: string;
+  type: string;
+  props: Record<string, unknown>;
+  content?: InlineJson[] | TableJson;
+  children: BlockJson[];
+}
+
 export interface PreviewBlock {
   block_id: string;
   block_type: string;
   markdown: string;
+  /** The block as BlockNote JSON, with its children (absent in records of earlier versions). */
+  block?: BlockJson | null;
 }
 
 export interface DiffSpan {
@@ -35,6 +62,9 @@ export interface DiffSpan {
 export interface Preview {
   before: PreviewBlock[];
   after: PreviewBlock[];
+  /** The block before the change and the one after it (without children). */
+  context_before?: PreviewBlock | null;
+  context_after?: PreviewBlock | null;
   diff: DiffSpan[];
   words_added: number;
   words_removed: number;
