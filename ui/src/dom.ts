@@ -42,6 +42,23 @@ export function timeElement(ms: number): HTMLTimeElement {
   return h("time", { datetime: new Date(ms).toISOString() }, formatTime(ms));
 }
 
+/** "just now", "5 min ago", "3 h ago", "2 days ago": how long before `now`. */
+export function relativeTime(ms: number, now: number = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - ms) / 1000));
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  return days === 1 ? "yesterday" : `${days} days ago`;
+}
+
+/** A `<time>` saying how long ago, the exact time on hover. */
+export function timeAgoElement(ms: number, now: number = Date.now()): HTMLTimeElement {
+  return h("time", { datetime: new Date(ms).toISOString(), title: formatTime(ms) }, relativeTime(ms, now));
+}
+
 /** A polite live region for an action's outcome. */
 export function statusLine(className: string): HTMLParagraphElement {
   return h("p", { class: className, role: "status", "aria-live": "polite" });

@@ -1,6 +1,7 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { formatTime, relativeTime } from "../src/dom";
 import { editGroups, renderEditCard, PendingScreen } from "../src/screens/pending";
 import { onServiceEvent } from "../src/rpc";
 import type { EditRecord } from "../src/types";
@@ -568,5 +569,110 @@ describe("what became of a decision", () => {
     const screen = new PendingScreen();
     const region = screen.root.querySelector(".notice")!;
     expect([region.getAttribute("role"), region.getAttribute("aria-live")]).toEqual(["status", "polite"]);
+  });
+});
+
+describe("the keyboard", () => {
+  const key = (k: string, init: KeyboardEventInit = {}, target: EventTarget = document.activeElement ?? document.body) => {
+    const event = new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...init });
+    target.dispatchEvent(event);
+    return event;
+  };
+
+  async function mountCards() {
+    const calls = mockCommands({
+      list_pending: () => [edit, another("e2", "Cursor", "d2")],
+      approve_edit: () => ({ ...edit, status: "applied" }),
+      reject_edit: () => ({ ...edit, status: "rejected" }),
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    const card = (id: string) => screen.root.querySelector<HTMLElement>(`[data-edit-id="${id}"]`)!;
+    return { screen, calls, card };
+  }
+
+  it("j and k move between cards; the arrows do once on a card", async () => {
+    const { card } = await mountCards();
+    expect(key("j").defaultPrevented).toBe(true);
+    expect(document.activeElement).toBe(card(edit.id));
+    key("j");
+    expect(document.activeElement).toBe(card("e2"));
+    key("j");
+    expect(document.activeElement).toBe(card("e2"));
+    key("ArrowUp");
+    expect(document.activeElement).toBe(card(edit.id));
+    key("ArrowDown");
+    expect(document.activeElement).toBe(card("e2"));
+    key("k");
+    expect(document.activeElement).toBe(card(edit.id));
+    (document.activeElement as HTMLElement).blur();
+    expect(key("ArrowDown").defaultPrevented).toBe(false);
+  });
+
+  it("a approves the edit at hand", async () => {
+    const { calls, card } = await mountCards();
+    card("e2").focus();
+    key("a");
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("approve_edit"));
+    expect(calls.find(([c]) => c === "approve_edit")![1]).toEqual({ id: "e2" });
+  });
+
+  it("r opens the rejection; typing there is text, Ctrl+Enter sends, Escape cancels", async () => {
+    const { calls, card } = await mountCards();
+    card(edit.id).focus();
+    key("r");
+    const comment = card(edit.id).querySelector("textarea")!;
+    expect(document.activeElement).toBe(comment);
+    expect(key("a", {}, comment).defaultPrevented).toBe(false);
+    expect(calls.map(([c]) => c)).not.toContain("approve_edit");
+    comment.value = "Not now";
+    key("Escape", {}, comment);
+    expect(card(edit.id).querySelector<HTMLFormElement>(".reject-form")!.hidden).toBe(true);
+    expect(document.activeElement).toBe(card(edit.id).querySelector("button.reject"));
+    key("r");
+    key("Enter", { ctrlKey: true }, comment);
+    await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("reject_edit"));
+    expect(calls.find(([c]) => c === "reject_edit")![1]).toEqual({ id: edit.id, comment: "Not now" });
+  });
+
+  it("? shows and hides the list of shortcuts", async () => {
+    const { screen } = await mountCards();
+    const list = screen.root.querySelector<HTMLDetailsElement>("details.shortcuts")!;
+    expect(list.open).toBe(false);
+    key("?");
+    expect(list.open).toBe(true);
+    expect(texts(list, "dt")).toEqual(["j / k", "a", "r", "Ctrl+Enter", "?"]);
+    key("?");
+    expect(list.open).toBe(false);
+  });
+
+  it("does nothing while the screen is hidden", async () => {
+    const { screen, calls } = await mountCards();
+    screen.root.hidden = true;
+    expect(key("j").defaultPrevented).toBe(false);
+    key("a");
+    expect(calls.map(([c]) => c)).not.toContain("approve_edit");
+  });
+});
+
+describe("when an edit was asked", () => {
+  const now = 1795000000000;
+  it.each([
+    [now - 10_000, "just now"],
+    [now - 5 * 60_000, "5 min ago"],
+    [now - 3 * 3_600_000, "3 h ago"],
+    [now - 26 * 3_600_000, "yesterday"],
+    [now - 4 * 86_400_000, "4 days ago"],
+    [now + 60_000, "just now"],
+  ])("%d reads %j", (ms, text) => {
+    expect(relativeTime(ms, now)).toBe(text);
+  });
+
+  it("says how long ago on the card, the exact time on hover", () => {
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn() });
+    const time = card.querySelector("time")!;
+    expect(time.getAttribute("title")).toBe(formatTime(edit.created_at));
+    expect(time.textContent).toBe(relativeTime(edit.created_at));
   });
 });

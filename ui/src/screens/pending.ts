@@ -1,7 +1,7 @@
 // Pending edits: one card per edit, group decisions per agent and per document, live from
 // service events.
 
-import { h, nameLabel, showStatus, timeElement } from "../dom";
+import { h, nameLabel, showStatus, timeAgoElement } from "../dom";
 import { agentName, documentLabel, documentName, renderPreview, renderWords, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
 import type { Decision, EditRecord, EditStatus, ServiceEvent } from "../types";
@@ -23,6 +23,16 @@ function rejectForm(commentId: string, onCancel: () => void) {
       h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel"),
     ),
   );
+  // Ctrl+Enter (⌘+Enter) sends, Escape cancels.
+  comment.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      onCancel();
+    }
+  });
   /** The comment, `null` when left empty. */
   const text = () => comment.value.trim() || null;
   return { form, comment, submit, text };
@@ -50,8 +60,8 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
   const titleId = `edit-${edit.id}-title`;
   const status = h("p", { class: "card-status", role: "status" });
   const reject = rejectForm(`edit-${edit.id}-comment`, () => toggleReject(false));
-  const approveButton = h("button", { type: "button", class: "primary", "aria-describedby": titleId }, "Approve");
-  const rejectButton = h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Reject…");
+  const approveButton = h("button", { type: "button", class: "primary", "aria-describedby": titleId, "aria-keyshortcuts": "A" }, "Approve");
+  const rejectButton = h("button", { type: "button", class: "secondary reject", "aria-describedby": titleId, "aria-keyshortcuts": "R" }, "Reject…");
 
   function toggleReject(open: boolean) {
     reject.form.hidden = !open;
@@ -77,7 +87,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     ),
     h("dl", { class: "meta" },
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
-      h("dt", {}, "When"), h("dd", {}, timeElement(edit.created_at)),
+      h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at)),
       h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),
       h("dt", {}, "Words"), renderWords(edit),
     ),
@@ -311,6 +321,15 @@ export function groupOutcome(group: EditGroup, decision: Decision, sent: number,
   return [...lines, ...stopped, ...elsewhere];
 }
 
+/** The screen's keyboard shortcuts, as its list shows them. */
+const SHORTCUTS: [keys: string, what: string][] = [
+  ["j / k", "next / previous edit (↓ / ↑ once on an edit)"],
+  ["a", "approve the edit"],
+  ["r", "reject the edit, with a comment for the agent"],
+  ["Ctrl+Enter", "send the rejection (Escape: cancel)"],
+  ["?", "show or hide this list"],
+];
+
 /** The screen: loads the pending edits, reloads on edit events. */
 export class PendingScreen {
   readonly root: HTMLElement;
@@ -331,13 +350,22 @@ export class PendingScreen {
   /** The ids of the cards on screen. */
   private shown = new Set<string>();
 
+  /** The keyboard shortcuts, listed; `?` opens and closes the list. */
+  private shortcuts: HTMLDetailsElement;
+
   constructor(private onCount: (count: number) => void = () => {}) {
+    this.shortcuts = h("details", { class: "shortcuts" },
+      h("summary", { "aria-keyshortcuts": "?" }, "Keyboard shortcuts"),
+      h("dl", {}, ...SHORTCUTS.flatMap(([keys, what]) => [h("dt", {}, h("kbd", {}, keys)), h("dd", {}, what)])),
+    );
+    document.addEventListener("keydown", (event) => this.onKey(event));
     this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
     this.list = h("div", { class: "cards", "aria-live": "polite" });
     this.notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
     this.root = h("section", { "aria-labelledby": "pending-title" },
       h("h2", { id: "pending-title" }, "Pending edits"),
       h("p", { class: "lead" }, "Agents' edits wait here until you approve or reject them. Nothing is applied before."),
+      this.shortcuts,
       this.groups,
       this.list,
       // After the cards, held at the bottom of the window: telling an outcome never moves a
@@ -378,6 +406,53 @@ export class PendingScreen {
       this.render(this.lastEdits);
     }
   });
+
+  /** j/k (or ↓/↑ on a card) move between cards, a approves, r opens the rejection, ? lists
+   * the shortcuts. Not while typing, nor while the screen is hidden. */
+  onKey(event: KeyboardEvent): void {
+    if (!this.root.isConnected || this.root.closest("[hidden]") || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target instanceof Element && event.target.closest("textarea, input, select")) return;
+    const cards = [...this.list.querySelectorAll<HTMLElement>("[data-edit-id]")];
+    const at = cards.findIndex((card) => card.contains(document.activeElement));
+    const onCard = at >= 0 && cards[at] === document.activeElement;
+    const go = (index: number) => {
+      const card = cards[Math.min(Math.max(index, 0), cards.length - 1)];
+      card?.focus();
+      card?.scrollIntoView?.({ block: "nearest" });
+    };
+    const press = (selector: string) => {
+      const button = at >= 0 ? cards[at].querySelector<HTMLButtonElement>(selector) : null;
+      if (button && !button.disabled) button.click();
+    };
+    switch (event.key) {
+      case "j":
+        go(at + 1);
+        break;
+      case "ArrowDown":
+        if (!onCard) return;
+        go(at + 1);
+        break;
+      case "k":
+        go(at < 0 ? 0 : at - 1);
+        break;
+      case "ArrowUp":
+        if (!onCard) return;
+        go(at - 1);
+        break;
+      case "a":
+        press("button.primary");
+        break;
+      case "r":
+        press("button.reject");
+        break;
+      case "?":
+        this.shortcuts.open = !this.shortcuts.open;
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+  }
 
   /** The person's Stop: the edits the group decision has not reached stay pending. */
   private async stop(): Promise<void> {
