@@ -71,9 +71,13 @@ function beforeAfter(edit: EditRecord): HTMLElement {
 /** The change as the document will look, with the markdown folded under it; for records
  * without typed blocks (earlier versions), the word diff and the markdown before and after. */
 export function renderPreview(edit: EditRecord): HTMLElement[] {
-  const { before, after, context_before, context_after } = edit.preview;
+  const { before, after, context_before, context_after, heading_path } = edit.preview;
   if (before.length + after.length > 0 && hasBlocks(before) && hasBlocks(after)) {
+    const where = heading_path && heading_path.length > 0
+      ? h("p", { class: "where" }, "Under ", ...heading_path.flatMap((title, i) => [i > 0 ? " › " : "", h("span", { class: "heading-step" }, title)]))
+      : null;
     return [
+      ...(where ? [where] : []),
       renderChange(before, after, { before: context_before, after: context_after }, edit.tool === "move_block"),
       h("details", { class: "markdown" },
         h("summary", {}, "Markdown"),

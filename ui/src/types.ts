@@ -60,6 +60,8 @@ export interface DiffSpan {
 }
 
 export interface Preview {
+  /** The headings the change is under, outermost first (absent at the top of the document). */
+  heading_path?: string[];
   before: PreviewBlock[];
   after: PreviewBlock[];
   /** The block before the change and the one after it (without children). */

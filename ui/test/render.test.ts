@@ -142,6 +142,22 @@ describe("a card's preview", () => {
     expect(markdown.querySelector(".diff")).not.toBeNull();
   });
 
+  it("says under which headings the change lands", () => {
+    const record = {
+      ...edit,
+      preview: {
+        ...edit.preview,
+        heading_path: ["Plan", "Release <b>day</b>"],
+        before: [preview(block("b1", "paragraph", [text("Monday.")]))],
+        after: [preview(block("b1", "paragraph", [text("Friday.")]))],
+      },
+    };
+    const root = html(h(renderPreview(record)));
+    expect(root.querySelector(".where")!.textContent).toBe("Under Plan › Release <b>day</b>");
+    expect(root.querySelector(".where b")).toBeNull();
+    expect(html(h(renderPreview({ ...record, preview: { ...record.preview, heading_path: [] } }))).querySelector(".where")).toBeNull();
+  });
+
   it("keeps the word diff for records of earlier versions (markdown only)", () => {
     const root = html(h(renderPreview(edit)));
     expect(root.querySelector(".rendered")).toBeNull();

@@ -188,6 +188,9 @@ pub struct DiffSpan {
 /// word-level diff of their markdown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Preview {
+    /// The headings the change is under, outermost first (empty at the top of the document).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heading_path: Vec<String>,
     pub before: Vec<PreviewBlock>,
     pub after: Vec<PreviewBlock>,
     /// The block before the change and the one after it, without children: where it lands.

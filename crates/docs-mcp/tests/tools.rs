@@ -1393,6 +1393,7 @@ async fn a_preview_carries_the_typed_blocks_and_their_surroundings() {
         |block: &Option<docs_mcp::record::PreviewBlock>| block.as_ref().map(|b| b.markdown.clone());
     assert_eq!(context(&preview.context_before).as_deref(), Some("First."));
     assert_eq!(context(&preview.context_after).as_deref(), Some("Third."));
+    assert_eq!(preview.heading_path, ["Plan"]);
 
     // At the end: context above only. Deleted: around the block as it was.
     let pending = agent
@@ -1427,4 +1428,66 @@ async fn a_preview_carries_the_typed_blocks_and_their_surroundings() {
     assert!(preview.after.is_empty());
     assert_eq!(context(&preview.context_before).as_deref(), Some("First."));
     assert_eq!(context(&preview.context_after).as_deref(), Some("Third."));
+}
+
+/// Where a change lands: the headings above it, each under the last heading of a lower level.
+#[tokio::test]
+async fn a_preview_names_the_headings_above_the_change() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(
+            DocumentSpec::new("Guide")
+                .markdown("# A\n\n## B\n\nUnder B.\n\n## C\n\n### D\n\nUnder D."),
+        )
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let ids: Vec<String> = read["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    let path_of = |result: Value| {
+        let service = agent.service.clone();
+        async move {
+            let edit_id: Uuid = result["edit_id"].as_str().unwrap().parse().unwrap();
+            service.edit(edit_id).await.unwrap().preview.heading_path
+        }
+    };
+    let under_d = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": ids[5], "text": "Under D, changed."}),
+        )
+        .await;
+    assert_eq!(path_of(under_d).await, ["A", "C", "D"]);
+    let after_b = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "after", "block_id": ids[1]}, "markdown": "New under B."}),
+        )
+        .await;
+    assert_eq!(path_of(after_b).await, ["A", "B"]);
+    let heading_c = agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": ids[3], "text": "C, renamed"}),
+        )
+        .await;
+    assert_eq!(path_of(heading_c).await, ["A"]);
+    let at_start = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "start"}, "markdown": "Preface."}),
+        )
+        .await;
+    assert!(path_of(at_start).await.is_empty());
 }

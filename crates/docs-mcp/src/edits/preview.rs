@@ -69,6 +69,73 @@ fn preview_blocks(document: &Document, ids: &[String]) -> Vec<PreviewBlock> {
         .collect()
 }
 
+fn heading_level(block: &Block) -> f64 {
+    block
+        .props
+        .get("level")
+        .and_then(|v| v.as_f64())
+        .unwrap_or(1.0)
+}
+
+/// The headings above `id` in `document`, with their levels (reading order, each under the
+/// last heading of a lower level).
+fn levelled(document: &Document, id: &str) -> Vec<(f64, String)> {
+    let mut path: Vec<(f64, String)> = vec![];
+    for block in document.all_blocks() {
+        if block.id == id {
+            // A heading is under the headings of lower levels only, not its siblings.
+            if block.kind == "heading" {
+                let level = heading_level(block);
+                path.retain(|(above, _)| *above < level);
+            }
+            return path;
+        }
+        if block.kind == "heading" {
+            let level = heading_level(block);
+            path.retain(|(above, _)| *above < level);
+            path.push((level, block.plain_text()));
+        }
+    }
+    vec![]
+}
+
+/// The headings a change is under: those above the first block it shows (or above the block
+/// it comes after), then the shown headings it leaves as they are before its first real change
+/// (an insert after a heading lands under that heading).
+fn where_it_lands(
+    before: &Document,
+    before_blocks: &[PreviewBlock],
+    after_blocks: &[PreviewBlock],
+    context_before: Option<&PreviewBlock>,
+) -> Vec<String> {
+    let (mut path, walked): (Vec<(f64, String)>, Vec<&PreviewBlock>) = match before_blocks.first() {
+        Some(first) => (
+            levelled(before, &first.block_id),
+            after_blocks.iter().collect(),
+        ),
+        None => match context_before {
+            Some(context) => (levelled(before, &context.block_id), vec![context]),
+            None => (vec![], vec![]),
+        },
+    };
+    let unchanged = |b: &PreviewBlock| {
+        context_before.is_some_and(|c| c.block_id == b.block_id)
+            || before_blocks
+                .iter()
+                .any(|old| old.block_id == b.block_id && old.block == b.block)
+    };
+    for block in walked.into_iter().take_while(|b| unchanged(b)) {
+        if block.block_type == "heading"
+            && let Some(heading) = before.find(&block.block_id)
+        {
+            let level = heading_level(heading);
+            path.retain(|(above, _)| *above < level);
+            path.push((level, heading.plain_text()));
+        }
+    }
+    path.into_iter().map(|(_, title)| title).collect()
+}
+
 /// `before`: the whole document; `after`: the blocks the edit changes or creates, read with
 /// the two around them.
 pub(super) fn preview(
@@ -121,7 +188,14 @@ pub(super) fn preview(
             after.after.as_ref().map(preview_block),
         )
     };
+    let headings = where_it_lands(
+        before,
+        &before_blocks,
+        &after_blocks,
+        context_before.as_ref(),
+    );
     Preview {
+        heading_path: headings,
         before: before_blocks,
         after: after_blocks,
         context_before,
