@@ -1,6 +1,7 @@
 //! **The only module that knows the IPC wire format**: every request and response type of
 //! the app's Tauri commands, and the one error shape, `{code, message, hint}`. The UI's
-//! `ui/src/types.ts` mirrors these types (the fixture test below keeps them honest).
+//! `ui/src/bindings.ts` is generated from these types and the `docs-mcp` records (a test
+//! below fails when it drifts).
 
 use std::collections::HashMap;
 
@@ -99,6 +100,7 @@ impl From<docs_client::Error> for CommandError {
 pub type CommandResult<T> = Result<T, CommandError>;
 
 /// What the app shows everywhere: the instance, the endpoint and how to reach it.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Overview {
     pub version: String,
@@ -110,6 +112,7 @@ pub struct Overview {
     /// Whether the session is kept in the OS keyring (false: in memory, until the app quits).
     pub session_persisted: bool,
     pub paused: bool,
+    #[cfg_attr(test, ts(type = "number"))]
     pub pending_count: u64,
     /// The MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
     pub endpoint: String,
@@ -128,6 +131,7 @@ pub struct Overview {
 }
 
 /// The signed-in Docs user.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Account {
     pub id: String,
@@ -148,6 +152,7 @@ impl From<User> for Account {
 }
 
 /// A Docs instance that answered `GET /api/v1.0/config/`.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InstanceCheck {
     /// The normalized origin.
@@ -156,6 +161,7 @@ pub struct InstanceCheck {
 }
 
 /// One row of the Sessions screen.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionRow {
     pub document_id: Uuid,
@@ -164,16 +170,22 @@ pub struct SessionRow {
     pub read_only: bool,
     pub error: Option<String>,
     /// Milliseconds since the Unix epoch.
+    #[cfg_attr(test, ts(type = "number"))]
     pub last_activity: i64,
+    #[cfg_attr(test, ts(type = "number"))]
     pub pending_acks: u64,
+    #[cfg_attr(test, ts(type = "number"))]
     pub pending_saves: u64,
     pub collaborators: Vec<String>,
     /// Agent edits of this document in the journal: applied, and waiting for a decision.
+    #[cfg_attr(test, ts(type = "number"))]
     pub edits_applied: u64,
+    #[cfg_attr(test, ts(type = "number"))]
     pub edits_pending: u64,
 }
 
 /// Which documents the Documents screen lists. `Known`: added by URL or opened by agents.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DocumentSource {
@@ -183,6 +195,7 @@ pub enum DocumentSource {
 }
 
 /// One row of the Documents screen.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DocumentRow {
     pub id: Uuid,
@@ -199,6 +212,7 @@ pub struct DocumentRow {
     pub effective_policy: Policy,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DocumentList {
     pub documents: Vec<DocumentRow>,
@@ -207,6 +221,7 @@ pub struct DocumentList {
 }
 
 /// Filters of the History screen; no status = every decided one.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct HistoryFilter {
     pub document_id: Option<Uuid>,
@@ -237,6 +252,7 @@ impl HistoryFilter {
     }
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
@@ -246,9 +262,11 @@ pub enum Decision {
 
 /// The Settings screen. The port applies at the next start. (Launch at login is not one of
 /// them: it is the OS's state, read and changed on its own, from the tray or Settings.)
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
     pub port: u16,
+    #[cfg_attr(test, ts(type = "number"))]
     pub approval_wait_secs: u64,
     pub default_policy: Policy,
     /// The port the endpoint listens on now.
@@ -369,7 +387,7 @@ mod tests {
     }
 
     /// The UI tests render `ui/test/fixtures/edit-record.json`: it must be what the service
-    /// sends. (Changing `EditRecord` breaks this test; update the fixture and `types.ts`.)
+    /// sends. (Changing `EditRecord` breaks this test; update the fixture.)
     #[test]
     fn ui_fixture_is_a_serialized_edit_record() {
         let path = concat!(
@@ -468,7 +486,60 @@ mod tests {
         );
     }
 
-    /// `Account` and the new `Overview` fields as `ui/src/types.ts` declares them.
+    /// `ui/src/bindings.ts` is the TypeScript of every type crossing IPC, generated from the
+    /// Rust types: a change to them fails this test until the file is regenerated with
+    /// `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
+    #[test]
+    fn ui_bindings_are_generated_from_the_rust_types() {
+        use docs_mcp::events::ServiceEvent;
+        use docs_mcp::record::{AgentInfo, DiffSpan, Preview, PreviewBlock};
+        use ts_rs::TS;
+
+        let declarations = [
+            ErrorInfo::decl(),
+            EditStatus::decl(),
+            Policy::decl(),
+            AgentInfo::decl(),
+            PreviewBlock::decl(),
+            DiffSpan::decl(),
+            Preview::decl(),
+            EditRecord::decl(),
+            ServiceEvent::decl(),
+            Account::decl(),
+            Overview::decl(),
+            InstanceCheck::decl(),
+            SessionRow::decl(),
+            DocumentSource::decl(),
+            DocumentRow::decl(),
+            DocumentList::decl(),
+            HistoryFilter::decl(),
+            Decision::decl(),
+            Settings::decl(),
+        ];
+        let mut generated = String::from(
+            "// Generated from the Rust types by `api::tests::ui_bindings_are_generated_from_the_rust_types`\n\
+             // (src-tauri/src/api.rs): do not edit. Regenerate with\n\
+             // `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.\n\n\
+             import type { BlockJson } from \"./blocknote\";\n",
+        );
+        for declaration in declarations {
+            generated.push_str("\nexport ");
+            generated.push_str(&declaration);
+            generated.push('\n');
+        }
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/src/bindings.ts");
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "ui/src/bindings.ts is not what the Rust types generate: run \
+             UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings"
+        );
+    }
+
+    /// `Account` and the new `Overview` fields as the UI reads them.
     #[test]
     fn overview_carries_the_account() {
         let overview = Overview {

@@ -54,6 +54,7 @@ impl ErrorCode {
 }
 
 /// An error as it leaves the service: a code, what happened, and what to do next.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct ErrorInfo {
     pub code: String,

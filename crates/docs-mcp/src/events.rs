@@ -5,6 +5,7 @@ use uuid::Uuid;
 
 use crate::record::{EditStatus, Policy};
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServiceEvent {

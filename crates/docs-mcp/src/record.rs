@@ -7,6 +7,7 @@ use uuid::Uuid;
 use crate::error::ErrorInfo;
 
 /// How agent writes to a document are handled.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Policy {
@@ -57,6 +58,7 @@ impl std::str::FromStr for Policy {
 /// Where an edit stands: `pending` (waiting for a person), `applying` (approved and merged
 /// into the live document, not yet confirmed saved), `applied`, `rejected`, `conflict` or
 /// `failed` (not in the document), `undone`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EditStatus {
@@ -116,6 +118,7 @@ impl std::str::FromStr for EditStatus {
 }
 
 /// Who asked for an edit: the MCP client's name and the connection it came through.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AgentInfo {
     pub name: String,
@@ -167,16 +170,19 @@ fn clean_name(name: &str) -> String {
 
 /// One block as shown in a preview: its id, type and markdown, and the block as BlockNote
 /// JSON (with its children), which the app renders (absent in records of earlier versions).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PreviewBlock {
     pub block_id: String,
     pub block_type: String,
     pub markdown: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "BlockJson"))]
     pub block: Option<serde_json::Value>,
 }
 
 /// A run of words in a word-level diff.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiffSpan {
     /// `equal`, `added` or `removed`.
@@ -186,17 +192,21 @@ pub struct DiffSpan {
 
 /// What an edit changes, for a human to judge: the touched blocks before and after, and a
 /// word-level diff of their markdown.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Preview {
     /// The headings the change is under, outermost first (empty at the top of the document).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub heading_path: Vec<String>,
     pub before: Vec<PreviewBlock>,
     pub after: Vec<PreviewBlock>,
     /// The block before the change and the one after it, without children: where it lands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub context_before: Option<PreviewBlock>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub context_after: Option<PreviewBlock>,
     pub diff: Vec<DiffSpan>,
     pub words_added: usize,
@@ -205,6 +215,7 @@ pub struct Preview {
 
 /// An agent's edit: pending, decided, applied or undone. The journal is the list of edits
 /// that were applied.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EditRecord {
     pub id: Uuid,
@@ -214,6 +225,7 @@ pub struct EditRecord {
     /// The tool that made it (`insert_blocks`, `apply_edits`, ...).
     pub tool: String,
     /// The tool's arguments, as the agent sent them.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub arguments: serde_json::Value,
     pub reason: Option<String>,
     /// The revision the agent quoted, if any.
@@ -234,8 +246,11 @@ pub struct EditRecord {
     pub decided_by: Option<String>,
     pub error: Option<ErrorInfo>,
     /// Milliseconds since the Unix epoch.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub created_at: i64,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub decided_at: Option<i64>,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub applied_at: Option<i64>,
 }
 

@@ -1,0 +1,171 @@
+// Generated from the Rust types by `api::tests::ui_bindings_are_generated_from_the_rust_types`
+// (src-tauri/src/api.rs): do not edit. Regenerate with
+// `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
+
+import type { BlockJson } from "./blocknote";
+
+export type ErrorInfo = { code: string, message: string, hint: string, };
+
+export type EditStatus = "pending" | "applying" | "applied" | "rejected" | "conflict" | "failed" | "undone";
+
+export type Policy = "auto" | "review" | "read-only";
+
+export type AgentInfo = { name: string, connection: string, };
+
+export type PreviewBlock = { block_id: string, block_type: string, markdown: string, block?: BlockJson, };
+
+export type DiffSpan = { 
+/**
+ * `equal`, `added` or `removed`.
+ */
+kind: string, text: string, };
+
+export type Preview = { 
+/**
+ * The headings the change is under, outermost first (empty at the top of the document).
+ */
+heading_path?: Array<string>, before: Array<PreviewBlock>, after: Array<PreviewBlock>, 
+/**
+ * The block before the change and the one after it, without children: where it lands.
+ */
+context_before?: PreviewBlock, context_after?: PreviewBlock, diff: Array<DiffSpan>, words_added: number, words_removed: number, };
+
+export type EditRecord = { id: string, document_id: string, document_title: string | null, agent: AgentInfo, 
+/**
+ * The tool that made it (`insert_blocks`, `apply_edits`, ...).
+ */
+tool: string, 
+/**
+ * The tool's arguments, as the agent sent them.
+ */
+arguments: unknown, reason: string | null, 
+/**
+ * The revision the agent quoted, if any.
+ */
+revision: string | null, preview: Preview, 
+/**
+ * Existing blocks the edit changes or positions against.
+ */
+touched_blocks: Array<string>, 
+/**
+ * Ids of the blocks the edit creates.
+ */
+new_blocks: Array<string>, 
+/**
+ * Whether it can be undone once applied.
+ */
+undoable: boolean, 
+/**
+ * For an undo: the edit it reverts.
+ */
+undoes: string | null, status: EditStatus, 
+/**
+ * The human's comment on a decision.
+ */
+comment: string | null, 
+/**
+ * Who decided (`auto`, `app`, `cli`, ...).
+ */
+decided_by: string | null, error: ErrorInfo | null, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+created_at: number, decided_at: number | null, applied_at: number | null, };
+
+export type ServiceEvent = { "type": "edit_changed", edit_id: string, document_id: string, status: EditStatus, agent: string, } | { "type": "document_changed", document_id: string, revision: string, } | { "type": "sessions_changed" } | { "type": "policy_changed", document_id: string | null, policy: Policy | null, } | { "type": "paused_changed", paused: boolean, } | { "type": "account_changed", signed_in: boolean, };
+
+export type Account = { id: string, email: string | null, full_name: string | null, short_name: string | null, };
+
+export type Overview = { version: string, 
+/**
+ * The configured Docs instance, if any.
+ */
+instance: string | null, signed_in: boolean, 
+/**
+ * Who is signed in, once the instance confirmed the session.
+ */
+account: Account | null, 
+/**
+ * Whether the session is kept in the OS keyring (false: in memory, until the app quits).
+ */
+session_persisted: boolean, paused: boolean, pending_count: number, 
+/**
+ * The MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
+ */
+endpoint: string, 
+/**
+ * Whether the endpoint is served by this app.
+ */
+listening: boolean, 
+/**
+ * Why it is not (port taken, ...).
+ */
+listen_error: string | null, 
+/**
+ * The bearer token MCP clients send (for the ready-to-copy configs).
+ */
+token: string | null, 
+/**
+ * Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
+ */
+app_path: string, 
+/**
+ * Whether the demo runs (the instance is its local server, with sample documents).
+ */
+demo: boolean, 
+/**
+ * Whether this build can start the demo (a checkout with the demo server installed).
+ */
+demo_available: boolean, };
+
+export type InstanceCheck = { 
+/**
+ * The normalized origin.
+ */
+url: string, release_version: string | null, };
+
+export type SessionRow = { document_id: string, title: string | null, connected: boolean, read_only: boolean, error: string | null, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+last_activity: number, pending_acks: number, pending_saves: number, collaborators: Array<string>, 
+/**
+ * Agent edits of this document in the journal: applied, and waiting for a decision.
+ */
+edits_applied: number, edits_pending: number, };
+
+export type DocumentSource = "all" | "favorites" | "known";
+
+export type DocumentRow = { id: string, title: string | null, 
+/**
+ * The document in the browser.
+ */
+url: string, 
+/**
+ * ISO 8601, when the instance says.
+ */
+updated_at: string | null, is_favorite: boolean, 
+/**
+ * Whether the user can edit it, when the instance says.
+ */
+can_edit: boolean | null, 
+/**
+ * The document's own policy; `None`: it follows the default.
+ */
+policy: Policy | null, effective_policy: Policy, };
+
+export type DocumentList = { documents: Array<DocumentRow>, 
+/**
+ * More pages exist on the instance.
+ */
+has_more: boolean, };
+
+export type HistoryFilter = { document_id: string | null, agent: string | null, status: Array<EditStatus> | null, limit: number | null, };
+
+export type Decision = "approve" | "reject";
+
+export type Settings = { port: number, approval_wait_secs: number, default_policy: Policy, 
+/**
+ * The port the endpoint listens on now.
+ */
+active_port: number, };
