@@ -340,7 +340,10 @@ pub(super) fn connect(
         shared.connects.fetch_add(1, Ordering::Relaxed);
         let connected = tokio::time::timeout(
             shared.options.connect_timeout,
-            tokio_tungstenite::connect_async(request),
+            // No Nagle, as browsers: an update is a small frame, and holding it until the
+            // previous one is acknowledged (a delayed ACK: up to 40 ms) is the tail of every
+            // edit's latency.
+            tokio_tungstenite::connect_async_with_config(request, None, true),
         )
         .await;
         match connected {
