@@ -184,6 +184,14 @@ pub struct SessionRow {
     pub edits_pending: u64,
 }
 
+/// A pending edit whose approval would now be a conflict, and why.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangedEdit {
+    pub id: Uuid,
+    pub reason: String,
+}
+
 /// Which documents the Documents screen lists. `Known`: added by URL or opened by agents.
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -509,6 +517,7 @@ mod tests {
             Overview::decl(),
             InstanceCheck::decl(),
             SessionRow::decl(),
+            ChangedEdit::decl(),
             DocumentSource::decl(),
             DocumentRow::decl(),
             DocumentList::decl(),

@@ -10,7 +10,7 @@ use tauri_plugin_opener::OpenerExt as _;
 use uuid::Uuid;
 
 use crate::api::{
-    CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
+    ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
     InstanceCheck, Overview, SessionRow, Settings, browser_failed, invalid,
 };
 use crate::host::{DECIDER, Host};
@@ -130,6 +130,15 @@ pub async fn start_demo(host: HostState<'_>) -> CommandResult<Overview> {
 #[tauri::command(rename_all = "snake_case")]
 pub async fn demo_propose_edit(host: HostState<'_>) -> CommandResult<EditRecord> {
     host.demo_propose_edit().await
+}
+
+/// The pending edits among `ids` whose approval would now be a conflict, and why.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn changed_since_proposed(
+    host: HostState<'_>,
+    ids: Vec<Uuid>,
+) -> CommandResult<Vec<ChangedEdit>> {
+    host.changed_since_proposed(&ids).await
 }
 
 #[tauri::command(rename_all = "snake_case")]

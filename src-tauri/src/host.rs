@@ -12,13 +12,13 @@ use docs_mcp::edits::{Anchor, EditOp, InsertBlocks, Position, TextBases};
 use docs_mcp::record::{AgentInfo, EditFilter, EditRecord, EditStatus, Policy};
 use docs_mcp::service::EditRequest;
 use docs_mcp::token::{SharedToken, TokenStore};
-use docs_mcp::{DocsService, ServiceConfig};
+use docs_mcp::{DocsService, ServiceConfig, ServiceError};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::api::{
-    Account, CommandResult, Decision, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings,
-    instance_check_failed, invalid, session_rows,
+    Account, ChangedEdit, CommandResult, Decision, HistoryFilter, InstanceCheck, Overview,
+    SessionRow, Settings, instance_check_failed, invalid, session_rows,
 };
 use crate::demo::{DemoServer, PROPOSALS};
 use crate::settings::AppSettings;
@@ -255,6 +255,23 @@ impl Host {
                 ..EditFilter::default()
             })
             .await?)
+    }
+
+    /// The pending edits among `ids` whose approval would now be a conflict (a block they
+    /// depend on changed since they were proposed), with why; those of documents not open
+    /// now are not checked.
+    pub async fn changed_since_proposed(&self, ids: &[Uuid]) -> CommandResult<Vec<ChangedEdit>> {
+        let mut changed = vec![];
+        for id in ids {
+            match self.service.changed_since_proposed(*id).await {
+                Ok(Some(reason)) => changed.push(ChangedEdit { id: *id, reason }),
+                Ok(None) => {}
+                // Decided meanwhile: its card goes with the next reload.
+                Err(ServiceError::NotPending { .. } | ServiceError::EditNotFound { .. }) => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Ok(changed)
     }
 
     pub async fn sessions(&self) -> CommandResult<Vec<SessionRow>> {

@@ -144,6 +144,7 @@ fn run() -> anyhow::Result<()> {
             commands::disconnect_session,
             commands::decide_all,
             commands::stop_decisions,
+            commands::changed_since_proposed,
             commands::start_demo,
             commands::demo_propose_edit,
             commands::launch_at_login,

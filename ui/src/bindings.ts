@@ -134,6 +134,8 @@ last_activity: number, pending_acks: number, pending_saves: number, collaborator
  */
 edits_applied: number, edits_pending: number, };
 
+export type ChangedEdit = { id: string, reason: string, };
+
 export type DocumentSource = "all" | "favorites" | "known";
 
 export type DocumentRow = { id: string, title: string | null, 

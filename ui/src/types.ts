@@ -3,6 +3,7 @@
 // adds: the command map, the app's own event, the screens.
 
 import type {
+  ChangedEdit,
   DocumentList,
   DocumentRow,
   DocumentSource,
@@ -21,6 +22,7 @@ import type {
 export type {
   Account,
   AgentInfo,
+  ChangedEdit,
   DiffSpan,
   DocumentList,
   DocumentRow,
@@ -84,6 +86,9 @@ export interface Commands {
   start_demo: { args: Record<string, never>; result: Overview };
   /** The demo agent proposes an edit to a sample document; it waits in Pending edits. */
   demo_propose_edit: { args: Record<string, never>; result: EditRecord };
+  /** The pending edits among `ids` whose approval would now be a conflict (a block they
+   * depend on changed since they were proposed), with why; documents not open are not checked. */
+  changed_since_proposed: { args: { ids: string[] }; result: ChangedEdit[] };
   /** Stops the group decisions under way: the edits they have not reached stay pending. */
   stop_decisions: { args: Record<string, never>; result: null };
   list_history: { args: { filter: HistoryFilter }; result: EditRecord[] };

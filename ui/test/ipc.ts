@@ -10,11 +10,17 @@ type Handlers = {
 
 export type Call = { [K in keyof Commands]: [K, Commands[K]["args"]] }[keyof Commands];
 
+/** Background checks a screen makes on its own (the pending cards asking whether they still
+ * apply): answered "nothing changed" unless a test gives a handler, and then only recorded. */
+const BACKGROUND: Handlers = { changed_since_proposed: () => [] };
+
 /** Answers the commands given (any other rejects) and records every command called. */
 export function mockCommands(handlers: Handlers): Call[] {
   const calls: Call[] = [];
   mockIPC(
     (cmd, args) => {
+      const background = BACKGROUND[cmd as keyof Commands] as ((args: unknown) => unknown) | undefined;
+      if (background && !(cmd in handlers)) return background(args);
       calls.push([cmd, args] as Call);
       const handler = handlers[cmd as keyof Commands] as ((args: unknown) => unknown) | undefined;
       if (!handler) throw { code: "UNMOCKED", message: `no mock for ${cmd}`, hint: "" };

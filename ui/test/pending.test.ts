@@ -56,6 +56,7 @@ describe("decisions through IPC", () => {
   it("Approve calls approve_edit with the edit's id, then reloads", async () => {
     const calls: [string, unknown][] = [];
     mockIPC((cmd, args) => {
+      if (cmd === "changed_since_proposed") return [];
       calls.push([cmd, args]);
       if (cmd === "list_pending") return calls.length > 2 ? [] : [edit];
       if (cmd === "approve_edit") return { ...edit, status: "applied" };
@@ -674,5 +675,39 @@ describe("when an edit was asked", () => {
     const time = card.querySelector("time")!;
     expect(time.getAttribute("title")).toBe(formatTime(edit.created_at));
     expect(time.textContent).toBe(relativeTime(edit.created_at));
+  });
+});
+
+describe("a card whose edit no longer applies", () => {
+  it("says so, with why and what to do, once the service finds the change; and stops when it is gone", async () => {
+    let changed = [{ id: "e2", reason: "block b1 was changed by someone else in the document since the edit was proposed" }];
+    const calls = mockCommands({
+      list_pending: () => [edit, another("e2")],
+      changed_since_proposed: () => changed,
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    const note = (id: string) => screen.root.querySelector<HTMLElement>(`[data-edit-id="${id}"] .changed-since`)!;
+    await vi.waitFor(() => expect(note("e2").hidden).toBe(false));
+    expect(note("e2").textContent).toBe(
+      "Changed since the agent asked: block b1 was changed by someone else in the document since the edit was proposed. Approving it would be refused as a conflict: reject it, or ask the agent to redo it.",
+    );
+    expect(note(edit.id).hidden).toBe(true);
+    expect(calls.find(([c]) => c === "changed_since_proposed")![1]).toEqual({ ids: [edit.id, "e2"] });
+
+    // A change to the document is checked again, once for a burst of changes.
+    vi.useFakeTimers();
+    try {
+      changed = [];
+      const before = calls.filter(([c]) => c === "changed_since_proposed").length;
+      for (let i = 0; i < 5; i++) screen.onEvent({ type: "document_changed", document_id: edit.document_id, revision: `r${i}` });
+      screen.onEvent({ type: "document_changed", document_id: "another-document", revision: "r9" });
+      await vi.advanceTimersByTimeAsync(600);
+      expect(calls.filter(([c]) => c === "changed_since_proposed")).toHaveLength(before + 1);
+    } finally {
+      vi.useRealTimers();
+    }
+    await vi.waitFor(() => expect(note("e2").hidden).toBe(true));
   });
 });

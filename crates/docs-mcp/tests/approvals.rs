@@ -87,6 +87,15 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
         )
         .await;
     assert_eq!(pending["status"], "pending");
+    // As proposed: the card has nothing to warn of.
+    assert_eq!(
+        agent
+            .service
+            .changed_since_proposed(edit_id(&pending))
+            .await
+            .unwrap(),
+        None
+    );
     let typist = server
         .start_typist(
             TypistSpec::new(doc, " and Linus")
@@ -114,6 +123,19 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
     })
     .await
     .unwrap();
+    // The card can say so before the person decides: the reason the approval will give.
+    let reason = format!(
+        "block {block} was changed by someone else in the document since the edit was proposed"
+    );
+    assert_eq!(
+        agent
+            .service
+            .changed_since_proposed(edit_id(&pending))
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(reason.as_str())
+    );
 
     let decided = agent
         .service

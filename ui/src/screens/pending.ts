@@ -4,7 +4,10 @@
 import { h, nameLabel, showStatus, timeAgoElement } from "../dom";
 import { agentName, documentLabel, documentName, renderPreview, renderWords, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import type { Decision, EditRecord, EditStatus, ServiceEvent } from "../types";
+import type { ChangedEdit, Decision, EditRecord, EditStatus, ServiceEvent } from "../types";
+
+/** How soon after a document changes the cards check whether they still apply. */
+const CHANGE_CHECK_DELAY_MS = 500;
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
@@ -85,6 +88,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
       " wants to edit ",
       documentLabel(edit),
     ),
+    h("p", { class: "changed-since problem", role: "note", hidden: true }),
     h("dl", { class: "meta" },
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
       h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at)),
@@ -534,10 +538,44 @@ export class PendingScreen {
 
   private async fetch(): Promise<void> {
     try {
-      this.render(await rpc("list_pending"));
+      const edits = await rpc("list_pending");
+      this.render(edits);
+      void this.checkChanged();
     } catch (error) {
       this.list.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(error)));
     }
+  }
+
+  /** Warns on each card whose approval would now be a conflict: a person (or another edit)
+   * changed a block it depends on since the agent asked. */
+  private async checkChanged(): Promise<void> {
+    const ids = this.lastEdits.map((e) => e.id);
+    if (ids.length === 0) return;
+    let changed: ChangedEdit[];
+    try {
+      changed = await rpc("changed_since_proposed", { ids });
+    } catch {
+      return; // A warning that cannot be checked is not shown; the approval still checks.
+    }
+    const reasons = new Map(changed.map((c) => [c.id, c.reason]));
+    for (const card of this.list.querySelectorAll<HTMLElement>("[data-edit-id]")) {
+      const note = card.querySelector<HTMLElement>(".changed-since");
+      if (!note) continue;
+      const reason = reasons.get(card.dataset.editId!);
+      note.hidden = reason === undefined;
+      note.textContent = reason === undefined ? "" : `Changed since the agent asked: ${reason}. Approving it would be refused as a conflict: reject it, or ask the agent to redo it.`;
+    }
+  }
+
+  /** A check soon after a document with cards changed (at most one per half second). */
+  private checkTimer: ReturnType<typeof setTimeout> | undefined;
+
+  private scheduleCheck(): void {
+    if (this.checkTimer !== undefined) return;
+    this.checkTimer = setTimeout(() => {
+      this.checkTimer = undefined;
+      void this.checkChanged();
+    }, CHANGE_CHECK_DELAY_MS);
   }
 
   /** The edits of the last render. */
@@ -606,6 +644,7 @@ export class PendingScreen {
         if (line) this.say([line], true);
       }
     }
+    if (event.type === "document_changed" && this.lastEdits.some((e) => e.document_id === event.document_id)) this.scheduleCheck();
     if (event.type === "edit_changed" || event.type === "resync") void this.load();
   }
 }

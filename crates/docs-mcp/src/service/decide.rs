@@ -10,7 +10,7 @@ use docs_client::blocknote;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 use yrs::updates::decoder::Decode;
-use yrs::{ReadTxn, StateVector, Update};
+use yrs::{ReadTxn, StateVector, Transact, Update};
 
 use super::locks::DocumentGuard;
 use super::settle::{Merged, contains};
@@ -432,6 +432,52 @@ impl DocsService {
             .await
             .into_iter()
             .collect()
+    }
+
+    /// Why approving this pending edit would now be a conflict: a block it depends on changed
+    /// (or was deleted) since it was proposed, or the document lost the history it was planned
+    /// on — the check its approval makes, read without a decision. `None` when it would apply
+    /// as shown, or when its document is not open (nothing is opened to answer).
+    pub async fn changed_since_proposed(&self, id: Uuid) -> ServiceResult<Option<String>> {
+        let record = self.pending(id).await?;
+        let Some(doc) = self.live(record.document_id) else {
+            return Ok(None);
+        };
+        let payload = self.payload(id).await?;
+        let base = StateVector::decode_v1(&payload.base_state_vector)
+            .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;
+        let live_doc = doc.session.doc().clone();
+        let depends_on = payload.depends_on;
+        let found = tokio::task::spawn_blocking(move || {
+            let fragment = blocknote::document_fragment(&live_doc);
+            let txn = live_doc.transact();
+            let live = txn.state_vector();
+            if let Some((client, _)) = base
+                .iter()
+                .find(|(client, clock)| live.get(client) < **clock)
+            {
+                return Err(client.get());
+            }
+            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
+            let current = blocknote::read_blocks(&txn, &fragment, &ids);
+            Ok(edits::unchanged(&current, &depends_on)
+                .err()
+                .map(|(state, now)| (state.block_id.clone(), now.is_none())))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("the check failed: {e}")))?;
+        Ok(match found {
+            Err(client) => Some(format!(
+                "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
+            )),
+            Ok(None) => None,
+            Ok(Some((block_id, gone))) => Some(describe_change(
+                &doc,
+                &block_id,
+                gone,
+                "the edit was proposed",
+            )),
+        })
     }
 
     async fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {

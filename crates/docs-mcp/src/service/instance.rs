@@ -339,6 +339,19 @@ impl DocsService {
         })
     }
 
+    /// The live session of a document when one is open now: nothing is opened (no REST call,
+    /// no connection), so asking costs nothing.
+    pub(super) fn live(&self, id: Uuid) -> Option<OpenDocument> {
+        let trackers = self.trackers.lock().expect("trackers lock");
+        let (weak, tracker, forks) = trackers.get(&id)?;
+        Some(OpenDocument {
+            id,
+            session: weak.upgrade()?,
+            tracker: tracker.clone(),
+            forks: forks.clone(),
+        })
+    }
+
     pub fn sessions(&self) -> Vec<SessionSnapshot> {
         self.instance()
             .map(|i| i.registry.snapshot())
