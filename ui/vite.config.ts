@@ -5,5 +5,5 @@ export default defineConfig({
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   build: { outDir: "dist", target: "es2022", emptyOutDir: true },
-  test: { environment: "jsdom", globals: true, include: ["test/**/*.test.ts"] },
+  test: { environment: "jsdom", globals: true, include: ["test/**/*.test.ts"], benchmark: { include: ["bench/**/*.bench.ts"] } },
 });

@@ -68,6 +68,16 @@ function beforeAfter(edit: EditRecord): HTMLElement {
   );
 }
 
+/** The word diff and the markdown before and after, folded: built when first opened (most
+ * never are, and 50 cards would build them all). */
+function foldedMarkdown(edit: EditRecord): HTMLDetailsElement {
+  const details = h("details", { class: "markdown" }, h("summary", {}, "Markdown"));
+  details.addEventListener("toggle", () => {
+    if (details.open && details.childElementCount === 1) details.append(renderDiff(edit), beforeAfter(edit));
+  });
+  return details;
+}
+
 /** The change as the document will look, with the markdown folded under it; for records
  * without typed blocks (earlier versions), the word diff and the markdown before and after. */
 export function renderPreview(edit: EditRecord): HTMLElement[] {
@@ -79,11 +89,7 @@ export function renderPreview(edit: EditRecord): HTMLElement[] {
     return [
       ...(where ? [where] : []),
       renderChange(before, after, { before: context_before, after: context_after }, edit.tool === "move_block"),
-      h("details", { class: "markdown" },
-        h("summary", {}, "Markdown"),
-        renderDiff(edit),
-        beforeAfter(edit),
-      ),
+      foldedMarkdown(edit),
     ];
   }
   return [

@@ -139,7 +139,12 @@ describe("a card's preview", () => {
     const markdown = root.querySelector<HTMLDetailsElement>("details.markdown")!;
     expect(markdown.open).toBe(false);
     expect(markdown.querySelector("summary")!.textContent).toBe("Markdown");
-    expect(markdown.querySelector(".diff")).not.toBeNull();
+    // Built when opened.
+    expect(markdown.querySelector(".diff")).toBeNull();
+    markdown.open = true;
+    markdown.dispatchEvent(new Event("toggle"));
+    expect(markdown.querySelector(".diff")!.textContent).toBe("The team agreed to ship on Monday.Friday.");
+    expect(markdown.querySelector(".after")!.textContent).toBe("(markdown)");
   });
 
   it("says under which headings the change lands", () => {
