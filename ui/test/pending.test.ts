@@ -74,6 +74,7 @@ describe("decisions through IPC", () => {
   it("Reject sends the comment to reject_edit", async () => {
     const calls: [string, unknown][] = [];
     mockIPC((cmd, args) => {
+      if (cmd === "changed_since_proposed") return [];
       calls.push([cmd, args]);
       if (cmd === "list_pending") return calls.length > 2 ? [] : [edit];
       if (cmd === "reject_edit") return { ...edit, status: "rejected" };
@@ -91,6 +92,7 @@ describe("decisions through IPC", () => {
 
   it("shows the {code, message, hint} of a failed decision and re-enables the buttons", async () => {
     mockIPC((cmd) => {
+      if (cmd === "changed_since_proposed") return [];
       if (cmd === "list_pending") return [edit];
       if (cmd === "approve_edit") {
         throw { code: "EDIT_CONFLICT", message: "the edit no longer applies: block b1 was deleted", hint: "Read the document again." };
@@ -109,7 +111,7 @@ describe("decisions through IPC", () => {
 
   it("reloads live on an edit_changed event (no polling)", async () => {
     let pending: EditRecord[] = [];
-    mockIPC((cmd) => (cmd === "list_pending" ? pending : undefined), { shouldMockEvents: true });
+    mockIPC((cmd) => (cmd === "list_pending" ? pending : cmd === "changed_since_proposed" ? [] : undefined), { shouldMockEvents: true });
     const screen = mount();
     await onServiceEvent((e) => screen.onEvent(e));
     await screen.load();

@@ -1,6 +1,7 @@
 //! MCP service figures against the Docs-like test server: `read_document` round trip on a
-//! cached 1 000-block document, `insert_blocks` until acknowledged and saved, and the
-//! memory of the service with 20 open documents. The client is rmcp over an in-process
+//! cached 1 000-block document, `insert_blocks` until acknowledged and saved, a person's
+//! "Approve all" of 49 pending edits (over 7 documents, and in one), and the memory of the
+//! service with 20 open documents. The client is rmcp over an in-process
 //! stream, so the figures are the service's, not a network's.
 //!
 //! `cargo bench -p docs-mcp --bench mcp` — prints one `name: value` line per figure.
@@ -48,6 +49,8 @@ async fn main() {
     config.default_policy = Policy::Auto;
     // The bench measures the service, not the instance's rate budget.
     config.requests_per_minute = 100_000;
+    // Edits under Review are answered `pending` at once: the bench decides them itself.
+    config.approval_wait = Duration::from_millis(1);
     let service = DocsService::start(config).await.unwrap();
 
     let (server_io, client_io) = tokio::io::duplex(1 << 22);
@@ -139,6 +142,54 @@ async fn main() {
         median(inserts),
         docs_client::SessionOptions::default().save_interval
     );
+
+    // "Approve all" of 49 pending edits: 7 in each of 7 documents (documents in parallel),
+    // then 49 in one document; from the decision to every edit confirmed applied.
+    for (documents, per_document) in [(7, 7), (1, 49)] {
+        let mut pending = vec![];
+        for d in 0..documents {
+            let id = server
+                .create_document(
+                    DocumentSpec::new(&format!("review {d}")).markdown(&markdown_of(100)),
+                )
+                .await
+                .unwrap();
+            service
+                .set_policy(Some(id), Some(Policy::Review))
+                .await
+                .unwrap();
+            for i in 0..per_document {
+                let result = call(
+                    "insert_blocks",
+                    json!({"document": id.to_string(), "position": {"at": "end"}, "markdown": format!("Proposal {i}")}),
+                )
+                .await;
+                assert_eq!(result["status"], "pending");
+                pending.push(result["edit_id"].as_str().unwrap().parse().unwrap());
+            }
+        }
+        let start = Instant::now();
+        let decided = service
+            .decide_all(
+                true,
+                &pending,
+                None,
+                "bench",
+                &tokio_util::sync::CancellationToken::new(),
+            )
+            .await
+            .unwrap();
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        assert!(
+            decided
+                .iter()
+                .all(|e| e.status == docs_mcp::record::EditStatus::Applied)
+        );
+        println!(
+            "approve_all_{}_edits_in_{documents}_documents_ms: {ms:.0} (every one confirmed applied)",
+            decided.len()
+        );
+    }
 
     // Memory of the service with 20 open documents of 1 000 blocks.
     let mut ids = vec![];
