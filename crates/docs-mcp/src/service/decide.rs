@@ -6,21 +6,17 @@
 
 use std::collections::BTreeMap;
 
-use docs_client::blocknote;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
-use yrs::updates::decoder::Decode;
-use yrs::{ReadTxn, StateVector, Transact, Update};
 
 use super::locks::DocumentGuard;
-use super::settle::{Merged, contains};
+use super::merge::{MergeRefused, Strictness, merge};
 use super::{DocsService, OpenDocument};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, EditFilter, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, now_ms,
+    AgentInfo, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, now_ms,
 };
-use crate::revisions::ChangeAuthor;
 use crate::store::Transition;
 
 /// Who decides by policy, in the journal.
@@ -39,15 +35,6 @@ pub struct EditRequest {
     pub agent: AgentInfo,
     /// What the agent read of the blocks whose text it rewrites.
     pub bases: TextBases,
-}
-
-/// Why a merge did not happen; either way nothing was merged.
-pub(super) enum MergeRefused {
-    /// A block the edit depends on changed since it was planned, or the document lost the
-    /// history it was planned on.
-    Conflict(String),
-    /// The live document could not take it (the session ended, the user may not write).
-    Failed(ServiceError),
 }
 
 impl DocsService {
@@ -71,14 +58,14 @@ impl DocsService {
 
     /// Who decides an agent's edit at once under `policy`: the policy (`auto`), unless
     /// agents' edits are paused; else nobody, and the edit waits for a person.
-    fn automatic(&self, policy: Policy) -> Option<String> {
+    pub(super) fn automatic(&self, policy: Policy) -> Option<String> {
         (policy == Policy::Auto && !self.is_paused()).then(|| AUTO.to_owned())
     }
 
     /// Stores a planned edit: `pending`, or, when it is decided already (`decided_by`: the
     /// policy, or the person who asked for it), `applying` right away (one write, before it
     /// takes effect) and merged.
-    async fn queue(
+    pub(super) async fn queue(
         &self,
         doc: &OpenDocument,
         mut record: EditRecord,
@@ -127,7 +114,7 @@ impl DocsService {
     }
 
     /// The policy of a document agents may write to; an error when they may not.
-    async fn writable_policy(&self, doc: &OpenDocument) -> ServiceResult<Policy> {
+    pub(super) async fn writable_policy(&self, doc: &OpenDocument) -> ServiceResult<Policy> {
         if doc.session.is_read_only() {
             return Err(docs_client::Error::ReadOnly {
                 document: doc.id.to_string(),
@@ -140,7 +127,7 @@ impl DocsService {
         }
     }
 
-    fn new_record(
+    pub(super) fn new_record(
         &self,
         doc: &OpenDocument,
         plan: edits::Plan,
@@ -434,53 +421,7 @@ impl DocsService {
             .collect()
     }
 
-    /// Why approving this pending edit would now be a conflict: a block it depends on changed
-    /// (or was deleted) since it was proposed, or the document lost the history it was planned
-    /// on — the check its approval makes, read without a decision. `None` when it would apply
-    /// as shown, or when its document is not open (nothing is opened to answer).
-    pub async fn changed_since_proposed(&self, id: Uuid) -> ServiceResult<Option<String>> {
-        let record = self.pending(id).await?;
-        let Some(doc) = self.live(record.document_id) else {
-            return Ok(None);
-        };
-        let payload = self.payload(id).await?;
-        let base = StateVector::decode_v1(&payload.base_state_vector)
-            .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;
-        let live_doc = doc.session.doc().clone();
-        let depends_on = payload.depends_on;
-        let found = tokio::task::spawn_blocking(move || {
-            let fragment = blocknote::document_fragment(&live_doc);
-            let txn = live_doc.transact();
-            let live = txn.state_vector();
-            if let Some((client, _)) = base
-                .iter()
-                .find(|(client, clock)| live.get(client) < **clock)
-            {
-                return Err(client.get());
-            }
-            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
-            let current = blocknote::read_blocks(&txn, &fragment, &ids);
-            Ok(edits::unchanged(&current, &depends_on)
-                .err()
-                .map(|(state, now)| (state.block_id.clone(), now.is_none())))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("the check failed: {e}")))?;
-        Ok(match found {
-            Err(client) => Some(format!(
-                "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
-            )),
-            Ok(None) => None,
-            Ok(Some((block_id, gone))) => Some(describe_change(
-                &doc,
-                &block_id,
-                gone,
-                "the edit was proposed",
-            )),
-        })
-    }
-
-    async fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {
+    pub(super) async fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {
         let record = self.edit(id).await?;
         if record.status != EditStatus::Pending {
             return Err(ServiceError::NotPending {
@@ -499,104 +440,6 @@ impl DocsService {
             },
             Err(error) => error,
         }
-    }
-
-    /// Reverts an applied edit, as a new edit that follows the approval policy — or, asked
-    /// by a person (`by_person`, who decides), that is decided at once. Refused when a later
-    /// edit touched the same blocks, when a block it changed was changed again since (undoing
-    /// would overwrite that), or while another undo of it waits.
-    pub async fn undo(
-        &self,
-        id: Uuid,
-        reason: Option<String>,
-        agent: AgentInfo,
-        by_person: Option<&str>,
-    ) -> ServiceResult<EditRecord> {
-        let original = self.edit(id).await?;
-        if original.status != EditStatus::Applied {
-            return Err(ServiceError::invalid(
-                format!(
-                    "edit {id} is {}; only applied edits can be undone",
-                    original.status.as_str()
-                ),
-                "Check edit_status; a pending edit can simply be left to the user's decision.",
-            ));
-        }
-        let payload = self.payload(id).await?;
-        let inverse: Vec<edits::UndoOp> = match (&payload.inverse, original.undoable) {
-            (Some(ops), true) => serde_json::from_value(ops.clone())
-                .map_err(|e| ServiceError::Internal(format!("stored undo of {id}: {e}")))?,
-            _ => {
-                return Err(ServiceError::Conflict {
-                    reason: format!(
-                        "edit {id} cannot be undone automatically (it kept the children of a deleted block, touched a block of an unknown type, or predates this version)"
-                    ),
-                });
-            }
-        };
-        let mine: std::collections::BTreeSet<&String> = original
-            .touched_blocks
-            .iter()
-            .chain(&original.new_blocks)
-            .collect();
-        let later = self
-            .edits(&EditFilter {
-                status: Some(vec![EditStatus::Applied, EditStatus::Applying]),
-                document_id: Some(original.document_id),
-                ..EditFilter::default()
-            })
-            .await?;
-        if let Some(dependent) = later.iter().find(|e| {
-            e.created_at > original.created_at
-                && e.touched_blocks
-                    .iter()
-                    .chain(&e.new_blocks)
-                    .any(|b| mine.contains(b))
-        }) {
-            return Err(ServiceError::Conflict {
-                reason: format!(
-                    "edit {} was applied later to the same blocks; undo it first",
-                    dependent.id
-                ),
-            });
-        }
-        let doc = self
-            .open(&original.document_id.to_string(), Some(&agent))
-            .await?;
-        let policy = self.writable_policy(&doc).await?;
-        let guard = self.doc_locks.lock(doc.id).await;
-        if let Err((state, now)) =
-            edits::unchanged(&edits::index(&read_live(&doc)), &payload.leaves)
-        {
-            return Err(ServiceError::Conflict {
-                reason: format!(
-                    "{}; undoing the edit would overwrite that",
-                    describe_change(&doc, &state.block_id, now.is_none(), "the edit was applied")
-                ),
-            });
-        }
-        let (plan, planned_at, _aftermath) =
-            plan_on_fork(&doc, move |fork| edits::plan_undo(fork, &inverse)).await?;
-        let request = EditRequest {
-            document: doc.id.to_string(),
-            ops: vec![],
-            tool: "undo_edit".into(),
-            arguments: serde_json::json!({ "edit_id": id.to_string() }),
-            reason: Some(match reason.or(original.reason.clone()) {
-                Some(r) => format!("Undo: {r}"),
-                None => format!("Undo of edit {id}"),
-            }),
-            revision: None,
-            agent,
-            bases: TextBases::new(),
-        };
-        let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
-        let decided_by = match by_person {
-            Some(person) => Some(person.to_owned()),
-            None => self.automatic(policy),
-        };
-        self.queue(&doc, record, payload, decided_by, planned_at, guard)
-            .await
     }
 
     /// Creates a document (signed in). Its content, if any, is an edit like any other: it
@@ -671,7 +514,7 @@ impl DocsService {
 /// Plans on a fork of the document, on the blocking pool (CPU work, off the runtime's
 /// workers). Returns the plan, the tracker's count at the fork's state, and what is left to
 /// do once the edit is queued: keep it until then.
-async fn plan_on_fork(
+pub(super) async fn plan_on_fork(
     doc: &OpenDocument,
     plan: impl FnOnce(&edits::Fork) -> ServiceResult<edits::Plan> + Send + 'static,
 ) -> ServiceResult<(edits::Plan, u64, Aftermath)> {
@@ -699,7 +542,7 @@ async fn plan_on_fork(
 /// What follows an edit's planning, off its path, once the edit is queued (or refused): the
 /// fork it used (a whole document) is dropped, the document is read for the next read or
 /// plan, and the next fork is made. Runs when dropped, whatever the edit became.
-struct Aftermath {
+pub(super) struct Aftermath {
     doc: OpenDocument,
     used: Option<edits::Fork>,
 }
@@ -718,146 +561,5 @@ impl Drop for Aftermath {
                 tracing::debug!(error = %e, "the next fork could not be made ahead");
             }
         });
-    }
-}
-
-/// The live document as blocks.
-fn read_live(doc: &OpenDocument) -> blocknote::Document {
-    let live = doc.session.doc();
-    let fragment = blocknote::document_fragment(live);
-    blocknote::read_document(&yrs::Transact::transact(live), &fragment)
-}
-
-/// "block X was changed by …/deleted since `since`", saying who when the session saw it.
-fn describe_change(doc: &OpenDocument, id: &str, gone: bool, since: &str) -> String {
-    if gone {
-        return format!("block {id} was deleted since {since}");
-    }
-    let by = match doc.tracker.last_change(id).map(|c| c.by) {
-        Some(ChangeAuthor::Others) => " by someone else in the document",
-        Some(ChangeAuthor::Agent) => " by another agent edit",
-        None => "",
-    };
-    format!("block {id} was changed{by} since {since}")
-}
-
-/// What the merge transaction found.
-enum Check {
-    Merged,
-    /// The edit is in the document already (resumed after a restart or a reconnect).
-    Already,
-    HistoryLost(u64),
-    Changed {
-        block_id: String,
-        gone: bool,
-    },
-    Corrupt(String),
-}
-
-/// How an approval checks the blocks an edit depends on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Strictness {
-    /// A person saw the edit: any change of those blocks since is a conflict.
-    AsSeen,
-    /// Nobody saw it (automatic policy): others' typing in those blocks is fine where it does
-    /// not touch what the edit changes.
-    Rebased,
-}
-
-impl Strictness {
-    pub(super) fn of(decided_by: &str) -> Self {
-        if decided_by == AUTO {
-            Strictness::Rebased
-        } else {
-            Strictness::AsSeen
-        }
-    }
-}
-
-/// Merges an edit into the live document in ONE transaction with its checks: nothing merged
-/// when the document lost the history the edit was planned on, or when a block it depends on
-/// changed since it was planned (per `strictness`; `planned_at`, the tracker's count when it
-/// was planned in this session, spares reading the blocks when nothing changed since). An
-/// edit already in the document is not merged again.
-pub(super) async fn merge(
-    doc: &OpenDocument,
-    payload: &EditPayload,
-    strictness: Strictness,
-    planned_at: Option<u64>,
-) -> Result<Merged, MergeRefused> {
-    let tracker = doc.tracker.clone();
-    let update = payload.update.clone();
-    let depends_on = payload.depends_on.clone();
-    let texts = payload.texts.clone();
-    let base = StateVector::decode_v1(&payload.base_state_vector).map_err(|e| {
-        MergeRefused::Failed(ServiceError::Internal(format!("stored state vector: {e}")))
-    })?;
-    // Taken before the transaction: getting a root type needs a transaction of its own.
-    let fragment = blocknote::document_fragment(doc.session.doc());
-    let written = doc
-        .session
-        .write(move |txn| {
-            let update = match Update::decode_v1(&update) {
-                Ok(update) => update,
-                Err(e) => return Check::Corrupt(format!("stored update: {e}")),
-            };
-            if contains(txn, &update) {
-                return Check::Already;
-            }
-            let live = txn.state_vector();
-            if let Some((client, _)) = base
-                .iter()
-                .find(|(client, clock)| live.get(client) < **clock)
-            {
-                return Check::HistoryLost(client.get());
-            }
-            // Nothing happened since the plan (an automatic edit, merged right after it): the
-            // blocks read as planned.
-            if planned_at.is_some_and(|counter| tracker.counter() == counter) {
-                return match txn.apply_update(update) {
-                    Ok(()) => Check::Merged,
-                    Err(e) => Check::Corrupt(format!("stored update: {e}")),
-                };
-            }
-            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
-            let current = blocknote::read_blocks(txn, &fragment, &ids);
-            let holds = match strictness {
-                Strictness::AsSeen => edits::unchanged(&current, &depends_on),
-                Strictness::Rebased => edits::compatible(&current, &depends_on, &texts),
-            };
-            if let Err((state, now)) = holds {
-                return Check::Changed {
-                    block_id: state.block_id.clone(),
-                    gone: now.is_none(),
-                };
-            }
-            match txn.apply_update(update) {
-                Ok(()) => Check::Merged,
-                Err(e) => Check::Corrupt(format!("stored update: {e}")),
-            }
-        })
-        .await
-        .map_err(|e| MergeRefused::Failed(e.into()))?;
-    match written.value() {
-        Check::Merged => Ok(Merged { seq: written.seq() }),
-        // In the document already (it may have come from the room, unsaved): save it.
-        Check::Already => {
-            let saving = doc
-                .session
-                .persist()
-                .await
-                .map_err(|e| MergeRefused::Failed(e.into()))?;
-            Ok(Merged { seq: saving.seq() })
-        }
-        Check::HistoryLost(client) => Err(MergeRefused::Conflict(format!(
-            "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
-        ))),
-        Check::Changed { block_id, gone } => Err(MergeRefused::Conflict(describe_change(
-            doc,
-            block_id,
-            *gone,
-            "the edit was proposed",
-        ))),
-        Check::Corrupt(detail) => Err(MergeRefused::Failed(ServiceError::Internal(detail.clone()))),
     }
 }

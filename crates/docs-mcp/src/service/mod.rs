@@ -13,7 +13,9 @@
 mod decide;
 mod instance;
 mod locks;
+mod merge;
 mod settle;
+mod undo;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -15,7 +15,7 @@ use std::time::Duration;
 use uuid::Uuid;
 use yrs::{ReadTxn, Update};
 
-use super::decide::{MergeRefused, Strictness, merge};
+use super::merge::{MergeRefused, Strictness, merge};
 use super::{DocsService, OpenDocument};
 use crate::error::{ServiceError, ServiceResult};
 use crate::events::ServiceEvent;

@@ -1,0 +1,208 @@
+//! The merge of a decided edit into the live document, with its checks in ONE transaction:
+//! nothing merged when the document lost the history the edit was planned on, or when a block
+//! it depends on changed since it was planned. The same check, read-only, tells a card that
+//! its edit would now be a conflict.
+
+use docs_client::blocknote;
+use uuid::Uuid;
+use yrs::updates::decoder::Decode;
+use yrs::{ReadTxn, StateVector, Transact, Update};
+
+use super::decide::AUTO;
+use super::settle::{Merged, contains};
+use super::{DocsService, OpenDocument};
+use crate::edits;
+use crate::error::{ServiceError, ServiceResult};
+use crate::record::EditPayload;
+use crate::revisions::ChangeAuthor;
+
+/// Why a merge did not happen; either way nothing was merged.
+pub(super) enum MergeRefused {
+    /// A block the edit depends on changed since it was planned, or the document lost the
+    /// history it was planned on.
+    Conflict(String),
+    /// The live document could not take it (the session ended, the user may not write).
+    Failed(ServiceError),
+}
+
+impl DocsService {
+    /// Why approving this pending edit would now be a conflict: a block it depends on changed
+    /// (or was deleted) since it was proposed, or the document lost the history it was planned
+    /// on — the check its approval makes, read without a decision. `None` when it would apply
+    /// as shown, or when its document is not open (nothing is opened to answer).
+    pub async fn changed_since_proposed(&self, id: Uuid) -> ServiceResult<Option<String>> {
+        let record = self.pending(id).await?;
+        let Some(doc) = self.live(record.document_id) else {
+            return Ok(None);
+        };
+        let payload = self.payload(id).await?;
+        let base = StateVector::decode_v1(&payload.base_state_vector)
+            .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;
+        let live_doc = doc.session.doc().clone();
+        let depends_on = payload.depends_on;
+        let found = tokio::task::spawn_blocking(move || {
+            let fragment = blocknote::document_fragment(&live_doc);
+            let txn = live_doc.transact();
+            let live = txn.state_vector();
+            if let Some((client, _)) = base
+                .iter()
+                .find(|(client, clock)| live.get(client) < **clock)
+            {
+                return Err(client.get());
+            }
+            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
+            let current = blocknote::read_blocks(&txn, &fragment, &ids);
+            Ok(edits::unchanged(&current, &depends_on)
+                .err()
+                .map(|(state, now)| (state.block_id.clone(), now.is_none())))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("the check failed: {e}")))?;
+        Ok(match found {
+            Err(client) => Some(format!(
+                "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
+            )),
+            Ok(None) => None,
+            Ok(Some((block_id, gone))) => Some(describe_change(
+                &doc,
+                &block_id,
+                gone,
+                "the edit was proposed",
+            )),
+        })
+    }
+}
+
+/// "block X was changed by …/deleted since `since`", saying who when the session saw it.
+pub(super) fn describe_change(doc: &OpenDocument, id: &str, gone: bool, since: &str) -> String {
+    if gone {
+        return format!("block {id} was deleted since {since}");
+    }
+    let by = match doc.tracker.last_change(id).map(|c| c.by) {
+        Some(ChangeAuthor::Others) => " by someone else in the document",
+        Some(ChangeAuthor::Agent) => " by another agent edit",
+        None => "",
+    };
+    format!("block {id} was changed{by} since {since}")
+}
+
+/// What the merge transaction found.
+enum Check {
+    Merged,
+    /// The edit is in the document already (resumed after a restart or a reconnect).
+    Already,
+    HistoryLost(u64),
+    Changed {
+        block_id: String,
+        gone: bool,
+    },
+    Corrupt(String),
+}
+
+/// How an approval checks the blocks an edit depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Strictness {
+    /// A person saw the edit: any change of those blocks since is a conflict.
+    AsSeen,
+    /// Nobody saw it (automatic policy): others' typing in those blocks is fine where it does
+    /// not touch what the edit changes.
+    Rebased,
+}
+
+impl Strictness {
+    pub(super) fn of(decided_by: &str) -> Self {
+        if decided_by == AUTO {
+            Strictness::Rebased
+        } else {
+            Strictness::AsSeen
+        }
+    }
+}
+
+/// Merges an edit into the live document in ONE transaction with its checks: nothing merged
+/// when the document lost the history the edit was planned on, or when a block it depends on
+/// changed since it was planned (per `strictness`; `planned_at`, the tracker's count when it
+/// was planned in this session, spares reading the blocks when nothing changed since). An
+/// edit already in the document is not merged again.
+pub(super) async fn merge(
+    doc: &OpenDocument,
+    payload: &EditPayload,
+    strictness: Strictness,
+    planned_at: Option<u64>,
+) -> Result<Merged, MergeRefused> {
+    let tracker = doc.tracker.clone();
+    let update = payload.update.clone();
+    let depends_on = payload.depends_on.clone();
+    let texts = payload.texts.clone();
+    let base = StateVector::decode_v1(&payload.base_state_vector).map_err(|e| {
+        MergeRefused::Failed(ServiceError::Internal(format!("stored state vector: {e}")))
+    })?;
+    // Taken before the transaction: getting a root type needs a transaction of its own.
+    let fragment = blocknote::document_fragment(doc.session.doc());
+    let written = doc
+        .session
+        .write(move |txn| {
+            let update = match Update::decode_v1(&update) {
+                Ok(update) => update,
+                Err(e) => return Check::Corrupt(format!("stored update: {e}")),
+            };
+            if contains(txn, &update) {
+                return Check::Already;
+            }
+            let live = txn.state_vector();
+            if let Some((client, _)) = base
+                .iter()
+                .find(|(client, clock)| live.get(client) < **clock)
+            {
+                return Check::HistoryLost(client.get());
+            }
+            // Nothing happened since the plan (an automatic edit, merged right after it): the
+            // blocks read as planned.
+            if planned_at.is_some_and(|counter| tracker.counter() == counter) {
+                return match txn.apply_update(update) {
+                    Ok(()) => Check::Merged,
+                    Err(e) => Check::Corrupt(format!("stored update: {e}")),
+                };
+            }
+            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
+            let current = blocknote::read_blocks(txn, &fragment, &ids);
+            let holds = match strictness {
+                Strictness::AsSeen => edits::unchanged(&current, &depends_on),
+                Strictness::Rebased => edits::compatible(&current, &depends_on, &texts),
+            };
+            if let Err((state, now)) = holds {
+                return Check::Changed {
+                    block_id: state.block_id.clone(),
+                    gone: now.is_none(),
+                };
+            }
+            match txn.apply_update(update) {
+                Ok(()) => Check::Merged,
+                Err(e) => Check::Corrupt(format!("stored update: {e}")),
+            }
+        })
+        .await
+        .map_err(|e| MergeRefused::Failed(e.into()))?;
+    match written.value() {
+        Check::Merged => Ok(Merged { seq: written.seq() }),
+        // In the document already (it may have come from the room, unsaved): save it.
+        Check::Already => {
+            let saving = doc
+                .session
+                .persist()
+                .await
+                .map_err(|e| MergeRefused::Failed(e.into()))?;
+            Ok(Merged { seq: saving.seq() })
+        }
+        Check::HistoryLost(client) => Err(MergeRefused::Conflict(format!(
+            "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
+        ))),
+        Check::Changed { block_id, gone } => Err(MergeRefused::Conflict(describe_change(
+            doc,
+            block_id,
+            *gone,
+            "the edit was proposed",
+        ))),
+        Check::Corrupt(detail) => Err(MergeRefused::Failed(ServiceError::Internal(detail.clone()))),
+    }
+}

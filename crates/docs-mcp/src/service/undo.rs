@@ -1,0 +1,119 @@
+//! Undo: an applied edit reverted as a new edit, planned from its stored inverse, refused when
+//! a later edit touched the same blocks or a block it changed was changed again since.
+
+use docs_client::blocknote;
+
+use super::decide::{EditRequest, plan_on_fork};
+use super::merge::describe_change;
+use super::{DocsService, OpenDocument};
+use crate::edits::{self, TextBases};
+use crate::error::{ServiceError, ServiceResult};
+use crate::record::{AgentInfo, EditFilter, EditRecord, EditStatus};
+use uuid::Uuid;
+
+impl DocsService {
+    /// Reverts an applied edit, as a new edit that follows the approval policy — or, asked
+    /// by a person (`by_person`, who decides), that is decided at once. Refused when a later
+    /// edit touched the same blocks, when a block it changed was changed again since (undoing
+    /// would overwrite that), or while another undo of it waits.
+    pub async fn undo(
+        &self,
+        id: Uuid,
+        reason: Option<String>,
+        agent: AgentInfo,
+        by_person: Option<&str>,
+    ) -> ServiceResult<EditRecord> {
+        let original = self.edit(id).await?;
+        if original.status != EditStatus::Applied {
+            return Err(ServiceError::invalid(
+                format!(
+                    "edit {id} is {}; only applied edits can be undone",
+                    original.status.as_str()
+                ),
+                "Check edit_status; a pending edit can simply be left to the user's decision.",
+            ));
+        }
+        let payload = self.payload(id).await?;
+        let inverse: Vec<edits::UndoOp> = match (&payload.inverse, original.undoable) {
+            (Some(ops), true) => serde_json::from_value(ops.clone())
+                .map_err(|e| ServiceError::Internal(format!("stored undo of {id}: {e}")))?,
+            _ => {
+                return Err(ServiceError::Conflict {
+                    reason: format!(
+                        "edit {id} cannot be undone automatically (it kept the children of a deleted block, touched a block of an unknown type, or predates this version)"
+                    ),
+                });
+            }
+        };
+        let mine: std::collections::BTreeSet<&String> = original
+            .touched_blocks
+            .iter()
+            .chain(&original.new_blocks)
+            .collect();
+        let later = self
+            .edits(&EditFilter {
+                status: Some(vec![EditStatus::Applied, EditStatus::Applying]),
+                document_id: Some(original.document_id),
+                ..EditFilter::default()
+            })
+            .await?;
+        if let Some(dependent) = later.iter().find(|e| {
+            e.created_at > original.created_at
+                && e.touched_blocks
+                    .iter()
+                    .chain(&e.new_blocks)
+                    .any(|b| mine.contains(b))
+        }) {
+            return Err(ServiceError::Conflict {
+                reason: format!(
+                    "edit {} was applied later to the same blocks; undo it first",
+                    dependent.id
+                ),
+            });
+        }
+        let doc = self
+            .open(&original.document_id.to_string(), Some(&agent))
+            .await?;
+        let policy = self.writable_policy(&doc).await?;
+        let guard = self.doc_locks.lock(doc.id).await;
+        if let Err((state, now)) =
+            edits::unchanged(&edits::index(&read_live(&doc)), &payload.leaves)
+        {
+            return Err(ServiceError::Conflict {
+                reason: format!(
+                    "{}; undoing the edit would overwrite that",
+                    describe_change(&doc, &state.block_id, now.is_none(), "the edit was applied")
+                ),
+            });
+        }
+        let (plan, planned_at, _aftermath) =
+            plan_on_fork(&doc, move |fork| edits::plan_undo(fork, &inverse)).await?;
+        let request = EditRequest {
+            document: doc.id.to_string(),
+            ops: vec![],
+            tool: "undo_edit".into(),
+            arguments: serde_json::json!({ "edit_id": id.to_string() }),
+            reason: Some(match reason.or(original.reason.clone()) {
+                Some(r) => format!("Undo: {r}"),
+                None => format!("Undo of edit {id}"),
+            }),
+            revision: None,
+            agent,
+            bases: TextBases::new(),
+        };
+        let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
+        let decided_by = match by_person {
+            Some(person) => Some(person.to_owned()),
+            None => self.automatic(policy),
+        };
+        self.queue(&doc, record, payload, decided_by, planned_at, guard)
+            .await
+    }
+}
+
+/// The live document as blocks.
+fn read_live(doc: &OpenDocument) -> blocknote::Document {
+    let live = doc.session.doc();
+    let fragment = blocknote::document_fragment(live);
+    blocknote::read_document(&yrs::Transact::transact(live), &fragment)
+}
