@@ -74,7 +74,7 @@ impl DemoServer {
 
 /// Reads `LISTENING <url>`, the `DEMO_DOCUMENT <id> <title>` lines, then `DEMO_READY`.
 async fn read_ready(
-    stdout: tokio::process::ChildStdout,
+    stdout: impl tokio::io::AsyncRead + Unpin,
 ) -> anyhow::Result<(String, Vec<(Uuid, String)>)> {
     let mut lines = BufReader::new(stdout).lines();
     let mut url = None;
@@ -115,3 +115,39 @@ pub const PROPOSALS: [(usize, &str, &str); 3] = [
         "Mention the policies",
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_server_says_where_it_listens_and_which_documents_it_made() {
+        let id = Uuid::new_v4();
+        let out = format!(
+            "LISTENING http://127.0.0.1:4321\nDEMO_DOCUMENT {id} Welcome to the demo\nDEMO_READY\n"
+        );
+        let (url, documents) = read_ready(out.as_bytes()).await.unwrap();
+        assert_eq!(url, "http://127.0.0.1:4321");
+        assert_eq!(documents, [(id, "Welcome to the demo".to_owned())]);
+    }
+
+    #[tokio::test]
+    async fn a_server_that_stops_or_makes_nothing_is_an_error_not_a_wait() {
+        let stopped = read_ready("LISTENING http://127.0.0.1:1\n".as_bytes())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            stopped.to_string(),
+            "the demo server stopped while starting"
+        );
+        let empty = read_ready("LISTENING http://127.0.0.1:1\nDEMO_READY\n".as_bytes())
+            .await
+            .unwrap_err();
+        assert_eq!(empty.to_string(), "the demo server made no document");
+        let no_address =
+            read_ready(format!("DEMO_DOCUMENT {} x\nDEMO_READY\n", Uuid::new_v4()).as_bytes())
+                .await
+                .unwrap_err();
+        assert_eq!(no_address.to_string(), "the demo server gave no address");
+    }
+}
