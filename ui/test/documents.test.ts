@@ -118,6 +118,17 @@ describe("the documents screen, signed out", () => {
   });
 });
 
+describe("the demo's documents", () => {
+  it("have no page to open (the demo server serves none)", async () => {
+    mockCommands({ list_documents: () => list(notes) });
+    const screen = mount();
+    screen.setOverview({ ...overview, demo: true });
+    await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(1));
+    expect(screen.root.querySelector("tbody button")).toBeNull();
+    expect(screen.root.querySelector("tbody .note")!.textContent).toBe("No page in the demo");
+  });
+});
+
 describe("the documents screen, signed in", () => {
   it("lists all documents, then the favorites", async () => {
     const calls = mockCommands({ list_documents: ({ source }) => (source === "all" ? list(notes, untitled) : list(notes)) });

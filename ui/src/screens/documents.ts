@@ -57,6 +57,8 @@ export class DocumentsScreen {
   private generation = 0;
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
   private defaultPolicy: Policy | null = null;
+  /** The demo runs: its documents have no page to open. */
+  private demo = false;
 
   constructor() {
     this.intro = h("p", { class: "lead" });
@@ -129,6 +131,7 @@ export class DocumentsScreen {
 
   /** Reloads when the instance or the account changed. */
   setOverview(overview: Overview): void {
+    this.demo = overview.demo;
     const key = JSON.stringify([overview.instance, overview.signed_in, overview.account?.id ?? null]);
     if (key === this.loadedFor) return;
     this.loadedFor = key;
@@ -225,12 +228,15 @@ export class DocumentsScreen {
           row.is_favorite ? [" ", h("span", { class: "favorite", role: "img", "aria-label": "favorite", title: "Favorite" }, "★")] : null),
         h("td", {}, updated(row)),
         h("td", {}, select),
-        h("td", {}, h("button", {
-          type: "button",
-          class: "secondary",
-          "aria-describedby": titleId,
-          onclick: () => void this.open(row, name),
-        }, "Open in browser")),
+        h("td", {}, this.demo
+          // The demo's server has no pages for people: nothing to open.
+          ? h("span", { class: "note" }, "No page in the demo")
+          : h("button", {
+            type: "button",
+            class: "secondary",
+            "aria-describedby": titleId,
+            onclick: () => void this.open(row, name),
+          }, "Open in browser")),
       ),
     };
     select.addEventListener("change", () => void this.setPolicy(entry, name));
