@@ -305,11 +305,12 @@ impl App {
     /// Launches the app, connected to `server` through the environment when `connected`,
     /// and waits until its window shows a screen.
     async fn launch(server: &DocsServer, connected: bool) -> App {
-        App::launch_on(connected.then(|| server.url())).await
+        App::launch_on(connected.then(|| server.url()), Theme::Light).await
     }
 
-    /// Launches the app on `instance` (through the environment), or on none: the first start.
-    async fn launch_on(instance: Option<&str>) -> App {
+    /// Launches the app on `instance` (through the environment), or on none: the first start;
+    /// in the desktop's light or dark theme.
+    async fn launch_on(instance: Option<&str>, theme: Theme) -> App {
         let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&home).unwrap();
         let mcp_port = free_port();
@@ -337,6 +338,13 @@ impl App {
                 .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
                 .env("DOCS_MCP_TOKEN", TOKEN)
                 .env("DOCS_INSTANCE_URL", instance.unwrap_or_default())
+                .env(
+                    "GTK_THEME",
+                    match theme {
+                        Theme::Light => "Adwaita",
+                        Theme::Dark => "Adwaita:dark",
+                    },
+                )
                 .env_remove("DBUS_SESSION_BUS_ADDRESS")
                 .stdout(Stdio::null())
                 .spawn()
@@ -707,6 +715,13 @@ async fn an_agent_edit_is_approved_in_the_window() {
     app.quit().await;
 }
 
+/// The desktop theme the app starts in (the window follows it).
+#[derive(Clone, Copy)]
+enum Theme {
+    Light,
+    Dark,
+}
+
 /// The markdown the demo server stores for a document.
 async fn demo_stored(url: &str, id: &str) -> String {
     let stored: Value = reqwest::get(format!("{url}/__test__/documents/{id}/stored"))
@@ -722,7 +737,8 @@ async fn demo_stored(url: &str, id: &str) -> String {
 /// waits, is approved, lands in the sample document, and History undoes it.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_demo_from_the_first_screen_to_an_undone_edit() {
-    let app = App::launch_on(None).await;
+    // In the dark theme: the demo's screenshots show the app's dark look.
+    let app = App::launch_on(None, Theme::Dark).await;
     let driver = &app.driver;
     let offer = driver
         .wait_for(
@@ -798,6 +814,17 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
         text.contains("Demo agent wants to edit Welcome to the Docs MCP demo"),
         "{text}"
     );
+    let dark = driver
+        .execute_async(
+            "done(window.matchMedia('(prefers-color-scheme: dark)').matches);",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(dark, json!(true), "the window follows the dark theme");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    driver
+        .screenshot(&artifacts().join("e2e-demo-card-dark.png"))
+        .await;
     assert!(
         !demo_stored(&url, &welcome)
             .await
