@@ -132,6 +132,16 @@ pub async fn demo_propose_edit(host: HostState<'_>) -> CommandResult<EditRecord>
     host.demo_propose_edit().await
 }
 
+/// Approves an agent's rewrite of a block with the person's own text (inline markdown).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn approve_with_text(
+    host: HostState<'_>,
+    id: Uuid,
+    text: String,
+) -> CommandResult<EditRecord> {
+    host.approve_with_text(id, &text).await
+}
+
 /// The pending edits among `ids` whose approval would now be a conflict, and why.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn changed_since_proposed(

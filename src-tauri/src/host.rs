@@ -385,6 +385,11 @@ impl Host {
         Ok(self.service.confirmed(record).await?)
     }
 
+    /// Approves an agent's rewrite of a block with the person's own text.
+    pub async fn approve_with_text(&self, id: Uuid, text: &str) -> CommandResult<EditRecord> {
+        Ok(self.service.approve_with_text(id, DECIDER, text).await?)
+    }
+
     /// Decides the edits the person had on screen (ids); those decided elsewhere meanwhile
     /// are skipped.
     pub async fn decide_all(

@@ -145,6 +145,7 @@ fn run() -> anyhow::Result<()> {
             commands::decide_all,
             commands::stop_decisions,
             commands::changed_since_proposed,
+            commands::approve_with_text,
             commands::start_demo,
             commands::demo_propose_edit,
             commands::launch_at_login,

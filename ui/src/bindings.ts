@@ -66,7 +66,12 @@ comment: string | null,
 /**
  * Who decided (`auto`, `app`, `cli`, ...).
  */
-decided_by: string | null, error: ErrorInfo | null, 
+decided_by: string | null, 
+/**
+ * The text the person approved instead of the agent's (approved with changes); the
+ * preview then shows it.
+ */
+approved_text?: string, error: ErrorInfo | null, 
 /**
  * Milliseconds since the Unix epoch.
  */

@@ -60,6 +60,8 @@ export interface Commands {
   connect_instance: { args: { url: string }; result: Overview };
   list_pending: { args: Record<string, never>; result: EditRecord[] };
   approve_edit: { args: { id: string }; result: EditRecord };
+  /** Approves an `update_block` edit with the person's own text for the block. */
+  approve_with_text: { args: { id: string; text: string }; result: EditRecord };
   reject_edit: { args: { id: string; comment: string | null }; result: EditRecord };
   list_sessions: { args: Record<string, never>; result: SessionRow[] };
   set_paused: { args: { paused: boolean }; result: null };

@@ -19,7 +19,7 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("a pending edit card", () => {
   it("shows agent, document, reason, time, tool and the words added and removed", () => {
-    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn() });
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
     expect(card.querySelector("h3")!.textContent).toBe("Claude Code wants to edit Meeting notes");
     expect(card.querySelector(".reason")!.textContent).toBe("Fix the release day");
     expect(card.querySelector(".tool")!.textContent).toBe("update_block");
@@ -33,17 +33,17 @@ describe("a pending edit card", () => {
   });
 
   it("falls back to the document id without a title, and says when no reason was given", () => {
-    const card = renderEditCard({ ...edit, document_title: null, reason: null }, { approve: vi.fn(), reject: vi.fn() });
+    const card = renderEditCard({ ...edit, document_title: null, reason: null }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
     expect(card.querySelector(".document")!.textContent).toBe(edit.document_id);
     expect(card.querySelector(".reason")!.textContent).toBe("(none given)");
   });
 
   it("has labelled, keyboard-reachable controls", () => {
-    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn() });
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
     document.body.append(card);
     const buttons = [...card.querySelectorAll("button")];
     expect(buttons.every((b) => b.getAttribute("type") !== null && b.tabIndex >= 0)).toBe(true);
-    const textarea = card.querySelector("textarea")!;
+    const textarea = card.querySelector(".reject-form textarea")!;
     expect(card.querySelector(`label[for="${textarea.id}"]`)!.textContent).toBe("Comment for the agent (optional)");
   });
 });
@@ -86,7 +86,7 @@ describe("decisions through IPC", () => {
     const reject = [...screen.root.querySelectorAll("button")].find((b) => b.textContent === "Reject…")!;
     reject.click();
     expect(reject.getAttribute("aria-expanded")).toBe("true");
-    screen.root.querySelector("textarea")!.value = "  Monday is right  ";
+    screen.root.querySelector(".reject-form textarea")!.value = "  Monday is right  ";
     screen.root.querySelector<HTMLFormElement>(".reject-form")!.requestSubmit();
     await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("reject_edit"));
     expect(calls.find(([c]) => c === "reject_edit")![1]).toEqual({ id: edit.id, comment: "Monday is right" });
@@ -275,7 +275,7 @@ describe("deciding a group", () => {
     button(screen.root, "Reject all (2)…").click();
     const form = screen.root.querySelector<HTMLFormElement>(".group .reject-form")!;
     expect(form.hidden).toBe(false);
-    form.querySelector("textarea")!.value = " Not this week ";
+    form.querySelector(".reject-form textarea")!.value = " Not this week ";
     form.requestSubmit();
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).toBe("Rejected 2 edits to Meeting notes."));
     expect(calls[1]).toEqual(["decide_all", { decision: "reject", ids: [edit.id, "e2"], comment: "Not this week" }]);
@@ -627,7 +627,7 @@ describe("the keyboard", () => {
     const { calls, card } = await mountCards();
     card(edit.id).focus();
     key("r");
-    const comment = card(edit.id).querySelector("textarea")!;
+    const comment = card(edit.id).querySelector(".reject-form textarea")!;
     expect(document.activeElement).toBe(comment);
     expect(key("a", {}, comment).defaultPrevented).toBe(false);
     expect(calls.map(([c]) => c)).not.toContain("approve_edit");
@@ -675,7 +675,7 @@ describe("when an edit was asked", () => {
   });
 
   it("says how long ago on the card, the exact time on hover", () => {
-    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn() });
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
     const time = card.querySelector("time")!;
     expect(time.getAttribute("title")).toBe(formatTime(edit.created_at));
     expect(time.textContent).toBe(relativeTime(edit.created_at));
@@ -713,5 +713,57 @@ describe("a card whose edit no longer applies", () => {
       vi.useRealTimers();
     }
     await vi.waitFor(() => expect(note("e2").hidden).toBe(true));
+  });
+});
+
+describe("approving with one's own text", () => {
+  const rewrite: EditRecord = {
+    ...edit,
+    id: "e9",
+    tool: "update_block",
+    preview: { ...edit.preview, after: [{ block_id: "b1", block_type: "heading", markdown: "## The team ships on **Friday**" }] },
+  };
+
+  it("is offered for one block's rewrite, prefilled with the agent's text without its block marker", () => {
+    const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    document.body.append(card);
+    button(card, "Edit text…").click();
+    const area = card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!;
+    expect(area.value).toBe("The team ships on **Friday**");
+    expect(document.activeElement).toBe(area);
+    const other = renderEditCard({ ...rewrite, tool: "insert_blocks" }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    expect([...other.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Edit text…");
+  });
+
+  it("sends approve_with_text with the person's text, and says what was applied", async () => {
+    let decided = false;
+    const calls = mockCommands({
+      list_pending: () => (decided ? [] : [rewrite]),
+      approve_with_text: ({ text }) => {
+        decided = true;
+        return { ...rewrite, status: "applied", approved_text: text };
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Edit text…").click();
+    const area = screen.root.querySelector<HTMLTextAreaElement>(".amend-form textarea")!;
+    area.value = "  The team ships on **Thursday**  ";
+    button(screen.root, "Approve with this text").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(calls.find(([c]) => c === "approve_with_text")![1]).toEqual({ id: "e9", text: "The team ships on **Thursday**" });
+    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied your text in place of the edit of Claude Code to Meeting notes; the agent is told.");
+  });
+
+  it("refuses an empty text without deciding", async () => {
+    const approveWithText = vi.fn();
+    const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText });
+    document.body.append(card);
+    button(card, "Edit text…").click();
+    card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value = "   ";
+    button(card, "Approve with this text").click();
+    expect(approveWithText).not.toHaveBeenCalled();
+    expect(card.querySelector(".card-status")!.textContent).toBe("Give the text to apply, or Cancel.");
   });
 });

@@ -244,6 +244,11 @@ pub struct EditRecord {
     pub comment: Option<String>,
     /// Who decided (`auto`, `app`, `cli`, ...).
     pub decided_by: Option<String>,
+    /// The text the person approved instead of the agent's (approved with changes); the
+    /// preview then shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub approved_text: Option<String>,
     pub error: Option<ErrorInfo>,
     /// Milliseconds since the Unix epoch.
     #[cfg_attr(feature = "ts", ts(type = "number"))]

@@ -287,6 +287,183 @@ async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided(
     assert_eq!(stored_texts(&server, doc).await, expected);
 }
 
+/// A person approves an agent's rewrite with their own text: that text lands (read back by
+/// BlockNote), the agent is told so with the text, the decision is made once, and undo brings
+/// back the text from before the edit. Only a block's text can be changed this way.
+#[tokio::test]
+async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Minutes").markdown("Attendees: Ada\n\nNotes."))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let blocks = block_ids(&agent, doc).await;
+    let pending = agent
+        .ok(
+            "update_block",
+            json!({"document": doc.to_string(), "block_id": blocks[0], "text": "Attendees: Ada, Grace"}),
+        )
+        .await;
+    let id = edit_id(&pending);
+
+    let decided = agent
+        .service
+        .approve_with_text(id, "test", "Attendees: Ada, **Grace**, Linus")
+        .await
+        .unwrap();
+    assert_eq!(decided.status, EditStatus::Applied);
+    assert_eq!(
+        decided.approved_text.as_deref(),
+        Some("Attendees: Ada, **Grace**, Linus")
+    );
+    assert_eq!(
+        decided.preview.after[0].markdown,
+        "Attendees: Ada, **Grace**, Linus"
+    );
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada, Grace, Linus", "Notes."]
+    );
+    let stored = server.stored(doc).await.unwrap();
+    assert!(
+        stored.markdown.contains("Attendees: Ada, **Grace**, Linus"),
+        "{}",
+        stored.markdown
+    );
+    let status = agent
+        .ok("edit_status", json!({"edit_id": id.to_string()}))
+        .await;
+    assert_eq!(status["status"], "applied");
+    assert_eq!(status["approved_text"], "Attendees: Ada, **Grace**, Linus");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("Do not redo your version"),
+        "{status}"
+    );
+
+    // Decided once: a second decision of either kind is refused, nothing changes.
+    let again = agent
+        .service
+        .approve_with_text(id, "test", "Something else")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(again, docs_mcp::ServiceError::NotPending { .. }),
+        "{again:?}"
+    );
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada, Grace, Linus", "Notes."]
+    );
+
+    // Undo restores the block as it was before the edit.
+    let undone = agent
+        .service
+        .undo(
+            id,
+            None,
+            AgentInfo::new("person", "app", "person"),
+            Some("test"),
+        )
+        .await
+        .unwrap();
+    agent.service.confirmed(undone).await.unwrap();
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada", "Notes."]
+    );
+
+    // Another tool's edit cannot be changed; it stays pending.
+    let insert = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "More."}),
+        )
+        .await;
+    let refused = agent
+        .service
+        .approve_with_text(edit_id(&insert), "test", "Other")
+        .await
+        .unwrap_err();
+    assert_eq!(refused.info().code, "INVALID_INPUT");
+    assert!(
+        refused
+            .info()
+            .message
+            .contains("only a block's text (update_block)"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        agent.service.edit(edit_id(&insert)).await.unwrap().status,
+        EditStatus::Pending
+    );
+}
+
+/// A person typed in the block since the agent proposed its rewrite: approving it with other
+/// text is a conflict, as approving it as it is would be, and only the person's typing stays.
+#[tokio::test]
+async fn approving_with_own_text_a_block_changed_since_is_a_conflict() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Minutes").markdown("Attendees: Ada"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let block = block_ids(&agent, doc).await[0].clone();
+    let pending = agent
+        .ok(
+            "update_block",
+            json!({"document": doc.to_string(), "block_id": block, "text": "Attendees: Ada, Grace"}),
+        )
+        .await;
+    let typist = server
+        .start_typist(
+            TypistSpec::new(doc, " and Linus")
+                .block(&block)
+                .interval_ms(5)
+                .save(true),
+        )
+        .await
+        .unwrap();
+    assert!(typist.wait_done(WAIT).await.unwrap().saved);
+    let open = agent.service.open(&doc.to_string(), None).await.unwrap();
+    let mut changes = open.session.changes();
+    tokio::time::timeout(WAIT, async {
+        while agent
+            .service
+            .changed_since_proposed(edit_id(&pending))
+            .await
+            .unwrap()
+            .is_none()
+        {
+            changes.changed().await.unwrap();
+        }
+    })
+    .await
+    .unwrap();
+
+    let decided = agent
+        .service
+        .approve_with_text(edit_id(&pending), "test", "Attendees: everyone")
+        .await
+        .unwrap();
+    assert_eq!(decided.status, EditStatus::Conflict);
+    assert_eq!(
+        decided.error.unwrap().message,
+        format!(
+            "the edit no longer applies: block {block} was changed by someone else in the document since the edit was proposed"
+        )
+    );
+    assert_eq!(decided.approved_text, None);
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada and Linus"]
+    );
+}
+
 /// An edit is undone once: a second undo while the first waits is refused, and once it is
 /// undone, undoing again is refused too. The document reads as before the edit.
 #[tokio::test]

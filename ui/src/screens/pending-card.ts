@@ -9,6 +9,16 @@ import type { EditRecord } from "../types";
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
   reject(edit: EditRecord, comment: string | null): Promise<void>;
+  /** Approve with the person's own text for the block (inline markdown). */
+  approveWithText(edit: EditRecord, text: string): Promise<void>;
+}
+
+/** The text a person may change before approving: the one block an `update_block` rewrites,
+ * as inline markdown (its block marker — `## `, `- `, `1. `, `- [ ] `, `> ` — left out). */
+export function amendableText(edit: EditRecord): string | null {
+  const after = edit.preview.after;
+  if (edit.tool !== "update_block" || after.length !== 1) return null;
+  return after[0].markdown.replace(/^(#{1,6} |[-*+] \[[ xX]\] |[-*+] |\d+\. |> )/, "");
 }
 
 /** A reject form: an optional comment for the agent, Send and Cancel. */
@@ -77,6 +87,39 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     void decide(card, status, "Rejecting…", () => actions.reject(edit, reject.text()));
   });
 
+  // Approve with the person's own text, for a rewrite of one block's text.
+  const text = amendableText(edit);
+  const amendId = `edit-${edit.id}-text`;
+  const amendArea = h("textarea", { id: amendId, rows: 3, name: "text" });
+  const amendForm = h("form", { class: "amend-form", hidden: true },
+    h("label", { for: amendId }, "Your text for the block (markdown: **bold**, *italic*, [link](url))"),
+    amendArea,
+    h("div", { class: "actions" },
+      h("button", { type: "submit", class: "primary" }, "Approve with this text"),
+      h("button", { type: "button", class: "secondary", onclick: () => toggleAmend(false) }, "Cancel"),
+    ),
+  );
+  const amendButton = text === null ? null : h("button", { type: "button", class: "secondary amend", "aria-describedby": titleId, "aria-expanded": "false" }, "Edit text…");
+  function toggleAmend(open: boolean) {
+    amendForm.hidden = !open;
+    amendButton?.setAttribute("aria-expanded", String(open));
+    if (open) {
+      if (!amendArea.value) amendArea.value = text ?? "";
+      amendArea.focus();
+    } else amendButton?.focus();
+  }
+  amendButton?.addEventListener("click", () => toggleAmend(amendForm.hidden));
+  amendForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = amendArea.value.trim();
+    if (!chosen) {
+      showStatus(status, "Give the text to apply, or Cancel.", true);
+      amendArea.focus();
+      return;
+    }
+    void decide(card, status, "Approving your text…", () => actions.approveWithText(edit, chosen));
+  });
+
   const card = h(
     "article",
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id, tabindex: -1 },
@@ -93,7 +136,8 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
       h("dt", {}, "Words"), renderWords(edit),
     ),
     ...renderPreview(edit),
-    h("div", { class: "actions" }, approveButton, rejectButton),
+    h("div", { class: "actions" }, approveButton, amendButton, rejectButton),
+    amendForm,
     reject.form,
     status,
   );

@@ -22,7 +22,9 @@ function notApplied(edit: EditRecord): NoticeLine {
 export function approvalOutcome(edit: EditRecord): NoticeLine {
   switch (edit.status) {
     case "applied":
-      return { parts: ["Applied ", ...theEditOf(edit), "."] };
+      return edit.approved_text
+        ? { parts: ["Applied your text in place of ", ...theEditOf(edit), "; the agent is told."] }
+        : { parts: ["Applied ", ...theEditOf(edit), "."] };
     case "applying":
       return { parts: ["Approved ", ...theEditOf(edit), ". Docs has not confirmed it yet: it will be saved as soon as the instance answers."] };
     case "conflict":

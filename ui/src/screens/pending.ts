@@ -71,6 +71,11 @@ export class PendingScreen {
       this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
     }),
+    approveWithText: (edit, text) => this.deciding(async () => {
+      const result = await rpc("approve_with_text", { id: edit.id, text });
+      this.say([approvalOutcome(result), ...this.follow([result])]);
+      await this.load();
+    }),
     reject: async (edit, comment) => {
       await rpc("reject_edit", { id: edit.id, comment });
       this.say([{ parts: ["Rejected ", ...theEditOf(edit), comment ? "; the agent gets your comment." : "."] }]);

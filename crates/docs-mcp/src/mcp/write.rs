@@ -45,11 +45,18 @@ pub struct EditResult {
     /// The document's revision after an applied edit, to quote in the next write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
+    /// The user approved the edit with their own text instead of yours: this is what the block
+    /// says now (inline markdown). Do not redo your version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved_text: Option<String>,
 }
 
 impl EditResult {
     pub fn from_record(record: &EditRecord) -> Self {
         let message = match record.status {
+            EditStatus::Applied if record.approved_text.is_some() => {
+                "The user approved the edit with changes of their own (approved_text is what the block says now); applied, acknowledged by the collaboration server and saved. Do not redo your version.".into()
+            }
             EditStatus::Applied => {
                 "Applied, acknowledged by the collaboration server and saved.".into()
             }
@@ -83,6 +90,7 @@ impl EditResult {
             comment: record.comment.clone(),
             error: record.error.clone(),
             revision: None,
+            approved_text: record.approved_text.clone(),
         }
     }
 }

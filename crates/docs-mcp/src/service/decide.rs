@@ -154,6 +154,7 @@ impl DocsService {
             status: EditStatus::Pending,
             comment: None,
             decided_by: None,
+            approved_text: None,
             error: None,
             created_at: now_ms(),
             decided_at: None,
@@ -242,7 +243,7 @@ impl DocsService {
 
     /// Merges an `applying` edit (an undo only while the edit it reverts is applied); it is
     /// followed until confirmed, or recorded as not merged.
-    async fn merge_decided(
+    pub(super) async fn merge_decided(
         &self,
         doc: &OpenDocument,
         applying: EditRecord,
@@ -432,7 +433,7 @@ impl DocsService {
         Ok(record)
     }
 
-    async fn not_pending(&self, id: Uuid) -> ServiceError {
+    pub(super) async fn not_pending(&self, id: Uuid) -> ServiceError {
         match self.edit(id).await {
             Ok(record) => ServiceError::NotPending {
                 id: id.to_string(),

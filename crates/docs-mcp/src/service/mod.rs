@@ -10,6 +10,7 @@
 //! The edit state machine is in [`crate::record::EditStatus`]; every transition is a
 //! compare-and-set in the store, persisted before it takes effect.
 
+mod amend;
 mod decide;
 mod instance;
 mod locks;

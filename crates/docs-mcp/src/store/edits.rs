@@ -187,6 +187,29 @@ impl Store {
         self.call(move |conn| apply_transition(conn, &change)).await
     }
 
+    /// A transition that also replaces what will be merged (a person approving with their
+    /// own text): both written together, or neither when the edit is no longer `from`.
+    pub async fn transition_with_payload(
+        &self,
+        change: Transition,
+        payload: EditPayload,
+    ) -> ServiceResult<bool> {
+        self.call(move |conn| {
+            let txn = conn.transaction().map_err(store_err)?;
+            if !apply_transition(&txn, &change)? {
+                return Ok(false);
+            }
+            txn.execute(
+                "UPDATE edits SET payload = ?1 WHERE id = ?2",
+                params![to_json(&payload)?, change.record.id.to_string()],
+            )
+            .map_err(store_err)?;
+            txn.commit().map_err(store_err)?;
+            Ok(true)
+        })
+        .await
+    }
+
     /// Two transitions that happen together or not at all (an undo applied, and the edit it
     /// reverts marked undone).
     pub async fn transition_both(

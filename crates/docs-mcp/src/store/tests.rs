@@ -29,6 +29,7 @@ fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
         status,
         comment: None,
         decided_by: None,
+        approved_text: None,
         error: None,
         created_at,
         decided_at: None,
