@@ -43,7 +43,7 @@ describe("a pending edit card", () => {
     document.body.append(card);
     const buttons = [...card.querySelectorAll("button")];
     expect(buttons.every((b) => b.getAttribute("type") !== null && b.tabIndex >= 0)).toBe(true);
-    const textarea = card.querySelector(".reject-form textarea")!;
+    const textarea = card.querySelector<HTMLTextAreaElement>(".reject-form textarea")!;
     expect(card.querySelector(`label[for="${textarea.id}"]`)!.textContent).toBe("Comment for the agent (optional)");
   });
 });
@@ -86,7 +86,7 @@ describe("decisions through IPC", () => {
     const reject = [...screen.root.querySelectorAll("button")].find((b) => b.textContent === "Reject…")!;
     reject.click();
     expect(reject.getAttribute("aria-expanded")).toBe("true");
-    screen.root.querySelector(".reject-form textarea")!.value = "  Monday is right  ";
+    screen.root.querySelector<HTMLTextAreaElement>(".reject-form textarea")!.value = "  Monday is right  ";
     screen.root.querySelector<HTMLFormElement>(".reject-form")!.requestSubmit();
     await vi.waitFor(() => expect(calls.map(([c]) => c)).toContain("reject_edit"));
     expect(calls.find(([c]) => c === "reject_edit")![1]).toEqual({ id: edit.id, comment: "Monday is right" });
@@ -275,7 +275,7 @@ describe("deciding a group", () => {
     button(screen.root, "Reject all (2)…").click();
     const form = screen.root.querySelector<HTMLFormElement>(".group .reject-form")!;
     expect(form.hidden).toBe(false);
-    form.querySelector(".reject-form textarea")!.value = " Not this week ";
+    form.querySelector<HTMLTextAreaElement>(".reject-form textarea")!.value = " Not this week ";
     form.requestSubmit();
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).toBe("Rejected 2 edits to Meeting notes."));
     expect(calls[1]).toEqual(["decide_all", { decision: "reject", ids: [edit.id, "e2"], comment: "Not this week" }]);
@@ -627,7 +627,7 @@ describe("the keyboard", () => {
     const { calls, card } = await mountCards();
     card(edit.id).focus();
     key("r");
-    const comment = card(edit.id).querySelector(".reject-form textarea")!;
+    const comment = card(edit.id).querySelector<HTMLTextAreaElement>(".reject-form textarea")!;
     expect(document.activeElement).toBe(comment);
     expect(key("a", {}, comment).defaultPrevented).toBe(false);
     expect(calls.map(([c]) => c)).not.toContain("approve_edit");
