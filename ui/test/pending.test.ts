@@ -731,8 +731,14 @@ describe("approving with one's own text", () => {
     const area = card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!;
     expect(area.value).toBe("The team ships on **Friday**");
     expect(document.activeElement).toBe(area);
-    const other = renderEditCard({ ...rewrite, tool: "insert_blocks" }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
-    expect([...other.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Edit text…");
+    // An insert of one block: its markdown, marker kept.
+    const insert = renderEditCard({ ...rewrite, tool: "insert_blocks", new_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    button(insert, "Edit text…").click();
+    expect(insert.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value).toBe("## The team ships on **Friday**");
+    for (const other of [{ ...rewrite, tool: "delete_blocks" }, { ...rewrite, tool: "insert_blocks", new_blocks: ["b1", "b2"] }]) {
+      const card = renderEditCard(other, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+      expect([...card.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Edit text…");
+    }
   });
 
   it("sends approve_with_text with the person's text, and says what was applied", async () => {

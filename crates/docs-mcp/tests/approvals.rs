@@ -376,30 +376,52 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         ["Attendees: Ada", "Notes."]
     );
 
-    // Another tool's edit cannot be changed; it stays pending.
+    // An inserted block can be given the person's text too.
     let insert = agent
         .ok(
             "insert_blocks",
             json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "More."}),
         )
         .await;
-    let refused = agent
+    let inserted = agent
         .service
-        .approve_with_text(edit_id(&insert), "test", "Other")
+        .approve_with_text(edit_id(&insert), "test", "## Next steps")
         .await
-        .unwrap_err();
-    assert_eq!(refused.info().code, "INVALID_INPUT");
-    assert!(
-        refused
-            .info()
-            .message
-            .contains("only a block's text (update_block)"),
-        "{refused:?}"
-    );
+        .unwrap();
+    assert_eq!(inserted.status, EditStatus::Applied);
     assert_eq!(
-        agent.service.edit(edit_id(&insert)).await.unwrap().status,
-        EditStatus::Pending
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada", "Notes.", "Next steps"]
     );
+    assert_eq!(inserted.preview.after[0].block_type, "heading");
+
+    // Other edits cannot be changed (several blocks, a deletion): they stay pending.
+    for (tool, arguments) in [
+        (
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "One.\n\nTwo."}),
+        ),
+        (
+            "delete_blocks",
+            json!({"document": doc.to_string(), "block_ids": [blocks[1]]}),
+        ),
+    ] {
+        let pending = agent.ok(tool, arguments).await;
+        let refused = agent
+            .service
+            .approve_with_text(edit_id(&pending), "test", "Other")
+            .await
+            .unwrap_err();
+        assert_eq!(refused.info().code, "INVALID_INPUT");
+        assert!(
+            refused.info().message.contains("only one block's text"),
+            "{refused:?}"
+        );
+        assert_eq!(
+            agent.service.edit(edit_id(&pending)).await.unwrap().status,
+            EditStatus::Pending
+        );
+    }
 }
 
 /// A person typed in the block since the agent proposed its rewrite: approving it with other

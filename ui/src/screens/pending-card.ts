@@ -14,11 +14,14 @@ export interface CardActions {
 }
 
 /** The text a person may change before approving: the one block an `update_block` rewrites,
- * as inline markdown (its block marker — `## `, `- `, `1. `, `- [ ] `, `> ` — left out). */
+ * as inline markdown (its block marker — `## `, `- `, `1. `, `- [ ] `, `> ` — left out), or
+ * the one block an `insert_blocks` adds, as markdown. `null` for other edits. */
 export function amendableText(edit: EditRecord): string | null {
   const after = edit.preview.after;
-  if (edit.tool !== "update_block" || after.length !== 1) return null;
-  return after[0].markdown.replace(/^(#{1,6} |[-*+] \[[ xX]\] |[-*+] |\d+\. |> )/, "");
+  if (after.length !== 1) return null;
+  if (edit.tool === "update_block") return after[0].markdown.replace(/^(#{1,6} |[-*+] \[[ xX]\] |[-*+] |\d+\. |> )/, "");
+  if (edit.tool === "insert_blocks" && edit.new_blocks.length === 1) return after[0].markdown;
+  return null;
 }
 
 /** A reject form: an optional comment for the agent, Send and Cancel. */

@@ -1,5 +1,5 @@
-//! A person approves an agent's rewrite of a block with their own text: the block is planned
-//! again with that text, from the document as the person saw it — or, when a block the edit
+//! A person approves an agent's edit of one block with their own text (an `update_block`'s
+//! text, or the one block an `insert_blocks` adds): the edit is planned again with that text, from the document as the person saw it — or, when a block the edit
 //! depends on changed since, the decision is a conflict, as an approval would be. The new plan
 //! and the decision are stored together before anything is merged.
 
@@ -12,17 +12,39 @@ use yrs::Transact;
 use super::DocsService;
 use super::decide::plan_on_fork;
 use super::merge::{MergeRefused, describe_change};
-use crate::edits::{self, EditOp, TextBases, UpdateBlock};
+use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{EditPayload, EditRecord, EditStatus, now_ms};
 use crate::store::Transition;
 
-/// The tool whose edits a person may approve with their own text: one block's text.
-const AMENDABLE_TOOL: &str = "update_block";
+/// The operation of an edit with the person's text in place of the agent's: an
+/// `update_block`'s text (inline markdown), or the markdown of an `insert_blocks` that adds
+/// one block. `None` for any other edit.
+fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
+    let stored = |e: serde_json::Error| {
+        ServiceError::Internal(format!("stored arguments of {}: {e}", record.id))
+    };
+    Ok(match record.tool.as_str() {
+        "update_block" => {
+            let mut update: UpdateBlock =
+                serde_json::from_value(record.arguments.clone()).map_err(stored)?;
+            update.text = Some(text.to_owned());
+            Some(EditOp::UpdateBlock(update))
+        }
+        "insert_blocks" if record.new_blocks.len() == 1 => {
+            let mut insert: InsertBlocks =
+                serde_json::from_value(record.arguments.clone()).map_err(stored)?;
+            insert.markdown = Some(text.to_owned());
+            insert.blocks = None;
+            Some(EditOp::InsertBlocks(insert))
+        }
+        _ => None,
+    })
+}
 
 impl DocsService {
-    /// Approves a pending `update_block` edit with `text` (inline markdown) in place of the
-    /// agent's. Runs in a task of its own, like an approval, and answers as `approve` does.
+    /// Approves a pending edit of one block with `text` in place of the agent's: inline
+    /// markdown for an `update_block`, markdown for an `insert_blocks` adding one block. Runs in a task of its own, like an approval, and answers as `approve` does.
     pub async fn approve_with_text(
         &self,
         id: Uuid,
@@ -39,23 +61,20 @@ impl DocsService {
 
     async fn amend(&self, id: Uuid, decided_by: &str, text: &str) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
-        if record.tool != AMENDABLE_TOOL {
+        let Some(op) = with_text(&record, text)? else {
             return Err(ServiceError::invalid(
                 format!(
-                    "edit {id} was made with {}; only a block's text (update_block) can be changed before approving",
+                    "edit {id} was made with {}; only one block's text (update_block, or insert_blocks adding one block) can be changed before approving",
                     record.tool
                 ),
                 "Approve or reject it as it is.",
             ));
-        }
-        let mut update: UpdateBlock = serde_json::from_value(record.arguments.clone())
-            .map_err(|e| ServiceError::Internal(format!("stored arguments of {id}: {e}")))?;
-        update.text = Some(text.to_owned());
+        };
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         let seen = payload.depends_on.clone();
-        let ops = vec![EditOp::UpdateBlock(update)];
+        let ops = vec![op];
         // The block found changed on the fork, and whether it is gone.
         let changed: Arc<Mutex<Option<(String, bool)>>> = Arc::default();
         let found = changed.clone();
