@@ -547,7 +547,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     };
     let reject = driver
         .wait_for(
-            r#"[data-panel="pending"]:not([hidden]) .edit-card .actions button.secondary"#,
+            r#"[data-panel="pending"]:not([hidden]) .edit-card .actions button.reject"#,
             Duration::from_secs(30),
         )
         .await;
