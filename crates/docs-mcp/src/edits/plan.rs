@@ -83,6 +83,19 @@ pub struct Fork {
     pub blocks: Option<Arc<Document>>,
 }
 
+impl Fork {
+    /// The fork's blocks: those read at its state already, or read now.
+    pub fn document(&self) -> Arc<Document> {
+        match &self.blocks {
+            Some(blocks) => blocks.clone(),
+            None => {
+                let fragment = self.doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+                Arc::new(blocknote::read_document(&self.doc.transact(), &fragment))
+            }
+        }
+    }
+}
+
 /// Plans `ops` on `fork`; `bases` rebases text rewrites.
 pub fn plan(fork: &Fork, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Plan> {
     check_limits(ops)?;
@@ -126,13 +139,10 @@ fn plan_with(
         &mut Effects,
     ) -> ServiceResult<()>,
 ) -> ServiceResult<Plan> {
-    let Fork { doc: fork, blocks } = fork;
+    let before = fork.document();
+    let fork = &fork.doc;
     let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
     let base_state_vector = fork.transact().state_vector();
-    let before = match blocks {
-        Some(blocks) => blocks.clone(),
-        None => Arc::new(blocknote::read_document(&fork.transact(), &fragment)),
-    };
     let mut effects = Effects {
         inverse: Some(vec![]),
         ..Effects::default()

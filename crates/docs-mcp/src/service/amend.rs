@@ -3,19 +3,14 @@
 //! depends on changed since, the decision is a conflict, as an approval would be. The new plan
 //! and the decision are stored together before anything is merged.
 
-use std::sync::{Arc, Mutex};
-
-use docs_client::blocknote;
 use uuid::Uuid;
-use yrs::Transact;
 
 use super::DocsService;
-use super::decide::plan_on_fork;
+use super::decide::{keep, plan_on_fork};
 use super::merge::{MergeRefused, describe_change};
 use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::{EditPayload, EditRecord, EditStatus, now_ms};
-use crate::store::Transition;
+use crate::record::EditRecord;
 
 /// The operation of an edit with the person's text in place of the agent's: an
 /// `update_block`'s text (inline markdown), or the markdown of an `insert_blocks` that adds
@@ -75,84 +70,43 @@ impl DocsService {
         let guard = self.doc_locks.lock(doc.id).await;
         let seen = payload.depends_on.clone();
         let ops = vec![op];
-        // The block found changed on the fork, and whether it is gone.
-        let changed: Arc<Mutex<Option<(String, bool)>>> = Arc::default();
-        let found = changed.clone();
+        let seen_by = doc.clone();
         let planned = plan_on_fork(&doc, move |fork| {
             // What the person saw: every block the proposal depends on reads as it did.
-            let before = match &fork.blocks {
-                Some(blocks) => blocks.clone(),
-                None => {
-                    let fragment = blocknote::document_fragment(&fork.doc);
-                    Arc::new(blocknote::read_document(&fork.doc.transact(), &fragment))
-                }
-            };
-            if let Err((state, now)) = edits::unchanged(&edits::index(&before), &seen) {
-                *found.lock().expect("changed block") =
-                    Some((state.block_id.clone(), now.is_none()));
+            if let Err((state, now)) = edits::unchanged(&edits::index(&fork.document()), &seen) {
                 return Err(ServiceError::Conflict {
-                    reason: String::new(),
+                    reason: describe_change(
+                        &seen_by,
+                        &state.block_id,
+                        now.is_none(),
+                        "the edit was proposed",
+                    ),
                 });
             }
             edits::plan(fork, &ops, &TextBases::new())
         })
         .await;
-        let mut applying = record.clone();
-        applying.status = EditStatus::Applying;
-        applying.decided_by = Some(decided_by.to_owned());
-        applying.decided_at = Some(now_ms());
-        let changed_block = changed.lock().expect("changed block").take();
-        let (plan, planned_at, _aftermath) = match (planned, changed_block) {
-            (Ok(planned), _) => planned,
-            (Err(ServiceError::Conflict { .. }), Some((block, gone))) => {
-                let reason = describe_change(&doc, &block, gone, "the edit was proposed");
-                // Decided as an approval would be: `applying` first, then the conflict.
-                if !self
-                    .store
-                    .transition(Transition {
-                        record: applying.clone(),
-                        from: EditStatus::Pending,
-                    })
-                    .await?
-                {
-                    return Err(self.not_pending(id).await);
-                }
-                self.changed(&applying);
+        // Planning itself never answers Conflict: this one is the check above, and it is
+        // decided as an approval would be: `applying` first, then the conflict.
+        let (plan, planned_at, _aftermath) = match planned {
+            Ok(planned) => planned,
+            Err(ServiceError::Conflict { reason }) => {
+                let applying = self.start_applying(record, decided_by, None).await?;
                 return self.finish(applying, MergeRefused::Conflict(reason)).await;
             }
-            (Err(error), _) => return Err(error),
+            Err(error) => return Err(error),
         };
-        let inverse = plan
-            .inverse
-            .map(|ops| serde_json::to_value(ops).expect("undo operations serialize"));
-        applying.preview = plan.preview;
-        applying.touched_blocks = plan.touched_blocks;
-        applying.new_blocks = plan.new_blocks;
-        applying.undoable = inverse.is_some();
-        applying.approved_text = Some(text.to_owned());
-        let amended = EditPayload {
-            update: plan.update,
-            base_state_vector: plan.base_state_vector,
-            depends_on: plan.depends_on,
-            leaves: plan.leaves,
-            inverse,
-            texts: plan.texts,
-        };
-        if !self
-            .store
-            .transition_with_payload(
-                Transition {
-                    record: applying.clone(),
-                    from: EditStatus::Pending,
-                },
-                amended.clone(),
-            )
-            .await?
-        {
-            return Err(self.not_pending(id).await);
-        }
-        self.changed(&applying);
-        self.merge_decided(&doc, applying, &amended, Some(planned_at), guard)
+        let kept = keep(plan);
+        let mut amended = record;
+        amended.preview = kept.preview;
+        amended.touched_blocks = kept.touched_blocks;
+        amended.new_blocks = kept.new_blocks;
+        amended.undoable = kept.undoable;
+        amended.approved_text = Some(text.to_owned());
+        let applying = self
+            .start_applying(amended, decided_by, Some(kept.payload.clone()))
+            .await?;
+        self.merge_decided(&doc, applying, &kept.payload, Some(planned_at), guard)
             .await
     }
 }

@@ -15,7 +15,7 @@ use super::{DocsService, OpenDocument};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, now_ms,
+    AgentInfo, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, Preview, now_ms,
 };
 use crate::store::Transition;
 
@@ -134,9 +134,7 @@ impl DocsService {
         request: &EditRequest,
         undoes: Option<Uuid>,
     ) -> (EditRecord, EditPayload) {
-        let inverse = plan
-            .inverse
-            .map(|ops| serde_json::to_value(ops).expect("undo operations serialize"));
+        let kept = keep(plan);
         let record = EditRecord {
             id: Uuid::new_v4(),
             document_id: doc.id,
@@ -146,10 +144,10 @@ impl DocsService {
             arguments: request.arguments.clone(),
             reason: request.reason.clone(),
             revision: request.revision.clone(),
-            preview: plan.preview,
-            touched_blocks: plan.touched_blocks,
-            new_blocks: plan.new_blocks,
-            undoable: inverse.is_some(),
+            preview: kept.preview,
+            touched_blocks: kept.touched_blocks,
+            new_blocks: kept.new_blocks,
+            undoable: kept.undoable,
             undoes,
             status: EditStatus::Pending,
             comment: None,
@@ -160,15 +158,7 @@ impl DocsService {
             decided_at: None,
             applied_at: None,
         };
-        let payload = EditPayload {
-            update: plan.update,
-            base_state_vector: plan.base_state_vector,
-            depends_on: plan.depends_on,
-            leaves: plan.leaves,
-            inverse,
-            texts: plan.texts,
-        };
-        (record, payload)
+        (record, kept.payload)
     }
 
     /// Approves a pending edit. The decision runs in a task of its own, so a caller going
@@ -222,23 +212,37 @@ impl DocsService {
         decided_by: &str,
         guard: DocumentGuard<'_>,
     ) -> ServiceResult<EditRecord> {
+        let applying = self.start_applying(record, decided_by, None).await?;
+        self.merge_decided(doc, applying, payload, None, guard)
+            .await
+    }
+
+    /// A pending edit decided by `decided_by`: `pending` → `applying`, a compare-and-set
+    /// persisted before anything is merged — with the payload that will be merged, when the
+    /// decision replaces it (the person's own text). `NotPending` when decided meanwhile.
+    pub(super) async fn start_applying(
+        &self,
+        record: EditRecord,
+        decided_by: &str,
+        payload: Option<EditPayload>,
+    ) -> ServiceResult<EditRecord> {
         let mut applying = record;
         applying.status = EditStatus::Applying;
         applying.decided_by = Some(decided_by.to_owned());
         applying.decided_at = Some(now_ms());
-        if !self
-            .store
-            .transition(Transition {
-                record: applying.clone(),
-                from: EditStatus::Pending,
-            })
-            .await?
-        {
+        let change = Transition {
+            record: applying.clone(),
+            from: EditStatus::Pending,
+        };
+        let moved = match payload {
+            Some(payload) => self.store.transition_with_payload(change, payload).await?,
+            None => self.store.transition(change).await?,
+        };
+        if !moved {
             return Err(self.not_pending(applying.id).await);
         }
         self.changed(&applying);
-        self.merge_decided(doc, applying, payload, None, guard)
-            .await
+        Ok(applying)
     }
 
     /// Merges an `applying` edit (an undo only while the edit it reverts is applied); it is
@@ -509,6 +513,35 @@ impl DocsService {
             None => None,
         };
         Ok((document, edit))
+    }
+}
+
+/// A plan as it is kept: what the edit's record shows of it, and what its merge needs.
+pub(super) struct Kept {
+    pub(super) preview: Preview,
+    pub(super) touched_blocks: Vec<String>,
+    pub(super) new_blocks: Vec<String>,
+    pub(super) undoable: bool,
+    pub(super) payload: EditPayload,
+}
+
+pub(super) fn keep(plan: edits::Plan) -> Kept {
+    let inverse = plan
+        .inverse
+        .map(|ops| serde_json::to_value(ops).expect("undo operations serialize"));
+    Kept {
+        preview: plan.preview,
+        touched_blocks: plan.touched_blocks,
+        new_blocks: plan.new_blocks,
+        undoable: inverse.is_some(),
+        payload: EditPayload {
+            update: plan.update,
+            base_state_vector: plan.base_state_vector,
+            depends_on: plan.depends_on,
+            leaves: plan.leaves,
+            inverse,
+            texts: plan.texts,
+        },
     }
 }
 

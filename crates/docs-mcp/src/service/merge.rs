@@ -13,7 +13,7 @@ use super::settle::{Merged, contains};
 use super::{DocsService, OpenDocument};
 use crate::edits;
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::EditPayload;
+use crate::record::{BlockState, EditPayload, PlannedText};
 use crate::revisions::ChangeAuthor;
 
 /// Why a merge did not happen; either way nothing was merged.
@@ -43,33 +43,12 @@ impl DocsService {
         let found = tokio::task::spawn_blocking(move || {
             let fragment = blocknote::document_fragment(&live_doc);
             let txn = live_doc.transact();
-            let live = txn.state_vector();
-            if let Some((client, _)) = base
-                .iter()
-                .find(|(client, clock)| live.get(client) < **clock)
-            {
-                return Err(client.get());
-            }
-            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
-            let current = blocknote::read_blocks(&txn, &fragment, &ids);
-            Ok(edits::unchanged(&current, &depends_on)
-                .err()
-                .map(|(state, now)| (state.block_id.clone(), now.is_none())))
+            history_lost(&txn, &base)
+                .or_else(|| changed_block(&txn, &fragment, &depends_on, Strictness::AsSeen, &[]))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the check failed: {e}")))?;
-        Ok(match found {
-            Err(client) => Some(format!(
-                "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
-            )),
-            Ok(None) => None,
-            Ok(Some((block_id, gone))) => Some(describe_change(
-                &doc,
-                &block_id,
-                gone,
-                "the edit was proposed",
-            )),
-        })
+        Ok(found.map(|refusal| refusal_reason(&doc, &refusal)))
     }
 }
 
@@ -91,12 +70,14 @@ enum Check {
     Merged,
     /// The edit is in the document already (resumed after a restart or a reconnect).
     Already,
-    HistoryLost(u64),
-    Changed {
-        block_id: String,
-        gone: bool,
-    },
+    Refused(Refusal),
     Corrupt(String),
+}
+
+/// Why the document no longer takes an edit as planned.
+enum Refusal {
+    HistoryLost(u64),
+    Changed { block_id: String, gone: bool },
 }
 
 /// How an approval checks the blocks an edit depends on.
@@ -149,32 +130,17 @@ pub(super) async fn merge(
             if contains(txn, &update) {
                 return Check::Already;
             }
-            let live = txn.state_vector();
-            if let Some((client, _)) = base
-                .iter()
-                .find(|(client, clock)| live.get(client) < **clock)
-            {
-                return Check::HistoryLost(client.get());
+            if let Some(lost) = history_lost(txn, &base) {
+                return Check::Refused(lost);
             }
             // Nothing happened since the plan (an automatic edit, merged right after it): the
             // blocks read as planned.
-            if planned_at.is_some_and(|counter| tracker.counter() == counter) {
-                return match txn.apply_update(update) {
-                    Ok(()) => Check::Merged,
-                    Err(e) => Check::Corrupt(format!("stored update: {e}")),
-                };
-            }
-            let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
-            let current = blocknote::read_blocks(txn, &fragment, &ids);
-            let holds = match strictness {
-                Strictness::AsSeen => edits::unchanged(&current, &depends_on),
-                Strictness::Rebased => edits::compatible(&current, &depends_on, &texts),
-            };
-            if let Err((state, now)) = holds {
-                return Check::Changed {
-                    block_id: state.block_id.clone(),
-                    gone: now.is_none(),
-                };
+            let unchanged_since = planned_at.is_some_and(|counter| tracker.counter() == counter);
+            if !unchanged_since
+                && let Some(changed) =
+                    changed_block(txn, &fragment, &depends_on, strictness, &texts)
+            {
+                return Check::Refused(changed);
             }
             match txn.apply_update(update) {
                 Ok(()) => Check::Merged,
@@ -194,15 +160,49 @@ pub(super) async fn merge(
                 .map_err(|e| MergeRefused::Failed(e.into()))?;
             Ok(Merged { seq: saving.seq() })
         }
-        Check::HistoryLost(client) => Err(MergeRefused::Conflict(format!(
-            "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
-        ))),
-        Check::Changed { block_id, gone } => Err(MergeRefused::Conflict(describe_change(
-            doc,
-            block_id,
-            *gone,
-            "the edit was proposed",
-        ))),
+        Check::Refused(refusal) => Err(MergeRefused::Conflict(refusal_reason(doc, refusal))),
         Check::Corrupt(detail) => Err(MergeRefused::Failed(ServiceError::Internal(detail.clone()))),
+    }
+}
+
+/// `HistoryLost` when the document no longer has the history an edit was planned on (`base`):
+/// it was restored or reloaded since.
+fn history_lost<T: ReadTxn>(txn: &T, base: &StateVector) -> Option<Refusal> {
+    let live = txn.state_vector();
+    base.iter()
+        .find(|(client, clock)| live.get(client) < **clock)
+        .map(|(client, _)| Refusal::HistoryLost(client.get()))
+}
+
+/// `Changed` when a block an edit depends on no longer reads as planned (`AsSeen`), or no
+/// longer allows its rewrite (`Rebased`).
+fn changed_block<T: ReadTxn>(
+    txn: &T,
+    fragment: &yrs::XmlFragmentRef,
+    depends_on: &[BlockState],
+    strictness: Strictness,
+    texts: &[PlannedText],
+) -> Option<Refusal> {
+    let ids: Vec<&str> = depends_on.iter().map(|s| s.block_id.as_str()).collect();
+    let current = blocknote::read_blocks(txn, fragment, &ids);
+    let holds = match strictness {
+        Strictness::AsSeen => edits::unchanged(&current, depends_on),
+        Strictness::Rebased => edits::compatible(&current, depends_on, texts),
+    };
+    holds.err().map(|(state, now)| Refusal::Changed {
+        block_id: state.block_id.clone(),
+        gone: now.is_none(),
+    })
+}
+
+/// Why a merge was refused, for the person and the agent.
+fn refusal_reason(doc: &OpenDocument, refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::HistoryLost(client) => format!(
+            "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
+        ),
+        Refusal::Changed { block_id, gone } => {
+            describe_change(doc, block_id, *gone, "the edit was proposed")
+        }
     }
 }
