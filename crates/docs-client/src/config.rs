@@ -121,19 +121,26 @@ impl fmt::Display for InstanceUrl {
 }
 
 /// A document named by its UUID, or by its address on an instance
-/// (`https://docs.example.org/docs/<uuid>/`).
+/// (`https://docs.example.org/docs/<uuid>/`), or by a link to one of its blocks
+/// (`…/docs/<uuid>/#<block id>`, Docs' "Copy link to block").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentRef {
     /// The instance, when the document was named by URL.
     pub instance: Option<InstanceUrl>,
     pub id: uuid::Uuid,
+    /// The block a block link points at.
+    pub block: Option<String>,
 }
 
 impl DocumentRef {
     pub fn parse(input: &str) -> Result<Self> {
         let trimmed = input.trim();
         if let Ok(id) = uuid::Uuid::parse_str(trimmed) {
-            return Ok(DocumentRef { instance: None, id });
+            return Ok(DocumentRef {
+                instance: None,
+                id,
+                block: None,
+            });
         }
         let invalid = || Error::InvalidDocumentRef {
             input: trimmed.to_owned(),
@@ -145,9 +152,20 @@ impl DocumentRef {
             .flatten()
             .find_map(|segment| uuid::Uuid::parse_str(segment).ok())
             .ok_or_else(invalid)?;
+        // A block id is BlockNote's (a UUID, or a short name like "initialBlockId"): any
+        // other anchor is not a block link.
+        let block = url
+            .fragment()
+            .filter(|f| {
+                (1..=64).contains(&f.len())
+                    && f.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
+            .map(str::to_owned);
         Ok(DocumentRef {
             instance: Some(InstanceUrl::parse(trimmed)?),
             id,
+            block,
         })
     }
 }
@@ -334,7 +352,11 @@ mod tests {
         let id: uuid::Uuid = "6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f".parse().unwrap();
         assert_eq!(
             DocumentRef::parse(" 6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f ").unwrap(),
-            DocumentRef { instance: None, id }
+            DocumentRef {
+                instance: None,
+                id,
+                block: None
+            }
         );
         let by_url = DocumentRef::parse(
             "https://docs.example.org/docs/6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f/",
@@ -345,6 +367,20 @@ mod tests {
             by_url.instance.unwrap().origin(),
             "https://docs.example.org"
         );
+        assert_eq!(by_url.block, None);
+        let block_link = DocumentRef::parse(
+            "https://docs.example.org/docs/6f1c2a4e-3b7d-4c1a-9e2f-0a1b2c3d4e5f/#0b1d6e0c-8d0e-4c55-9a55-2f6d2b1d9a10",
+        )
+        .unwrap();
+        assert_eq!(
+            (block_link.id, block_link.block.as_deref()),
+            (id, Some("0b1d6e0c-8d0e-4c55-9a55-2f6d2b1d9a10"))
+        );
+        for not_a_block in ["#", "#a%20b", "#x/y"] {
+            let url = format!("https://docs.example.org/docs/{id}/{not_a_block}");
+            let parsed = DocumentRef::parse(&url).unwrap();
+            assert_eq!((parsed.id, parsed.block), (id, None), "{url}");
+        }
         for bad in ["hello", "https://docs.example.org/docs/", ""] {
             assert_eq!(
                 DocumentRef::parse(bad).unwrap_err(),

@@ -188,6 +188,8 @@ struct Inner {
     jar: Arc<Jar>,
     limiter: RateLimiter,
     instance_config: tokio::sync::OnceCell<InstanceConfig>,
+    /// Set once the instance answered the favorites at their path before Docs 5.7.
+    legacy_favorites: std::sync::atomic::AtomicBool,
 }
 
 /// What every HTTP client of an instance shares: the time-out and the user agent.
@@ -225,6 +227,7 @@ impl DocsClient {
                 jar,
                 limiter,
                 instance_config: tokio::sync::OnceCell::new(),
+                legacy_favorites: std::sync::atomic::AtomicBool::new(false),
             }),
             prepaid: None,
         })
@@ -284,12 +287,31 @@ impl DocsClient {
         self.get_json(url, "the document search").await
     }
 
+    /// The signed-in user's favorites: at `documents/favorites/` since Docs 5.7, at
+    /// `documents/favorite_list/` before. The new path is asked first; a 404 there tries the
+    /// old one, which is then used for good if it answers.
     pub async fn favorite_documents(&self, page: Option<u32>) -> Result<Page<Document>> {
-        let mut url = self.instance().api("documents/favorite_list/");
-        if let Some(page) = page {
-            url.query_pairs_mut().append_pair("page", &page.to_string());
+        use std::sync::atomic::Ordering;
+        let ask = |path: &str| {
+            let mut url = self.instance().api(path);
+            if let Some(page) = page {
+                url.query_pairs_mut().append_pair("page", &page.to_string());
+            }
+            self.get_json::<Page<Document>>(url, "the favorite documents")
+        };
+        const CURRENT: &str = "documents/favorites/";
+        const BEFORE_5_7: &str = "documents/favorite_list/";
+        if self.inner.legacy_favorites.load(Ordering::Relaxed) {
+            return ask(BEFORE_5_7).await;
         }
-        self.get_json(url, "the favorite documents").await
+        match ask(CURRENT).await {
+            Err(Error::NotFound { .. }) => {
+                let page = ask(BEFORE_5_7).await?;
+                self.inner.legacy_favorites.store(true, Ordering::Relaxed);
+                Ok(page)
+            }
+            other => other,
+        }
     }
 
     /// Creates a document (signed in), at the top level or as a sub-page of `parent`.

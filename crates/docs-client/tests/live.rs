@@ -777,3 +777,61 @@ async fn the_registry_shares_sessions_and_closes_idle_ones() {
     assert_eq!(closed, expected_ids);
     assert!(registry.snapshot().is_empty());
 }
+
+/// Docs 5.7 moved the favorites to `documents/favorites/`; older releases answer at
+/// `documents/favorite_list/`. One client call finds them on both.
+#[tokio::test]
+async fn favorites_are_found_before_and_after_docs_5_7() {
+    for version in ["5.4.1", "5.7.0"] {
+        let server = DocsServer::start_with(ServerOptions {
+            docs_version: Some(version.into()),
+            ..ServerOptions::default()
+        })
+        .await
+        .unwrap();
+        let user = server
+            .create_user("ada@example.org", "Ada Lovelace")
+            .await
+            .unwrap();
+        let mut ids = Vec::new();
+        for title in ["starred", "not starred"] {
+            ids.push(
+                server
+                    .create_document(DocumentSpec::new(title).access(&user.id, "owner"))
+                    .await
+                    .unwrap(),
+            );
+        }
+        let marked = reqwest::Client::new()
+            .post(format!(
+                "{}/api/v1.0/documents/{}/favorite/",
+                server.url(),
+                ids[0]
+            ))
+            .header("Cookie", user.cookie_header())
+            .header("X-CSRFToken", &user.csrf_token)
+            .header("Origin", server.url())
+            .header("Referer", format!("{}/", server.url()))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            marked.status().is_success(),
+            "{version}: {}",
+            marked.status()
+        );
+
+        let client = user_client(&server, &user);
+        for _ in 0..2 {
+            let favorites = client.favorite_documents(None).await.unwrap();
+            let titles: Vec<_> = favorites
+                .results
+                .iter()
+                .map(|d| d.title.as_deref().unwrap_or_default())
+                .collect();
+            assert_eq!(titles, ["starred"], "Docs {version}");
+        }
+        let config = client.instance_config().await.unwrap();
+        assert_eq!(config.release_version.as_deref(), Some(version));
+    }
+}

@@ -158,6 +158,23 @@ async fn reading_outline_sections_pages_and_blocks() {
     assert_eq!(ids, all_ids);
     assert_eq!(whole["blocks"], server.stored(id).await.unwrap().blocks);
 
+    // A block link (Docs' "Copy link to block") reads from the block it points at.
+    let linked = agent
+        .ok(
+            "read_document",
+            json!({"document": format!("{url}#{}", all_ids[4]), "anchors": false}),
+        )
+        .await;
+    assert_eq!(linked["block_ids"].as_array().unwrap().len(), 4);
+    assert_eq!(linked["block_ids"][0], all_ids[4].as_str());
+    assert!(
+        linked["markdown"]
+            .as_str()
+            .unwrap()
+            .starts_with("Second finding.\n"),
+        "{linked}"
+    );
+
     // Anchors name every block, so an agent can target them.
     let anchored = agent
         .ok("read_document", json!({"document": id.to_string()}))

@@ -1,6 +1,7 @@
 // The fake Docs backend REST API under /api/v1.0/ (Django REST Framework-like).
 import { isValidYjsUpdate } from './content.mjs';
 import { notFoundPage, parseCookies, readJson, send } from './http.mjs';
+import { versionAtLeast } from './version.mjs';
 import { isUuid, LINK_REACHES, LINK_ROLES } from './store.mjs';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -200,7 +201,7 @@ export function createApi({ store, opts, state, stats, collab }) {
       LANGUAGE_CODE: 'en-us',
       MEDIA_BASE_URL: state.origin,
       POSTHOG_KEY: null,
-      RELEASE_VERSION: opts.legacyContent ? '4.8.0' : '5.4.0',
+      RELEASE_VERSION: opts.docsVersion,
       SENTRY_DSN: null,
       TRASHBIN_CUTOFF_DAYS: 30,
     },
@@ -452,7 +453,8 @@ export function createApi({ store, opts, state, stats, collab }) {
     if (p === 'documents/')
       return { documents: true, userOnly: ['POST'], methods: { GET: listDocuments, POST: createDocument } };
     if (p === 'documents/search/') return { documents: true, methods: { GET: searchDocuments } };
-    if (p === 'documents/favorite_list/')
+    // Docs 5.7 moved the favorites from favorite_list/ to favorites/; the old path is gone.
+    if (p === (versionAtLeast(opts.docsVersion, '5.7.0') ? 'documents/favorites/' : 'documents/favorite_list/'))
       return { documents: true, userOnly: ['GET'], methods: { GET: favoriteList } };
     if ((m = p.match(/^documents\/([^/.]+)\/$/))) {
       const id = m[1];

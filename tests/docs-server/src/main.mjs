@@ -3,12 +3,17 @@
 // Hocuspocus collaboration server (/collaboration/ws/) + sign-in through a fake identity
 // provider and the frontend's pages (login.mjs) + a test control API (/__test__/).
 //
-//   node src/main.mjs [--port 0] [--legacy-content] [--throttle-rate 80] [--stay] [--demo]
+//   node src/main.mjs [--port 0] [--docs-version 5.7.0 | --legacy-content] [--throttle-rate 80]
+//                     [--stay] [--demo]
+//
+// --docs-version: the Docs release to behave as (5.7.0 by default; below 5.0.0, the content is
+// a field of the document, as --legacy-content says; below 5.7.0, favorites at favorite_list/).
 //
 // Prints exactly one line `LISTENING http://127.0.0.1:<port>` on stdout when ready (with
 // --demo, then the sample documents: see demo.mjs). Exits when stdin reaches EOF or the
 // parent process goes away (unless --stay).
 import http from 'node:http';
+import { versionAtLeast } from './version.mjs';
 
 // Keep stdout for the LISTENING line only: anything a library logs goes to stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -17,7 +22,7 @@ console.info = console.error;
 console.debug = console.error;
 
 function parseArgs(argv) {
-  const opts = { port: 0, legacyContent: false, throttleRate: 80, stay: false, demo: false };
+  const opts = { port: 0, legacyContent: false, docsVersion: null, throttleRate: 80, stay: false, demo: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -28,6 +33,7 @@ function parseArgs(argv) {
     if (a === '--port') opts.port = Number.parseInt(value(), 10);
     else if (a.startsWith('--port=')) opts.port = Number.parseInt(a.slice(7), 10);
     else if (a === '--legacy-content') opts.legacyContent = true;
+    else if (a === '--docs-version') opts.docsVersion = value();
     else if (a === '--throttle-rate') opts.throttleRate = Number.parseInt(value(), 10);
     else if (a.startsWith('--throttle-rate=')) opts.throttleRate = Number.parseInt(a.slice(16), 10);
     else if (a === '--stay') opts.stay = true;
@@ -36,6 +42,13 @@ function parseArgs(argv) {
   }
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new Error('bad --port');
   if (!Number.isInteger(opts.throttleRate) || opts.throttleRate < 0) throw new Error('bad --throttle-rate');
+  // The Docs release the server behaves as: 5.7 by default, 4.8 with the pre-5.0 content field.
+  opts.docsVersion ??= opts.legacyContent ? '4.8.0' : '5.7.0';
+  if (!/^\d+\.\d+\.\d+$/.test(opts.docsVersion)) throw new Error('bad --docs-version (X.Y.Z)');
+  if (opts.legacyContent && versionAtLeast(opts.docsVersion, '5.0.0')) {
+    throw new Error('--legacy-content is Docs before 5.0: --docs-version must be below 5.0.0');
+  }
+  opts.legacyContent = !versionAtLeast(opts.docsVersion, '5.0.0');
   return opts;
 }
 

@@ -39,6 +39,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct ServerOptions {
     /// Behave like Docs < 5.0: no `content/` endpoint, `content` is a field of the document.
     pub legacy_content: bool,
+    /// The Docs release to behave as (`X.Y.Z`; the server's default is its newest, 5.7.0).
+    pub docs_version: Option<String>,
     /// Document API throttle in requests/minute (default 80, like Docs). `Some(0)` disables it.
     pub throttle_rate: Option<u32>,
 }
@@ -392,6 +394,9 @@ impl DocsServer {
             .kill_on_drop(true);
         if opts.legacy_content {
             cmd.arg("--legacy-content");
+        }
+        if let Some(version) = &opts.docs_version {
+            cmd.args(["--docs-version", version]);
         }
         if let Some(rate) = opts.throttle_rate {
             cmd.args(["--throttle-rate", &rate.to_string()]);

@@ -65,11 +65,11 @@ async fn starts_and_serves_config() {
         ))
     );
     assert_eq!(cfg["COLLABORATION_WS_NOT_CONNECTED_READ_ONLY"], json!(true));
-    assert_eq!(cfg["RELEASE_VERSION"], json!("5.4.0"));
+    assert_eq!(cfg["RELEASE_VERSION"], json!("5.7.0"));
 
     let legacy = DocsServer::start_with(ServerOptions {
         legacy_content: true,
-        throttle_rate: None,
+        ..ServerOptions::default()
     })
     .await
     .unwrap();
@@ -243,7 +243,7 @@ async fn content_round_trip_with_etag() {
 async fn legacy_content_lives_on_the_document() {
     let server = DocsServer::start_with(ServerOptions {
         legacy_content: true,
-        throttle_rate: None,
+        ..ServerOptions::default()
     })
     .await
     .unwrap();
@@ -567,8 +567,8 @@ async fn throttle_next_gives_429() {
 #[tokio::test]
 async fn rate_throttle_per_session() {
     let server = DocsServer::start_with(ServerOptions {
-        legacy_content: false,
         throttle_rate: Some(3),
+        ..ServerOptions::default()
     })
     .await
     .unwrap();

@@ -121,7 +121,8 @@ pub enum ReadFormat {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadDocumentArgs {
-    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/). A block link
+    /// (https://HOST/docs/<id>/#<block id>) reads from the top-level block holding that block.
     pub document: String,
     #[serde(default)]
     pub format: ReadFormat,
@@ -544,7 +545,20 @@ impl DocsMcp {
         let opts = ExportOptions {
             anchors: args.anchors.unwrap_or(true),
         };
-        let slice = match (&args.section, &args.from_block) {
+        // A block link with nothing else asked: start where the link points.
+        let from_block = args.from_block.clone().or_else(|| {
+            let linked = docs_client::DocumentRef::parse(&args.document)
+                .ok()?
+                .block?;
+            (args.section.is_none()).then(|| {
+                document
+                    .blocks
+                    .iter()
+                    .find(|top| top.walk().iter().any(|b| b.id == linked))
+                    .map_or(linked, |top| top.id.clone())
+            })
+        });
+        let slice = match (&args.section, &from_block) {
             (Some(section), _) => {
                 let selector = if document.find(section).is_some() {
                     SectionSelector::Id(section.clone())
