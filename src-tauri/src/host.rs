@@ -53,8 +53,9 @@ pub struct Host {
 }
 
 impl Host {
-    /// Starts the service. `DOCS_MCP_DATA_DIR`, `DOCS_INSTANCE_URL` and `DOCS_MCP_LISTEN`
-    /// override the data directory, the instance and the endpoint address (tests use them).
+    /// Starts the service. `DOCS_MCP_DATA_DIR`, `DOCS_INSTANCE_URL`, `DOCS_MCP_LISTEN` and
+    /// `DOCS_MCP_SAVE_INTERVAL` override the data directory, the instance, the endpoint
+    /// address and the save interval (tests use them).
     /// `demo` (`docs-mcp-app --demo`): a data directory and port of the demo's own, so the
     /// demo neither reaches nor changes what a real instance's app keeps.
     pub async fn start(demo: bool) -> anyhow::Result<Host> {
@@ -75,6 +76,10 @@ impl Host {
         }
         if let Some(secs) = settings.approval_wait_secs {
             config.approval_wait = Duration::from_secs(secs);
+        }
+        if let Ok(secs) = std::env::var(docs_mcp::config::SAVE_INTERVAL_ENV) {
+            config.save_interval = docs_mcp::config::parse_save_interval(&secs)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", docs_mcp::config::SAVE_INTERVAL_ENV))?;
         }
         if let Ok(listen) = std::env::var("DOCS_MCP_LISTEN") {
             config.listen = listen

@@ -337,6 +337,7 @@ impl App {
                 .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
                 .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
                 .env("DOCS_MCP_TOKEN", TOKEN)
+                .env("DOCS_MCP_SAVE_INTERVAL", "0.2")
                 .env("DOCS_INSTANCE_URL", instance.unwrap_or_default())
                 .env(
                     "GTK_THEME",
@@ -523,7 +524,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
         structured["status"] == "applied" || structured["status"] == "pending",
         "{result:?}"
     );
-    let stored = server.stored(id).await.unwrap();
+    let stored = server.stored_settled(id).await.unwrap();
     assert!(
         stored.markdown.contains("First paragraph.")
             && stored.markdown.contains("Added by the agent."),
@@ -598,7 +599,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     }
     assert!(
         !server
-            .stored(id)
+            .stored_settled(id)
             .await
             .unwrap()
             .markdown
@@ -688,7 +689,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     assert_eq!(applied["status"], "applied", "{applied}");
     assert!(
         server
-            .stored(id)
+            .stored_settled(id)
             .await
             .unwrap()
             .markdown

@@ -405,12 +405,19 @@ impl DocsClient {
     }
 
     /// Saves the full Yjs state of a document the way Docs' editor does
-    /// (`{"content": <base64>, "websocket": true}`): the stored content is overwritten.
-    pub async fn save_content(&self, id: Uuid, api: ContentApi, state: &[u8]) -> Result<()> {
+    /// (`{"content": <base64>, "websocket": <connected>}`): the stored content is
+    /// overwritten. `connected`: whether we are in the document's room right now.
+    pub async fn save_content(
+        &self,
+        id: Uuid,
+        api: ContentApi,
+        state: &[u8],
+        connected: bool,
+    ) -> Result<()> {
         let encoded = BASE64.encode(state);
         let body = serde_json::to_vec(&ContentPatch {
             content: &encoded,
-            websocket: true,
+            websocket: connected,
         })
         .expect("serializable");
         let path = match api {

@@ -835,3 +835,154 @@ async fn favorites_are_found_before_and_after_docs_5_7() {
         assert_eq!(config.release_version.as_deref(), Some(version));
     }
 }
+
+/// Docs keeps every save as a version: writes nobody waits on are saved together, once the
+/// save interval after the first of them ran out; a write somebody waits on is saved at once.
+#[tokio::test]
+async fn writes_nobody_waits_on_are_saved_together_after_the_interval() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("rhythm"))
+        .await
+        .unwrap();
+    let options = SessionOptions {
+        save_interval: Duration::from_secs(4),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
+        .await
+        .unwrap();
+    let patches = async || {
+        let stats = server.stats().await.unwrap();
+        let of = |counts: &std::collections::HashMap<String, u64>| {
+            counts.get(&id.to_string()).copied().unwrap_or(0)
+        };
+        (of(&stats.content_patches), of(&stats.saves_off_websocket))
+    };
+
+    for i in 1..=20 {
+        let mut write = session
+            .write(move |txn| append_paragraph(txn, &format!("line {i}")))
+            .await
+            .unwrap();
+        write.acknowledged().await.unwrap();
+    }
+    assert_eq!(patches().await, (0, 0), "acknowledged, not saved yet");
+    let mut progress = session.progress();
+    tokio::time::timeout(WAIT, progress.wait_for(|p| p.saved >= 20))
+        .await
+        .expect("saved after the interval")
+        .unwrap();
+    assert_eq!(
+        patches().await,
+        (1, 0),
+        "twenty writes, one save, from the room"
+    );
+
+    // A caller waiting for the save does not wait for the interval.
+    session
+        .write(move |txn| append_paragraph(txn, "waited on"))
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(patches().await, (2, 0));
+    session.close().await.unwrap();
+    assert_eq!(patches().await, (2, 0), "nothing left to save at close");
+    let stored = blocknote_texts(&server.stored(id).await.unwrap().blocks);
+    assert_eq!(stored.len(), 21);
+    assert_eq!(stored.last().map(String::as_str), Some("waited on"));
+}
+
+/// A save says whether we are in the room (Docs' `websocket` field), so Docs' "read-only
+/// unless connected" rule applies to us: out of the room while someone else edits there,
+/// the save is refused, and it is made again once we are back.
+#[tokio::test]
+async fn a_save_tells_whether_we_are_in_the_room_and_a_refused_one_is_retried_from_it() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("out of the room").link("public", "editor"))
+        .await
+        .unwrap();
+    let ours = SessionOptions {
+        save_interval: Duration::from_secs(600),
+        // Back in the room only seconds after the other participant.
+        reconnect_initial: Duration::from_secs(4),
+        reconnect_max: Duration::from_secs(4),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, ours)
+        .await
+        .unwrap();
+    let ada = server
+        .create_user("ada@example.org", "Ada Lovelace")
+        .await
+        .unwrap();
+    let other = DocumentSession::open(user_client(&server, &ada), id, fast_options("Ada"))
+        .await
+        .unwrap();
+
+    let mut write = session
+        .write(move |txn| append_paragraph(txn, "made before the outage"))
+        .await
+        .unwrap();
+    write.acknowledged().await.unwrap();
+    server.set_collaboration_down(true).await.unwrap();
+    let mut progress = session.progress();
+    tokio::time::timeout(WAIT, progress.wait_for(|p| !p.connected))
+        .await
+        .unwrap()
+        .unwrap();
+    server.set_collaboration_down(false).await.unwrap();
+    let mut theirs = other.progress();
+    tokio::time::timeout(WAIT, theirs.wait_for(|p| p.connected))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!session.progress().borrow().connected, "we are still out");
+
+    // Refused out of the room (Ada edits there), saved once we are back.
+    session.flush(Duration::from_secs(30)).await.unwrap();
+    let stats = server.stats().await.unwrap();
+    assert_eq!(stats.content_patches.get(&id.to_string()), Some(&1));
+    assert_eq!(stats.saves_off_websocket.get(&id.to_string()), None);
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["made before the outage"]
+    );
+    other.close().await.unwrap();
+    session.close().await.unwrap();
+
+    // Alone and out of the room, the save goes through, saying so.
+    let session = DocumentSession::open(
+        anonymous_client(&server),
+        id,
+        SessionOptions {
+            save_interval: Duration::from_secs(600),
+            ..fast_options("Agent")
+        },
+    )
+    .await
+    .unwrap();
+    let mut write = session
+        .write(move |txn| append_paragraph(txn, "saved off the room"))
+        .await
+        .unwrap();
+    write.acknowledged().await.unwrap();
+    server.set_collaboration_down(true).await.unwrap();
+    let mut progress = session.progress();
+    tokio::time::timeout(WAIT, progress.wait_for(|p| !p.connected))
+        .await
+        .unwrap()
+        .unwrap();
+    session.flush(WAIT).await.unwrap();
+    let stats = server.stats().await.unwrap();
+    assert_eq!(stats.saves_off_websocket.get(&id.to_string()), Some(&1));
+    assert_eq!(
+        blocknote_texts(&server.stored(id).await.unwrap().blocks),
+        ["made before the outage", "saved off the room"]
+    );
+    server.set_collaboration_down(false).await.unwrap();
+    session.close().await.unwrap();
+}

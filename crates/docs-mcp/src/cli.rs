@@ -69,6 +69,10 @@ pub struct ServeArgs {
     /// Seconds a write tool waits for a decision before answering `pending`.
     #[arg(long, value_name = "SECS")]
     pub approval_wait: Option<u64>,
+    /// Seconds an applied edit waits for others to be saved with it (60, like Docs' editor:
+    /// each save is a version in the document's history). Until then the journal holds it.
+    #[arg(long, env = crate::config::SAVE_INTERVAL_ENV, value_name = "SECS", value_parser = crate::config::parse_save_interval)]
+    pub save_interval: Option<Duration>,
     /// `docs_sessionid` cookie of a signed-in user.
     #[arg(long, env = "DOCS_SESSION_COOKIE", hide_env_values = true, hide = true)]
     pub session_cookie: Option<String>,
@@ -237,6 +241,9 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
     config.csrf_token = args.csrf_token.filter(|s| !s.is_empty()).map(Secret::new);
     config.default_policy = args.approval;
     config.listen = args.listen;
+    if let Some(interval) = args.save_interval {
+        config.save_interval = interval;
+    }
     if let Some(secs) = args.approval_wait {
         config.approval_wait = Duration::from_secs(secs);
     }

@@ -29,9 +29,13 @@ pub struct ServiceConfig {
     pub listen: SocketAddr,
     /// How long a write tool waits for a human decision before answering `pending`.
     pub approval_wait: Duration,
-    /// How long an approval waits for the instance to confirm the change (acknowledged and
-    /// saved) before answering `applying`; the change is followed after that anyway.
+    /// How long an approval waits for the collaboration server to acknowledge the change
+    /// before answering `applying`; the change is followed after that anyway.
     pub confirm_wait: Duration,
+    /// How long an applied edit waits for others to be saved with it: Docs keeps every save
+    /// as a version of the document, and its editor saves once a minute. Until saved, the
+    /// edit is held in the journal and saved from there after a crash.
+    pub save_interval: Duration,
     /// What runs the service, as a second service on the same data directory is told.
     pub owner: String,
     /// Sessions unused for this long are closed.
@@ -43,6 +47,18 @@ pub struct ServiceConfig {
     pub allowed_origins: Vec<String>,
     /// Budget of REST calls per minute to the instance (Docs throttles at 80 per user).
     pub requests_per_minute: u32,
+}
+
+/// Seconds an applied edit waits for others to be saved with it (`--save-interval`).
+pub const SAVE_INTERVAL_ENV: &str = "DOCS_MCP_SAVE_INTERVAL";
+
+/// A save interval given in seconds (`0.5`, `60`).
+pub fn parse_save_interval(secs: &str) -> Result<Duration, String> {
+    secs.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{secs:?} is not a number of seconds"))
 }
 
 impl ServiceConfig {
@@ -57,6 +73,7 @@ impl ServiceConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),
             approval_wait: Duration::from_secs(20),
             confirm_wait: Duration::from_secs(20),
+            save_interval: Duration::from_secs(60),
             owner: "docs-mcp".into(),
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
             fallback_agent_name: "AI agent".into(),

@@ -47,16 +47,18 @@ impl std::str::FromStr for Policy {
 // The state machine (every transition a compare-and-set in the store, persisted before it
 // takes effect):
 //
-//   pending ──approve──▶ applying ──acknowledged + saved──▶ applied ──its undo applied──▶ undone
+//   pending ──approve──▶ applying ──acknowledged──▶ applied ──its undo applied──▶ undone
 //      │                    ├──a block it depends on changed since it was planned──▶ conflict
 //      │                    └──it cannot be in the document──────────────────────────▶ failed
 //      └──reject──▶ rejected
 //
 // `applying` is written before the change is merged into the live document: an edit in it may
 // be in the document, and is followed until it is confirmed (`applied`) or known not to be
-// there (`failed` always means "not in the document").
+// there (`failed` always means "not in the document"). From `applying` on, the edit is also
+// `unsaved` in the journal until a save of the instance holds it (saves are a minute apart,
+// as the browser's): the journal saves it again after a crash (`service::saving`).
 /// Where an edit stands: `pending` (waiting for a person), `applying` (approved and merged
-/// into the live document, not yet confirmed saved), `applied`, `rejected`, `conflict` or
+/// into the live document, not yet acknowledged by the collaboration server), `applied`, `rejected`, `conflict` or
 /// `failed` (not in the document), `undone`.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]

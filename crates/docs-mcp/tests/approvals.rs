@@ -325,7 +325,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         stored_texts(&server, doc).await,
         ["Attendees: Ada, Grace, Linus", "Notes."]
     );
-    let stored = server.stored(doc).await.unwrap();
+    let stored = server.stored_settled(doc).await.unwrap();
     assert!(
         stored.markdown.contains("Attendees: Ada, **Grace**, Linus"),
         "{}",

@@ -43,6 +43,7 @@ async fn start(
     config.instance = Some(InstanceUrl::parse(server.url()).unwrap());
     config.credentials = CredentialStore::MemoryOnly;
     config.default_policy = Policy::Auto;
+    config.save_interval = std::time::Duration::from_millis(100);
     if let Some(user) = session {
         config.session_cookie = Some(Secret::new(&user.session_cookie));
         config.csrf_token = Some(Secret::new(&user.csrf_token));
@@ -185,7 +186,7 @@ async fn signing_in_opens_private_documents_and_signing_out_closes_them() {
     .unwrap();
     assert_eq!(inserted["status"], "applied");
     assert_eq!(
-        server.stored(private).await.unwrap().markdown,
+        server.stored_settled(private).await.unwrap().markdown,
         "Only for Ada.\n\nAdded while signed in.\n"
     );
 

@@ -156,7 +156,10 @@ async fn reading_outline_sections_pages_and_blocks() {
         .map(|b| b["id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids, all_ids);
-    assert_eq!(whole["blocks"], server.stored(id).await.unwrap().blocks);
+    assert_eq!(
+        whole["blocks"],
+        server.stored_settled(id).await.unwrap().blocks
+    );
 
     // A block link (Docs' "Copy link to block") reads from the block it points at.
     let linked = agent
@@ -220,7 +223,7 @@ async fn writes_apply_and_are_saved_as_blocknote_reads_them() {
         stored_texts(&server, id).await[..3],
         ["Report", "Intro paragraph.", "A new paragraph."]
     );
-    let stored = server.stored(id).await.unwrap();
+    let stored = server.stored_settled(id).await.unwrap();
     assert_eq!(stored.blocks[2]["id"], new_id);
     assert_eq!(
         stored.blocks[2]["content"][1],
@@ -260,7 +263,7 @@ async fn writes_apply_and_are_saved_as_blocknote_reads_them() {
         )
         .await;
 
-    let stored = server.stored(id).await.unwrap();
+    let stored = server.stored_settled(id).await.unwrap();
     assert_eq!(
         texts(&stored.blocks),
         [
@@ -820,7 +823,7 @@ async fn creating_documents_needs_a_user_and_follows_the_policy() {
     assert_eq!(created["title"], "Minutes");
     assert_eq!(created["url"], format!("{}/docs/{id}/", server.url()));
     assert_eq!(created["content"]["status"], "applied");
-    let stored = server.stored(id).await.unwrap();
+    let stored = server.stored_settled(id).await.unwrap();
     assert_eq!(texts(&stored.blocks), ["Minutes", "follow up"]);
     assert_eq!(stored.blocks[1]["type"], "checkListItem");
     assert_eq!(stored.blocks[1]["props"]["checked"], false);
@@ -860,7 +863,7 @@ async fn undo_reverts_applied_edits_and_refuses_when_later_changes_depend_on_the
         .unwrap();
     let agent = agent(&server, Policy::Auto).await;
     let doc = id.to_string();
-    let original = server.stored(id).await.unwrap().blocks;
+    let original = server.stored_settled(id).await.unwrap().blocks;
     let read = agent
         .ok(
             "read_document",
@@ -895,7 +898,7 @@ async fn undo_reverts_applied_edits_and_refuses_when_later_changes_depend_on_the
         )
         .await;
     assert_eq!(undone["status"], "applied");
-    let restored = server.stored(id).await.unwrap().blocks;
+    let restored = server.stored_settled(id).await.unwrap().blocks;
     let strip_ids = |blocks: &Value| -> Value {
         let mut blocks = blocks.clone();
         for b in blocks.as_array_mut().unwrap() {

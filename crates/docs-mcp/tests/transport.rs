@@ -69,6 +69,7 @@ impl Hosted {
         config.instance = instance.map(|url| InstanceUrl::parse(url).unwrap());
         config.default_policy = Policy::Review;
         config.approval_wait = Duration::from_secs(1);
+        config.save_interval = Duration::from_millis(100);
         config.listen = listener.local_addr().unwrap();
         let service = DocsService::start(config).await.unwrap();
         let shutdown = CancellationToken::new();
@@ -453,7 +454,7 @@ async fn an_agents_token_can_neither_decide_nor_change_policies_nor_pause() {
     );
     assert!(!hosted.service.is_paused());
     assert_eq!(
-        server.stored(doc).await.unwrap().markdown,
+        server.stored_settled(doc).await.unwrap().markdown,
         "First paragraph.\n"
     );
 
@@ -564,7 +565,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     assert_eq!(status, 200, "{approved}");
     assert_eq!(approved["status"], "applied");
     assert_eq!(approved["decided_by"], "cli");
-    let stored = server.stored(doc).await.unwrap();
+    let stored = server.stored_settled(doc).await.unwrap();
     assert_eq!(stored.markdown, "First paragraph.\n\nApproved paragraph.\n");
 
     let second = structured(
@@ -597,7 +598,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     assert_eq!(status_now["status"], "rejected");
     assert_eq!(status_now["comment"], "Not at the top, please");
     assert_eq!(
-        server.stored(doc).await.unwrap().markdown,
+        server.stored_settled(doc).await.unwrap().markdown,
         "First paragraph.\n\nApproved paragraph.\n"
     );
 
@@ -949,7 +950,7 @@ async fn edits_cli_lists_approves_and_rejects() {
     assert_eq!(record.comment.as_deref(), Some("no thanks"));
     assert_eq!(record.decided_by.as_deref(), Some("cli"));
     assert_eq!(
-        server.stored(doc).await.unwrap().markdown,
+        server.stored_settled(doc).await.unwrap().markdown,
         "First paragraph.\n\nOne.\n"
     );
 
@@ -1158,4 +1159,101 @@ async fn an_over_size_request_is_a_json_rpc_error_with_a_code() {
         })
     );
     hosted.stop().await;
+}
+
+/// `docs-mcp serve` (HTTP) on `data_dir`, saving edits only after `save_interval` seconds.
+fn spawn_serve(home: &Path, data_dir: &Path, instance: &str, port: u16) -> tokio::process::Child {
+    let mut cmd = tokio::process::Command::new(BIN);
+    isolate(&mut cmd, home);
+    cmd.env("DOCS_MCP_TOKEN", TOKEN)
+        .arg("serve")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .arg("--instance")
+        .arg(instance)
+        .arg("--approval")
+        .arg("auto")
+        .arg("--save-interval")
+        .arg("3600")
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    cmd.spawn().unwrap()
+}
+
+async fn wait_for_health(port: u16) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            let host = format!("127.0.0.1:{port}");
+            assert_eq!(raw(port, "GET /health", &[("Host", &host)]).await.0, 200);
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the service did not start on port {port}");
+}
+
+/// An applied edit waits in the journal for its save (Docs keeps each save as a version, so
+/// saves are a minute apart); the process dies before the save and the room forgets the
+/// edit: the next start saves it from the journal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_start() {
+    const FIRST: &str = "First paragraph.\n";
+    const BOTH: &str = "First paragraph.\n\nAcknowledged, not saved yet.\n";
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "crash between ack and save").await;
+    let home = temp_dir("crash");
+    let data_dir = home.join("service");
+    let port = free_port();
+    let mut first = spawn_serve(&home, &data_dir, server.url(), port);
+    wait_for_health(port).await;
+    let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
+    let inserted = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Acknowledged, not saved yet."}),
+        )
+        .await,
+    );
+    assert_eq!(inserted["status"], "applied", "{inserted}");
+    let in_the_room = server.live(doc).await.unwrap().expect("room loaded");
+    assert_eq!(in_the_room.markdown, BOTH);
+    assert_eq!(
+        server.stored(doc).await.unwrap().markdown,
+        FIRST,
+        "not saved within the save interval"
+    );
+
+    // Killed: no close, no save. Its connection gone, the room is unloaded and forgets.
+    first.start_kill().unwrap();
+    first.wait().await.unwrap();
+    drop(client);
+    for _ in 0..200 {
+        if server.live(doc).await.unwrap().is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(server.live(doc).await.unwrap().is_none(), "room unloaded");
+    assert_eq!(server.stored(doc).await.unwrap().markdown, FIRST);
+
+    // The next start finds the edit unsaved in its journal and saves it at once.
+    let second = spawn_serve(&home, &data_dir, server.url(), port);
+    wait_for_health(port).await;
+    let mut stored = String::new();
+    for _ in 0..300 {
+        stored = server.stored(doc).await.unwrap().markdown;
+        if stored == BOTH {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stored, BOTH);
+    drop(second);
+    let _ = std::fs::remove_dir_all(&home);
 }

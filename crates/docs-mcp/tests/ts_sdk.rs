@@ -137,7 +137,7 @@ async fn check(summary: &Value, server: &DocsServer, doc: Uuid) {
     assert_eq!(summary["error_code"], "TEXT_NOT_FOUND");
     assert_eq!(summary["server_name"], "lasuite-docs-mcp");
 
-    let stored = server.stored(doc).await.unwrap();
+    let stored = server.stored_settled(doc).await.unwrap();
     let blocks = stored.blocks.as_array().unwrap();
     let last = blocks.last().unwrap();
     assert_eq!(last["id"], new_ids[0], "{}", stored.blocks);
@@ -162,6 +162,7 @@ async fn typescript_sdk_over_streamable_http() {
     let mut config = ServiceConfig::new(data.0.join("data"));
     config.instance = Some(InstanceUrl::parse(server.url()).unwrap());
     config.default_policy = Policy::Auto;
+    config.save_interval = Duration::from_millis(100);
     let service: Arc<DocsService> = DocsService::start(config).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -217,6 +218,8 @@ async fn typescript_sdk_over_stdio() {
             data_dir.to_str().unwrap(),
             "--listen",
             &format!("127.0.0.1:{port}"),
+            "--save-interval",
+            "0.1",
         ],
         Some(&home.0),
     )

@@ -315,6 +315,9 @@ export function createApi({ store, opts, state, stats, collab }) {
     if (!isValidYjsUpdate(bytes)) throw new HttpError(400, 'invalid yjs document');
     store.setContent(doc, body.content);
     stats.content_patches[doc.id] = (stats.content_patches[doc.id] || 0) + 1;
+    if (body.websocket !== true) {
+      stats.saves_off_websocket[doc.id] = (stats.saves_off_websocket[doc.id] || 0) + 1;
+    }
   };
 
   const updateDocument = async (ctx, id) => {

@@ -44,6 +44,8 @@ export function createCollab({ store, state, stats }) {
     },
   });
 
+  let down = false;
+
   function handleUpgrade(req, socket, head) {
     let url;
     try {
@@ -54,6 +56,12 @@ export function createCollab({ store, state, stats }) {
     }
     if (url.pathname !== WS_PATH && url.pathname !== WS_PATH.slice(0, -1)) {
       socket.write('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+      return;
+    }
+    if (down) {
+      // The collaboration server is down behind the proxy (REST still answers).
+      socket.write('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroy();
       return;
     }
@@ -99,6 +107,15 @@ export function createCollab({ store, state, stats }) {
     /** What Docs does on a rights change: Hocuspocus closeConnections(room). */
     resetConnections(docId) {
       hocuspocus.closeConnections(docId);
+    },
+    /**
+     * Takes the collaboration server down (`true`: every open WebSocket is terminated and new
+     * ones are refused with 502, as a proxy does in front of a dead y-provider; REST keeps
+     * answering) or brings it back (`false`).
+     */
+    setDown(value) {
+      down = value;
+      if (down) for (const ws of [...sockets]) ws.terminate();
     },
     /** Terminates every WebSocket abruptly (no close frame). */
     dropAll() {

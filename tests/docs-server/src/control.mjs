@@ -187,6 +187,16 @@ export function createControl({ store, state, stats, collab, typists }) {
     ],
     [
       'POST',
+      /^collaboration-down$/,
+      async (req) => {
+        const b = await body(req);
+        if (typeof b.down !== 'boolean') throw new ControlError(400, 'expected {"down": true|false}');
+        collab.setDown(b.down);
+        return { down: b.down };
+      },
+    ],
+    [
+      'POST',
       /^freeze$/,
       async (req) => ({ frozen: collab.freeze(await roomOrAll(req)) }),
     ],
@@ -229,6 +239,7 @@ export function createControl({ store, state, stats, collab, typists }) {
       async () => ({
         requests: stats.requests,
         content_patches: { ...stats.content_patches },
+        saves_off_websocket: { ...stats.saves_off_websocket },
         ws_connections: collab.wsCounts(),
         throttled: stats.throttled,
         open_sockets: collab.openSockets(),

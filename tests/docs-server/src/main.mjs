@@ -77,7 +77,7 @@ const state = {
   // Email the next /api/v1.0/authenticate/ signs in without showing the login form.
   autoSignIn: null,
 };
-const stats = { requests: 0, content_patches: {}, throttled: 0, ws_accepted: 0 };
+const stats = { requests: 0, content_patches: {}, saves_off_websocket: {}, throttled: 0, ws_accepted: 0 };
 const store = new Store();
 const collab = createCollab({ store, state, stats });
 const typists = new Typists({ state, opts });

@@ -313,6 +313,10 @@ pub struct Stats {
     pub requests: u64,
     /// Successful content saves per document id.
     pub content_patches: HashMap<String, u64>,
+    /// Of those, the saves that said the client was not on the collaboration server
+    /// (`websocket` not `true`).
+    #[serde(default)]
+    pub saves_off_websocket: HashMap<String, u64>,
     /// Open collaboration connections per loaded room.
     pub ws_connections: HashMap<String, u64>,
     /// 429 responses sent.
@@ -540,6 +544,24 @@ impl DocsServer {
         serde_json::from_value::<RawParsed>(v)?.into_parsed()
     }
 
+    /// The stored content once it caught up with the room: clients save on their own rhythm
+    /// (Docs' editor and Docs MCP once a minute; tests configure less), so this waits, up to
+    /// 15 s, until the stored blocks are the room's. With no room loaded, the stored content.
+    pub async fn stored_settled(&self, id: Uuid) -> anyhow::Result<ParsedDocument> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let stored = self.stored(id).await?;
+            match self.live(id).await? {
+                Some(live)
+                    if live.blocks != stored.blocks && std::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                _ => return Ok(stored),
+            }
+        }
+    }
+
     /// The room's in-memory document, read back through BlockNote; `None` when no room is loaded.
     pub async fn live(&self, id: Uuid) -> anyhow::Result<Option<ParsedDocument>> {
         let url = format!("{}/__test__/documents/{id}/live", self.url);
@@ -567,6 +589,14 @@ impl DocsServer {
     /// Terminates every WebSocket abruptly (no close frame): a network drop.
     pub async fn drop_connections(&self) -> anyhow::Result<()> {
         self.post("drop-connections", json!({})).await?;
+        Ok(())
+    }
+
+    /// Takes the collaboration server down (every WebSocket terminated, new ones refused
+    /// with 502 while REST keeps answering) or brings it back.
+    pub async fn set_collaboration_down(&self, down: bool) -> anyhow::Result<()> {
+        self.post("collaboration-down", json!({ "down": down }))
+            .await?;
         Ok(())
     }
 

@@ -21,7 +21,7 @@ use yrs::{AsyncTransact, ReadTxn, StateVector, TransactionMut, Update};
 
 use super::ledger::Ledger;
 use super::link::{self, Connection, Ended, Link, LinkEvent};
-use super::save::Saver;
+use super::save::{Saver, Started};
 use super::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN, Shared};
 use crate::error::{Error, Result};
 use crate::presence::Presence;
@@ -131,6 +131,7 @@ impl Actor {
             mut presence,
             mut closing,
         } = inbox;
+        let mut save_now = self.shared.save_now.subscribe();
         loop {
             if self.ledger.failure().is_some() {
                 break;
@@ -148,7 +149,11 @@ impl Actor {
             }
             let closing_now = self.give_up_at.is_some();
             let save_wanted = !self.saver.is_running() && self.ledger.save_target().is_some();
-            let save_due = self.saver.due(&self.shared.options, closing_now);
+            if save_wanted {
+                self.saver.wanted();
+            }
+            let awaited = *save_now.borrow_and_update() > self.ledger.saved_up_to();
+            let save_due = self.saver.due(&self.shared.options, closing_now || awaited);
             let give_up_at = self.give_up_at.unwrap_or_else(Instant::now);
             tokio::select! {
                 command = commands.recv() => match command {
@@ -156,6 +161,8 @@ impl Actor {
                     // Every handle is gone: nobody can close or wait any more.
                     None => break,
                 },
+                // Somebody waits for a save: the loop sees it and saves at once.
+                Ok(()) = save_now.changed() => {}
                 Ok(()) = presence.changed() => {
                     let wanted = presence.borrow_and_update().clone();
                     self.on_presence(&wanted);
@@ -170,7 +177,7 @@ impl Actor {
                     self.ledger.fail(Error::NotSaved { waited });
                 }
                 event = self.link.next_event() => self.on_link(event).await,
-                (target, outcome) = self.saver.finished() => self.on_saved(target, outcome),
+                (started, outcome) = self.saver.finished() => self.on_saved(started, outcome),
                 () = tokio::time::sleep_until(save_due), if save_wanted => self.start_save(),
             }
         }
@@ -490,7 +497,10 @@ impl Actor {
         };
         let client = self.client.clone();
         let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
-        self.saver.start(target, async move {
+        // Docs lets a save from a client off the collaboration server through only when no
+        // one else edits there (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY): say the truth.
+        let connected = self.ledger.connected();
+        self.saver.start(Started { target, connected }, async move {
             // Encoding a large document is CPU work: off the runtime's workers.
             let encoded = tokio::task::spawn_blocking(move || {
                 yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
@@ -508,15 +518,21 @@ impl Actor {
                     }
                 },
             };
-            client.save_content(id, api, &state).await
+            client.save_content(id, api, &state, connected).await
         });
     }
 
-    fn on_saved(&mut self, target: u64, outcome: Result<()>) {
+    fn on_saved(&mut self, started: Started, outcome: Result<()>) {
         match outcome {
             Ok(()) => {
                 self.saver.succeeded();
-                self.ledger.saved(target);
+                self.ledger.saved(started.target);
+            }
+            // Docs refuses a save made off the room while others edit there
+            // (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY); made from the room, it goes through.
+            Err(Error::Forbidden { detail }) if !started.connected => {
+                let delay = self.saver.failed(&self.shared.options);
+                tracing::info!(%detail, ?delay, "save refused while out of the room; retrying");
             }
             Err(error) if !error.is_transient() => self.ledger.fail(error),
             Err(error) => {

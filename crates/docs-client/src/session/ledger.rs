@@ -32,6 +32,16 @@ impl Ledger {
         self.progress.borrow().acknowledged
     }
 
+    /// Every write up to this one is saved.
+    pub fn saved_up_to(&self) -> u64 {
+        self.progress.borrow().saved
+    }
+
+    /// Connected and synced: what a save tells the instance (Docs' `websocket` field).
+    pub fn connected(&self) -> bool {
+        self.progress.borrow().connected
+    }
+
     pub fn failure(&self) -> Option<Error> {
         self.progress
             .borrow()

@@ -70,7 +70,10 @@ pub struct SessionOptions {
     /// How long [`PendingWrite::wait`] waits for acknowledgement and save; also the longest
     /// [`DocumentSession::close`] takes.
     pub write_timeout: Duration,
-    /// Minimum time between two saves: bursts of edits are coalesced into one save.
+    /// How long an acknowledged write waits for others to be saved with it (Docs keeps each
+    /// save as a version; its editor saves every minute). A write somebody waits on
+    /// ([`PendingWrite::saved`], [`DocumentSession::persist`], [`DocumentSession::flush`]) or
+    /// a closing session is saved at once.
     pub save_interval: Duration,
     /// How often our presence is renewed (remote states expire after 30 s; Hocuspocus 4
     /// closes sockets idle of data for 60 s).
@@ -93,7 +96,7 @@ impl Default for SessionOptions {
             presence: Presence::new("AI agent"),
             sync_timeout: Duration::from_secs(15),
             write_timeout: Duration::from_secs(20),
-            save_interval: Duration::from_secs(1),
+            save_interval: Duration::from_secs(60),
             awareness_interval: Duration::from_secs(10),
             ping_interval: Duration::from_secs(10),
             liveness_timeout: Duration::from_secs(30),
@@ -134,6 +137,8 @@ struct Shared {
     fragment: yrs::XmlFragmentRef,
     options: SessionOptions,
     progress: watch::Sender<Progress>,
+    /// Callers wait for the saves of the writes up to this one: the actor saves at once.
+    save_now: watch::Sender<u64>,
     /// Bumped on every change of the document, local or remote.
     version: watch::Sender<u64>,
     read_only: AtomicBool,
@@ -255,6 +260,7 @@ impl DocumentSession {
             fragment,
             read_only: AtomicBool::new(!meta.abilities.update),
             progress: watch::Sender::new(Progress::default()),
+            save_now: watch::Sender::new(0),
             version: watch::Sender::new(0),
             peers: watch::Sender::new(Vec::new()),
             bytes_in: AtomicU64::new(0),
@@ -401,9 +407,13 @@ impl DocumentSession {
         Ok(self.pending(seq, (), started))
     }
 
-    /// Waits until every write made so far is saved (or failed), up to `timeout`.
+    /// Saves every write made so far now (not at the end of the save interval) and waits
+    /// until they are saved (or failed), up to `timeout`.
     pub async fn flush(&self, timeout: Duration) -> Result<()> {
         let target = self.shared.progress.borrow().written;
+        self.shared
+            .save_now
+            .send_if_modified(|wanted| std::mem::replace(wanted, (*wanted).max(target)) < target);
         let mut progress = self.progress();
         let result = tokio::time::timeout(
             timeout,
@@ -538,6 +548,7 @@ impl DocumentSession {
             seq,
             value,
             self.progress(),
+            self.shared.save_now.clone(),
             self.shared.name.clone(),
             started,
             self.shared.options.write_timeout,

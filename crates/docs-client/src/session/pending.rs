@@ -40,6 +40,8 @@ pub struct PendingWrite<R> {
     seq: u64,
     value: R,
     progress: watch::Receiver<Progress>,
+    /// Raised to this write when its caller waits for the save: the session saves at once.
+    save_now: watch::Sender<u64>,
     document: String,
     started: Instant,
     timeout: Duration,
@@ -61,6 +63,7 @@ impl<R> PendingWrite<R> {
         seq: u64,
         value: R,
         progress: watch::Receiver<Progress>,
+        save_now: watch::Sender<u64>,
         document: String,
         started: Instant,
         timeout: Duration,
@@ -69,6 +72,7 @@ impl<R> PendingWrite<R> {
             seq,
             value,
             progress,
+            save_now,
             document,
             started,
             timeout,
@@ -81,6 +85,7 @@ impl<R> PendingWrite<R> {
             seq: self.seq,
             value,
             progress: self.progress,
+            save_now: self.save_now,
             document: self.document,
             started: self.started,
             timeout: self.timeout,
@@ -102,9 +107,15 @@ impl<R> PendingWrite<R> {
         self.wait_until(|p| p.acknowledged >= seq).await
     }
 
-    /// Waits until the write is acknowledged and saved; returns the time since the write.
+    /// Waits until the write is acknowledged and saved (asking the session to save it now,
+    /// without waiting for its save interval); returns the time since the write.
     pub async fn saved(&mut self) -> Result<Duration> {
         let seq = self.seq;
+        self.save_now.send_if_modified(|wanted| {
+            let raise = seq > *wanted;
+            *wanted = (*wanted).max(seq);
+            raise
+        });
         self.wait_until(|p| p.saved >= seq).await
     }
 

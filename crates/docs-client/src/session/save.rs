@@ -1,6 +1,13 @@
-//! When the session saves through REST: after acknowledged writes, at most once per
-//! `save_interval` (bursts coalesce into one save), retrying transient failures with
-//! backoff. The save itself runs as a stored future the actor polls, never blocking it.
+//! When the session saves through REST. Docs keeps every save as a version of the document,
+//! so saves follow the browser's rhythm: a write acknowledged by the room is saved
+//! `save_interval` after the first acknowledged write not saved yet (every write of that
+//! window goes into one save), unless somebody waits for it — a caller waiting for a save
+//! ([`PendingWrite::saved`], [`DocumentSession::persist`], `flush`) or the session closing —
+//! when it is saved at once. Transient failures are retried with backoff. The save itself
+//! runs as a stored future the actor polls, never blocking it.
+//!
+//! [`PendingWrite::saved`]: super::PendingWrite::saved
+//! [`DocumentSession::persist`]: super::DocumentSession::persist
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -10,14 +17,25 @@ use super::SessionOptions;
 use super::link::backoff;
 use crate::error::Result;
 
+/// What a save started from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Started {
+    /// Every write up to this one is in the saved state.
+    pub target: u64,
+    /// We were in the document's room (what the save told the instance).
+    pub connected: bool,
+}
+
 #[derive(Default)]
 pub(super) struct Saver {
-    last_start: Option<Instant>,
+    /// When an acknowledged write no save covers was first seen: its save is due
+    /// `save_interval` later.
+    window_start: Option<Instant>,
     /// After a failed save: not before this.
     retry_at: Option<Instant>,
     failures: u32,
-    /// The save under way and the write it covers.
-    running: Option<(u64, BoxFuture<'static, Result<()>>)>,
+    /// The save under way: the write it covers, whether it was made from the room.
+    running: Option<(Started, BoxFuture<'static, Result<()>>)>,
 }
 
 impl Saver {
@@ -25,30 +43,41 @@ impl Saver {
         self.running.is_some()
     }
 
-    /// When the next save may start. Closing skips the interval: no burst is coming.
-    pub fn due(&self, options: &SessionOptions, closing: bool) -> Instant {
+    /// An acknowledged write waits for a save: the window opens now unless it is open.
+    pub fn wanted(&mut self) {
+        self.window_start.get_or_insert_with(Instant::now);
+    }
+
+    /// When the next save may start: at the end of the window, or at once when somebody
+    /// waits for it; never before a retry is due.
+    pub fn due(&self, options: &SessionOptions, urgent: bool) -> Instant {
         let now = Instant::now();
-        let interval = match self.last_start {
-            Some(start) if !closing => start + options.save_interval,
+        let planned = match self.window_start {
+            Some(start) if !urgent => start + options.save_interval,
             _ => now,
         };
-        interval.max(self.retry_at.unwrap_or(now))
+        planned.max(self.retry_at.unwrap_or(now))
     }
 
-    pub fn start(&mut self, target: u64, save: impl Future<Output = Result<()>> + Send + 'static) {
-        self.last_start = Some(Instant::now());
-        self.running = Some((target, save.boxed()));
+    pub fn start(
+        &mut self,
+        started: Started,
+        save: impl Future<Output = Result<()>> + Send + 'static,
+    ) {
+        // Writes acknowledged from now on open a window of their own.
+        self.window_start = None;
+        self.running = Some((started, save.boxed()));
     }
 
-    /// Waits for the save under way; returns the write it covers and how it went.
-    pub async fn finished(&mut self) -> (u64, Result<()>) {
-        let Some((target, save)) = &mut self.running else {
+    /// Waits for the save under way; returns what it started from and how it went.
+    pub async fn finished(&mut self) -> (Started, Result<()>) {
+        let Some((started, save)) = &mut self.running else {
             return std::future::pending().await;
         };
         let outcome = save.await;
-        let target = *target;
+        let started = *started;
         self.running = None;
-        (target, outcome)
+        (started, outcome)
     }
 
     pub fn succeeded(&mut self) {

@@ -27,8 +27,10 @@ use crate::service::EditRequest;
 pub struct EditResult {
     pub edit_id: String,
     pub document_id: String,
-    /// `applied`; `applying` (approved and merged into the live document, not yet confirmed
-    /// saved: follow it with edit_status); `pending` (waiting for the user); `rejected`,
+    /// `applied` (in the live document, acknowledged by the collaboration server; saved to
+    /// Docs within a minute, kept by this service until it is); `applying` (approved and
+    /// merged into the live document, not yet acknowledged: follow it with edit_status);
+    /// `pending` (waiting for the user); `rejected`,
     /// `conflict` or `failed` (not in the document).
     pub status: EditStatus,
     /// What happened, in a sentence.
@@ -55,13 +57,13 @@ impl EditResult {
     pub fn from_record(record: &EditRecord) -> Self {
         let message = match record.status {
             EditStatus::Applied if record.approved_text.is_some() => {
-                "The user approved the edit with changes of their own (approved_text is what the block says now); applied, acknowledged by the collaboration server and saved. Do not redo your version.".into()
+                "The user approved the edit with changes of their own (approved_text is what the block says now); applied and acknowledged by the collaboration server (saved to Docs within a minute). Do not redo your version.".into()
             }
             EditStatus::Applied => {
-                "Applied, acknowledged by the collaboration server and saved.".into()
+                "Applied: in the live document, acknowledged by the collaboration server; saved to Docs within a minute (this service keeps it until it is).".into()
             }
             EditStatus::Applying => format!(
-                "Approved and merged into the live document; the Docs instance has not confirmed it saved yet (it is retried until it is). Call edit_status with edit_id {} to follow it; do not repeat the edit.",
+                "Approved and merged into the live document; the collaboration server has not acknowledged it yet (it is retried until it is). Call edit_status with edit_id {} to follow it; do not repeat the edit.",
                 record.id
             ),
             EditStatus::Pending => format!(

@@ -80,6 +80,7 @@ impl DocsService {
         let options = docs_client::SessionOptions {
             presence: Presence::new(&self.config.fallback_agent_name),
             write_timeout: self.config.approval_wait.max(Duration::from_secs(20)),
+            save_interval: self.config.save_interval,
             ..docs_client::SessionOptions::default()
         };
         let registry = Arc::new(SessionRegistry::new(
@@ -104,8 +105,10 @@ impl DocsService {
             tokio::spawn(async move { previous.registry.close_all().await });
         }
         self.emit(ServiceEvent::SessionsChanged);
-        // Edits a previous run (or the previous instance) left merged but unconfirmed.
+        // Edits a previous run (or the previous instance) left merged but unconfirmed, or
+        // applied but not saved yet.
         self.resume_applying();
+        self.resume_saving();
         Ok(())
     }
 

@@ -15,6 +15,7 @@ mod decide;
 mod instance;
 mod locks;
 mod merge;
+mod saving;
 mod settle;
 mod undo;
 
@@ -76,6 +77,8 @@ pub struct DocsService {
     doc_locks: locks::DocumentLocks,
     /// Edits followed until confirmed, and the tasks following them.
     settling: Mutex<HashSet<Uuid>>,
+    /// Documents whose unsaved applied edits are being saved again.
+    resaving: Mutex<HashSet<Uuid>>,
     settle_tasks: TaskTracker,
     stopping: CancellationToken,
     paused: AtomicBool,
@@ -127,6 +130,7 @@ impl DocsService {
             decisions: watch::Sender::new(0),
             doc_locks: locks::DocumentLocks::default(),
             settling: Mutex::new(HashSet::new()),
+            resaving: Mutex::new(HashSet::new()),
             settle_tasks: TaskTracker::new(),
             stopping: CancellationToken::new(),
             paused: AtomicBool::new(paused),

@@ -1,7 +1,8 @@
 //! Following a merged edit until the instance confirmed it: acknowledged by the
-//! collaboration server and saved through REST (`applied`), or known not to be in the
-//! document (`failed`, `conflict`). Each `applying` edit is followed by one task that no
-//! caller owns, so a caller that times out or goes away changes nothing.
+//! collaboration server (`applied`: in the room, and held in the journal until a save holds
+//! it — see `saving`), or known not to be in the document (`failed`, `conflict`). Each
+//! `applying` edit is followed by one task that no caller owns, so a caller that times out
+//! or goes away changes nothing.
 //!
 //! When the session ends before confirming (a refused write, rights withdrawn, a closed
 //! session), the edit is looked for again in a fresh session: found, it only needs saving;
@@ -23,7 +24,7 @@ use crate::record::{EditStatus, now_ms};
 use crate::store::Transition;
 
 /// An edit merged into a session: the session's write (or save request, when the edit was in
-/// the document already) whose confirmation means the edit is acknowledged and saved.
+/// the document already) whose acknowledgement means the edit is in the room.
 pub(super) struct Merged {
     pub(super) seq: u64,
 }
@@ -94,10 +95,6 @@ impl DocsService {
 
     async fn settle(&self, id: Uuid, mut current: Option<(OpenDocument, Merged)>) {
         let mut attempts: u32 = 0;
-        // Once a room acknowledged the change, people connected then may have it: it is not
-        // recorded `failed` (not in the document) any more; when it cannot be confirmed, it
-        // stays `applying`.
-        let mut reached_a_room = false;
         loop {
             let (doc, merged) = match current.take() {
                 Some(merged) => merged,
@@ -105,7 +102,8 @@ impl DocsService {
                     Ok(Again::Merged(doc, merged)) => (doc, merged),
                     Ok(Again::Decided) => return,
                     Ok(Again::Refused(record, MergeRefused::Failed(error))) => {
-                        if let Err(error) = self.give_up(*record, error, reached_a_room).await {
+                        if let Err(error) = self.finish(*record, MergeRefused::Failed(error)).await
+                        {
                             tracing::warn!(edit = %id, %error, "cannot record a failed edit");
                         }
                         return;
@@ -128,7 +126,7 @@ impl DocsService {
                         match self.edit(id).await {
                             Ok(record) if record.status == EditStatus::Applying => {
                                 if let Err(error) =
-                                    self.give_up(record, error, reached_a_room).await
+                                    self.finish(record, MergeRefused::Failed(error)).await
                                 {
                                     tracing::warn!(edit = %id, %error, "cannot record a failed edit");
                                 }
@@ -144,16 +142,16 @@ impl DocsService {
             };
             let confirmed = tokio::select! {
                 biased;
-                confirmed = confirmation(&doc, &merged) => confirmed,
+                confirmed = acknowledgement(&doc, &merged) => confirmed,
                 () = self.stopping.cancelled() => return,
             };
             match confirmed {
                 Ok(()) => {
                     self.applied(id, &doc).await;
+                    self.follow_save(id, &doc, merged.seq).await;
                     return;
                 }
-                Err((error, acknowledged)) => {
-                    reached_a_room |= acknowledged;
+                Err(error) => {
                     attempts += 1;
                     tracing::info!(edit = %id, %error, "the session ended before confirming an edit; looking for it again");
                     if !self.pause(attempts).await {
@@ -164,29 +162,8 @@ impl DocsService {
         }
     }
 
-    /// The document cannot take the edit any more (access withdrawn, gone): `failed` — unless
-    /// a room acknowledged it before, when it may be in people's copies: then it stays
-    /// `applying` (and is looked at again at the next start).
-    async fn give_up(
-        &self,
-        record: crate::record::EditRecord,
-        error: ServiceError,
-        reached_a_room: bool,
-    ) -> ServiceResult<()> {
-        if reached_a_room {
-            tracing::warn!(
-                edit = %record.id,
-                %error,
-                "an edit the collaboration server acknowledged cannot be confirmed saved; it stays applying"
-            );
-            return Ok(());
-        }
-        self.finish(record, MergeRefused::Failed(error)).await?;
-        Ok(())
-    }
-
     /// Waits before attempt `attempts + 1`; `false` when the service stops meanwhile.
-    async fn pause(&self, attempts: u32) -> bool {
+    pub(super) async fn pause(&self, attempts: u32) -> bool {
         let delay = Duration::from_millis(500)
             .saturating_mul(1 << attempts.min(8))
             .min(RETRY_MAX);
@@ -270,7 +247,7 @@ impl DocsService {
 }
 
 /// Errors after which the document may be reached later.
-fn is_transient(error: &ServiceError) -> bool {
+pub(super) fn is_transient(error: &ServiceError) -> bool {
     match error {
         ServiceError::Docs(e) => e.is_transient() || matches!(e, docs_client::Error::Closed { .. }),
         ServiceError::Store(_) => true,
@@ -278,27 +255,23 @@ fn is_transient(error: &ServiceError) -> bool {
     }
 }
 
-/// Waits until the session confirmed the merge (acknowledged and saved); when the session
-/// ended first, why, and whether the room had acknowledged it by then.
-async fn confirmation(
-    doc: &OpenDocument,
-    merged: &Merged,
-) -> Result<(), (docs_client::Error, bool)> {
+/// Waits until the room acknowledged the merge; when the session ended first, why.
+async fn acknowledgement(doc: &OpenDocument, merged: &Merged) -> Result<(), docs_client::Error> {
     let mut progress = doc.session.progress();
     let target = merged.seq;
     let closed = || docs_client::Error::Closed {
         document: doc.id.to_string(),
     };
-    let acknowledged = |p: &docs_client::Progress| p.acknowledged >= target;
     let waited = progress
-        .wait_for(|p| p.saved >= target || p.failure.as_ref().is_some_and(|f| f.from <= target))
+        .wait_for(|p| {
+            p.acknowledged >= target || p.failure.as_ref().is_some_and(|f| f.from <= target)
+        })
         .await
         .map(|p| p.clone());
     let Ok(seen) = waited else {
-        let last = progress.borrow().clone();
-        return Err((closed(), acknowledged(&last)));
+        return Err(closed());
     };
-    if seen.saved >= target {
+    if seen.acknowledged >= target {
         return Ok(());
     }
     let error = seen
@@ -306,5 +279,5 @@ async fn confirmation(
         .as_ref()
         .map(|f| f.error.clone())
         .unwrap_or_else(closed);
-    Err((error, acknowledged(&seen)))
+    Err(error)
 }

@@ -34,7 +34,10 @@ fn apply_transition(conn: &Connection, change: &Transition) -> ServiceResult<boo
     let record = &change.record;
     let changed = conn
         .execute(
-            "UPDATE edits SET status = ?1, decided_at = ?2, record = ?3 WHERE id = ?4 AND status = ?5",
+            // An edit is unsaved from the moment it is to be merged until a save confirms it.
+            "UPDATE edits SET status = ?1, decided_at = ?2, record = ?3, \
+             unsaved = CASE WHEN ?1 = 'applying' THEN 1 ELSE unsaved END \
+             WHERE id = ?4 AND status = ?5",
             params![
                 record.status.as_str(),
                 record.decided_at,
@@ -53,8 +56,8 @@ impl Store {
     pub async fn insert_edit(&self, record: EditRecord, payload: EditPayload) -> ServiceResult<()> {
         self.call(move |conn| {
             let inserted = conn.execute(
-                "INSERT INTO edits (id, document_id, agent, status, created_at, decided_at, undoes, record, payload)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO edits (id, document_id, agent, status, created_at, decided_at, undoes, record, payload, unsaved)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?4 = 'applying')",
                 params![
                     record.id.to_string(),
                     record.document_id.to_string(),
@@ -228,6 +231,68 @@ impl Store {
         .await
     }
 
+    /// Documents holding merged edits (`applied`, or `undone` since) whose save is not
+    /// confirmed.
+    pub async fn unsaved_documents(&self) -> ServiceResult<Vec<Uuid>> {
+        self.call(|conn| {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT DISTINCT document_id FROM edits \
+                     WHERE unsaved = 1 AND status IN ('applied', 'undone')",
+                )
+                .map_err(store_err)?;
+            let rows = stmt
+                .query_map([], |row| row.get::<_, String>(0))
+                .map_err(store_err)?;
+            rows.map(|r| r.map_err(store_err)?.parse().map_err(store_err))
+                .collect()
+        })
+        .await
+    }
+
+    /// A document's merged edits whose save is not confirmed, with their changes, oldest
+    /// first.
+    pub async fn unsaved_of(&self, document: Uuid) -> ServiceResult<Vec<(Uuid, EditPayload)>> {
+        self.call(move |conn| {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, payload FROM edits WHERE document_id = ?1 AND unsaved = 1 \
+                     AND status IN ('applied', 'undone') ORDER BY created_at, rowid",
+                )
+                .map_err(store_err)?;
+            let rows = stmt
+                .query_map(params![document.to_string()], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                })
+                .map_err(store_err)?;
+            rows.map(|r| {
+                let (id, payload) = r.map_err(store_err)?;
+                Ok((
+                    id.parse().map_err(store_err)?,
+                    serde_json::from_str(&payload).map_err(store_err)?,
+                ))
+            })
+            .collect()
+        })
+        .await
+    }
+
+    /// A save of the instance holds these edits.
+    pub async fn mark_saved(&self, ids: Vec<Uuid>) -> ServiceResult<()> {
+        self.call(move |conn| {
+            let txn = conn.transaction().map_err(store_err)?;
+            for id in ids {
+                txn.execute(
+                    "UPDATE edits SET unsaved = 0 WHERE id = ?1",
+                    params![id.to_string()],
+                )
+                .map_err(store_err)?;
+            }
+            txn.commit().map_err(store_err)
+        })
+        .await
+    }
+
     pub async fn count_in(&self, status: EditStatus) -> ServiceResult<u64> {
         self.call(move |conn| {
             conn.query_row(
@@ -283,7 +348,7 @@ impl Store {
         let cutoff = now_ms() - super::JOURNAL_RETENTION_DAYS * 24 * 3600 * 1000;
         self.call(move |conn| {
             conn.execute(
-                "DELETE FROM edits WHERE status NOT IN ('pending', 'applying') \
+                "DELETE FROM edits WHERE status NOT IN ('pending', 'applying') AND unsaved = 0 \
                  AND COALESCE(decided_at, created_at) < ?1",
                 params![cutoff],
             )

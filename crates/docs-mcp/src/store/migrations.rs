@@ -9,7 +9,7 @@ use super::store_err;
 use crate::error::ServiceResult;
 
 /// The schema this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Tables other than `edits`, unchanged since the first version.
 const COMMON: &str = "
@@ -52,6 +52,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS edits_one_undo ON edits(undoes)
     WHERE undoes IS NOT NULL AND status IN ('pending', 'applying');
 ";
 
+/// Version 2: `unsaved` marks an edit merged (from `applying` on) whose save to the instance
+/// is not confirmed yet: sessions save on the browser's rhythm, so an applied edit may wait
+/// up to a minute, held here, and is saved from here after a crash. Edits of version 1 were
+/// saved before they were applied.
+const EDITS_V2: &str = "
+ALTER TABLE edits ADD COLUMN unsaved INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS edits_unsaved ON edits(document_id) WHERE unsaved = 1;
+";
+
 pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -65,6 +74,19 @@ pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
         return Ok(());
     }
     let txn = conn.transaction().map_err(store_err)?;
+    if version < 1 {
+        to_v1(&txn)?;
+    }
+    if version < 2 {
+        txn.execute_batch(EDITS_V2).map_err(store_err)?;
+    }
+    txn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        .map_err(store_err)?;
+    txn.commit().map_err(store_err)
+}
+
+/// Version 1, from an empty database or the unversioned schema.
+fn to_v1(txn: &rusqlite::Transaction<'_>) -> ServiceResult<()> {
     let has_edits: bool = txn
         .query_row(
             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'edits'",
@@ -75,14 +97,11 @@ pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
         > 0;
     txn.execute_batch(COMMON).map_err(store_err)?;
     if has_edits {
-        from_unversioned(&txn)?;
+        from_unversioned(txn)?;
     } else {
         txn.execute_batch(EDITS_V1).map_err(store_err)?;
     }
-    txn.execute_batch(INDEXES_V1).map_err(store_err)?;
-    txn.pragma_update(None, "user_version", SCHEMA_VERSION)
-        .map_err(store_err)?;
-    txn.commit().map_err(store_err)
+    txn.execute_batch(INDEXES_V1).map_err(store_err)
 }
 
 /// From the first, unversioned schema: each record carried its Yjs update inline. The payload

@@ -304,6 +304,83 @@ async fn counts_policies_known_documents_and_settings() {
 /// migrated: payloads moved out, records readable, and a second queued undo of one edit
 /// (possible then) closed.
 #[tokio::test]
+async fn a_merged_edit_is_unsaved_until_a_save_holds_it_and_kept_until_then() {
+    let store = Store::open_in_memory().unwrap();
+    let year_and_a_day = (JOURNAL_RETENTION_DAYS + 1) * 24 * 3600 * 1000;
+    let mut auto = edit(EditStatus::Applying, now_ms() - year_and_a_day, "a");
+    auto.decided_at = Some(auto.created_at);
+    let reviewed = edit(EditStatus::Pending, now_ms() - year_and_a_day, "a");
+    let rejected = edit(EditStatus::Pending, now_ms(), "a");
+    for record in [&auto, &reviewed, &rejected] {
+        store.insert_edit(record.clone(), payload()).await.unwrap();
+    }
+    let none: Vec<Uuid> = vec![];
+    assert_eq!(
+        store.unsaved_documents().await.unwrap(),
+        none,
+        "applying: settle's"
+    );
+    let mut decided = reviewed.clone();
+    decided.decided_at = Some(reviewed.created_at);
+    for (record, from) in [
+        (&auto, EditStatus::Applying),
+        (&decided, EditStatus::Pending),
+    ] {
+        if from == EditStatus::Pending {
+            assert!(
+                store
+                    .transition(moved(record, EditStatus::Applying, from))
+                    .await
+                    .unwrap()
+            );
+        }
+        assert!(
+            store
+                .transition(moved(record, EditStatus::Applied, EditStatus::Applying))
+                .await
+                .unwrap()
+        );
+    }
+    assert!(
+        store
+            .transition(moved(&rejected, EditStatus::Rejected, EditStatus::Pending))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.unsaved_documents().await.unwrap(),
+        vec![auto.document_id]
+    );
+    let unsaved: Vec<Uuid> = store
+        .unsaved_of(auto.document_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(
+        unsaved,
+        [auto.id, reviewed.id],
+        "oldest first, the rejected one never"
+    );
+    assert_eq!(
+        store.purge_journal().await.unwrap(),
+        0,
+        "unsaved edits are kept"
+    );
+
+    store.mark_saved(vec![auto.id]).await.unwrap();
+    assert_eq!(store.unsaved_of(auto.document_id).await.unwrap().len(), 1);
+    assert_eq!(
+        store.purge_journal().await.unwrap(),
+        1,
+        "a saved one is not"
+    );
+    store.mark_saved(vec![reviewed.id]).await.unwrap();
+    assert_eq!(store.unsaved_documents().await.unwrap(), none);
+}
+
+#[tokio::test]
 async fn the_first_schema_is_migrated() {
     let (dir, path) = temp_db();
     std::fs::create_dir_all(&dir).unwrap();
@@ -383,6 +460,11 @@ async fn the_first_schema_is_migrated() {
     assert_eq!(
         store.setting("paused").await.unwrap().as_deref(),
         Some("true")
+    );
+    assert_eq!(
+        store.unsaved_documents().await.unwrap(),
+        Vec::<Uuid>::new(),
+        "edits of the first schemas were saved before they were applied"
     );
     drop(store);
     // Opening again is a no-op.

@@ -44,6 +44,8 @@ pub fn config(server: &DocsServer, data: &std::path::Path, policy: Policy) -> Se
     config.default_policy = policy;
     config.approval_wait = Duration::from_millis(800);
     config.confirm_wait = Duration::from_secs(3);
+    // Saves soon after an edit, so a test reads the stored content without a minute's wait.
+    config.save_interval = Duration::from_millis(100);
     config
 }
 
@@ -131,5 +133,5 @@ pub fn texts(blocks: &Value) -> Vec<String> {
 }
 
 pub async fn stored_texts(server: &DocsServer, id: Uuid) -> Vec<String> {
-    texts(&server.stored(id).await.unwrap().blocks)
+    texts(&server.stored_settled(id).await.unwrap().blocks)
 }
