@@ -95,8 +95,8 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
             (None, None)
         }
     };
-    let _ = tracing_subscriber::registry()
-        .with(filter)
+    // The guarded registry keeps cookie-printing libraries out of both logs.
+    let _ = docs_mcp::cli::guarded_registry(filter)
         .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
         .with(file_layer)
         .try_init();

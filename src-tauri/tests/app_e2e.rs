@@ -338,6 +338,11 @@ impl App {
                 .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
                 .env("DOCS_MCP_TOKEN", TOKEN)
                 .env("DOCS_MCP_SAVE_INTERVAL", "0.2")
+                // The libraries that print cookies at these levels: the app's logs must not.
+                .env(
+                    "RUST_LOG",
+                    "info,cookie_store=trace,tungstenite=trace,tokio_tungstenite=trace",
+                )
                 .env("DOCS_INSTANCE_URL", instance.unwrap_or_default())
                 .env(
                     "GTK_THEME",
@@ -1009,7 +1014,8 @@ async fn signing_in_through_the_window_opens_private_documents_to_agents() {
     assert_eq!(refused["code"], "NOT_SIGNED_IN", "{refused}");
 
     // The session was written nowhere under the app's home: not in its data, not in a
-    // webview cookie store or cache (the sign-in webview is incognito).
+    // webview cookie store or cache (the sign-in webview is incognito), not in its log files
+    // (~/.local/state/…/logs here), though the app logs tungstenite's handshake at trace.
     assert_eq!(
         files_containing(&app.home, b"docs_sessionid"),
         Vec::<PathBuf>::new()

@@ -175,9 +175,7 @@ pub fn main() -> std::process::ExitCode {
 fn init_logging() {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
-    let _ = tracing_subscriber::registry()
-        .with(log_filter())
-        .with(secret_guard())
+    let _ = guarded_registry(log_filter())
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
@@ -186,15 +184,26 @@ fn init_logging() {
         .try_init();
 }
 
-/// What to log: `RUST_LOG`, else `info`. Use it with [`secret_guard`].
+/// What to log: `RUST_LOG`, else `info`.
 pub fn log_filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
+}
+
+/// Where every log of this project starts (the CLI's, the app's): `filter`, then
+/// [`secret_guard`], so no writer added on top can receive a session cookie.
+pub fn guarded_registry(
+    filter: EnvFilter,
+) -> impl tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span> {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(secret_guard())
 }
 
 /// Keeps out of every log, whatever `RUST_LOG` says (per-target directives included), what
 /// the two libraries that print cookie values log at those levels: cookie_store below info,
 /// tungstenite (its handshake request) below debug. A session cookie never reaches a log.
-pub fn secret_guard() -> tracing_subscriber::filter::FilterFn {
+fn secret_guard() -> tracing_subscriber::filter::FilterFn {
     tracing_subscriber::filter::filter_fn(|meta| {
         let target = meta.target();
         let top = target.split("::").next().unwrap_or(target);
@@ -632,12 +641,10 @@ mod tests {
         let writer = captured.clone();
         use tracing_subscriber::layer::SubscriberExt as _;
         // Per-target directives more precise than any cap would lift it: the guard holds.
-        let subscriber = tracing_subscriber::registry()
-            .with(EnvFilter::new(
-                "trace,cookie_store=trace,cookie_store::cookie_store=trace,tungstenite::handshake::client=trace",
-            ))
-            .with(secret_guard())
-            .with(
+        let subscriber = guarded_registry(EnvFilter::new(
+            "trace,cookie_store=trace,cookie_store::cookie_store=trace,tungstenite::handshake::client=trace",
+        ))
+        .with(
                 tracing_subscriber::fmt::layer()
                     .with_writer(move || writer.clone())
                     .with_ansi(false)
