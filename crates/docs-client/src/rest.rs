@@ -253,12 +253,22 @@ impl DocsClient {
             .cloned()
     }
 
-    /// The collaboration WebSocket endpoint: the configured one, else the one Docs derives.
+    /// The collaboration WebSocket endpoint: the configured one, else (also when the
+    /// configuration is missing) the one Docs derives.
     /// The session cookie is sent there, so a configured endpoint off the instance's host,
     /// or unencrypted for a remote instance, is refused
     /// ([`Error::UntrustedCollaborationUrl`]).
     pub async fn collaboration_url(&self) -> Result<Url> {
-        let configured = self.instance_config().await?.collaboration_ws_url;
+        // An instance without the setting, or whose configuration cannot be read (a proxy
+        // answering 404/5xx for it), uses the endpoint Docs derives on its own origin.
+        let configured = match self.instance_config().await {
+            Ok(config) => config.collaboration_ws_url,
+            Err(error @ (Error::NotFound { .. } | Error::BadResponse { .. })) => {
+                tracing::info!(%error, "no instance configuration: the collaboration endpoint is derived");
+                None
+            }
+            Err(error) => return Err(error),
+        };
         match configured.filter(|s| !s.is_empty()) {
             Some(raw) => self.instance().collaboration_ws(&raw),
             None => Ok(self.instance().default_collaboration_ws()),

@@ -986,3 +986,38 @@ async fn a_save_tells_whether_we_are_in_the_room_and_a_refused_one_is_retried_fr
     server.set_collaboration_down(false).await.unwrap();
     session.close().await.unwrap();
 }
+
+/// An instance whose configuration names no collaboration endpoint, or cannot be read, is
+/// reached at the one Docs derives on its own origin (`/collaboration/ws/`).
+#[tokio::test]
+async fn without_a_configured_collaboration_url_the_derived_one_is_used() {
+    for (unset, missing) in [(true, false), (false, true)] {
+        let server = DocsServer::start().await.unwrap();
+        server.set_instance_config(unset, missing).await.unwrap();
+        let id = server
+            .create_document(DocumentSpec::new("derived").markdown("Hello"))
+            .await
+            .unwrap();
+        let client = anonymous_client(&server);
+        assert_eq!(
+            client.collaboration_url().await.unwrap().as_str(),
+            format!("{}/collaboration/ws/", server.url().replace("http", "ws"))
+        );
+        let session = DocumentSession::open(client, id, fast_options("Agent"))
+            .await
+            .unwrap();
+        session
+            .write(move |txn| append_paragraph(txn, "through the derived endpoint"))
+            .await
+            .unwrap()
+            .wait()
+            .await
+            .unwrap();
+        session.close().await.unwrap();
+        assert_eq!(
+            blocknote_texts(&server.stored(id).await.unwrap().blocks),
+            ["Hello", "through the derived endpoint"],
+            "unset {unset}, missing {missing}"
+        );
+    }
+}

@@ -179,13 +179,19 @@ export function createApi({ store, opts, state, stats, collab }) {
     !needle || (doc.title || '').toLowerCase().includes(needle.toLowerCase());
 
   // ---- handlers ----
-  const config = () => ({
+  const config = () => {
+    if (state.configMissing) throw new HttpError(404, { detail: 'Not found.' });
+    return configBody();
+  };
+  const configBody = () => ({
     status: 200,
     body: {
       AI_BOT: { name: 'Docs AI', color: '#8bc6ff' },
       AI_FEATURE_ENABLED: false,
       API_USERS_SEARCH_QUERY_MIN_LENGTH: 3,
-      COLLABORATION_WS_URL: `ws://127.0.0.1:${state.port}/collaboration/ws/`,
+      COLLABORATION_WS_URL: state.collaborationUrlUnset
+        ? null
+        : `ws://127.0.0.1:${state.port}/collaboration/ws/`,
       COLLABORATION_WS_NOT_CONNECTED_READ_ONLY: true,
       CONVERSION_FILE_EXTENSIONS_ALLOWED: ['.docx', '.md'],
       CONVERSION_FILE_MAX_SIZE: 20971520,

@@ -187,6 +187,18 @@ export function createControl({ store, state, stats, collab, typists }) {
     ],
     [
       'POST',
+      /^instance-config$/,
+      async (req) => {
+        // What `config/` says: without COLLABORATION_WS_URL (`unset_collaboration_url`), or
+        // not at all (`missing`: 404, a proxy that does not route it).
+        const b = await body(req);
+        state.collaborationUrlUnset = b.unset_collaboration_url === true;
+        state.configMissing = b.missing === true;
+        return { unset_collaboration_url: state.collaborationUrlUnset, missing: state.configMissing };
+      },
+    ],
+    [
+      'POST',
       /^collaboration-down$/,
       async (req) => {
         const b = await body(req);

@@ -592,6 +592,21 @@ impl DocsServer {
         Ok(())
     }
 
+    /// What the instance's `config/` says from now on: no `COLLABORATION_WS_URL`, or no
+    /// configuration at all (404).
+    pub async fn set_instance_config(
+        &self,
+        unset_collaboration_url: bool,
+        missing: bool,
+    ) -> anyhow::Result<()> {
+        self.post(
+            "instance-config",
+            json!({ "unset_collaboration_url": unset_collaboration_url, "missing": missing }),
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Takes the collaboration server down (every WebSocket terminated, new ones refused
     /// with 502 while REST keeps answering) or brings it back.
     pub async fn set_collaboration_down(&self, down: bool) -> anyhow::Result<()> {
