@@ -920,6 +920,82 @@ async fn an_approval_while_the_server_does_not_answer_is_applying_then_applied()
     assert_eq!(stored_texts(&server, doc).await, ["Start", "While frozen"]);
 }
 
+/// The collaboration server is down (its proxy answers 502) while a person approves: the edit
+/// is merged into the session and `applying` — not in the stored content, never `failed` —
+/// and `applied` once the server is back and acknowledged it.
+#[tokio::test]
+async fn an_approval_while_the_collaboration_server_is_down_is_applying_then_applied() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Down").markdown("Start"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let ids = pending_inserts(&agent, doc, &["While down"]).await;
+    server.set_collaboration_down(true).await.unwrap();
+
+    let decided = agent.service.approve(ids[0], "test").await.unwrap();
+    assert_eq!(decided.status, EditStatus::Applying);
+    assert_eq!(decided.error, None);
+    assert_eq!(stored_texts(&server, doc).await, ["Start"]);
+
+    server.set_collaboration_down(false).await.unwrap();
+    let status = agent
+        .ok(
+            "edit_status",
+            json!({"edit_id": ids[0].to_string(), "wait_seconds": 45}),
+        )
+        .await;
+    assert_eq!(status["status"], "applied", "{status}");
+    assert_eq!(stored_texts(&server, doc).await, ["Start", "While down"]);
+}
+
+/// What the service keeps (the journal holds document text; the control token decides
+/// edits) is the user's only: the data directory 0700, every file in it 0600.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_data_directory_and_its_files_are_the_users_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Private").markdown("Start"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let applied = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Journaled text"}),
+        )
+        .await;
+    assert_eq!(applied["status"], "applied");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let dir = &agent.data.0;
+    assert_eq!(mode(dir), 0o700);
+    let mut files: Vec<(String, u32)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                mode(&p),
+            )
+        })
+        .collect();
+    files.sort();
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    assert!(
+        names.iter().any(|n| n.ends_with(".sqlite3"))
+            && names.iter().any(|n| n.ends_with("-wal"))
+            && names.contains(&"control-token"),
+        "{names:?}"
+    );
+    for (name, mode) in &files {
+        assert_eq!(*mode, 0o600, "{name}");
+    }
+}
+
 /// The person's approval call goes away mid-way (a closed window, Ctrl-C on the CLI): the
 /// decision is made anyway and recorded — never an edit in the document still `pending`.
 #[tokio::test]
