@@ -1,5 +1,6 @@
 //! MCP service figures against the Docs-like test server: `read_document` round trip on a
-//! cached 1 000-block document, `insert_blocks` until acknowledged and saved, a person's
+//! cached 1 000-block document, `insert_blocks` until applied (acknowledged by the room; the
+//! journal holds it until the save, a save interval later), a person's
 //! "Approve all" of 49 pending edits (over 7 documents, and in one), and the memory of the
 //! service with 20 open documents. The client is rmcp over an in-process
 //! stream, so the figures are the service's, not a network's.
@@ -114,7 +115,7 @@ async fn main() {
     }
     println!("get_outline_1000_blocks_median_ms: {:.1}", median(outlines));
 
-    // insert_blocks until acknowledged by the room and saved through REST (auto policy).
+    // insert_blocks until applied: acknowledged by the room (auto policy); saved later.
     let small = server
         .create_document(DocumentSpec::new("writes").markdown("Start"))
         .await
@@ -137,7 +138,7 @@ async fn main() {
         inserts.push(ms);
     }
     println!(
-        "insert_blocks_first_saved_ms: {:.1}\ninsert_blocks_saved_median_ms: {:.1} (saves are coalesced at most once per {:?})",
+        "insert_blocks_first_applied_ms: {:.1}\ninsert_blocks_applied_median_ms: {:.1} (saved together {:?} after the first)",
         first.unwrap(),
         median(inserts),
         docs_client::SessionOptions::default().save_interval
