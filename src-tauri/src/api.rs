@@ -524,6 +524,8 @@ mod tests {
             HistoryFilter::decl(),
             Decision::decl(),
             Settings::decl(),
+            docs_mcp::clients::AgentClient::decl(),
+            docs_mcp::clients::NewAgentClient::decl(),
         ];
         let mut generated = String::from(
             "// Generated from the Rust types by `api::tests::ui_bindings_are_generated_from_the_rust_types`\n\

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use docs_mcp::clients::{AgentClient, NewAgentClient};
 use docs_mcp::record::{EditRecord, Policy};
 use tauri::{AppHandle, State};
 use tauri_plugin_opener::OpenerExt as _;
@@ -200,6 +201,21 @@ pub fn set_launch_at_login(app: AppHandle, enabled: bool) -> CommandResult<bool>
 #[tauri::command(rename_all = "snake_case")]
 pub async fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
     host.regenerate_token().await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_agent_clients(host: HostState<'_>) -> CommandResult<Vec<AgentClient>> {
+    Ok(host.service.agent_clients().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn add_agent_client(host: HostState<'_>, name: String) -> CommandResult<NewAgentClient> {
+    Ok(host.service.add_agent_client(&name).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn revoke_agent_client(host: HostState<'_>, id: Uuid) -> CommandResult<AgentClient> {
+    Ok(host.service.revoke_agent_client(id).await?)
 }
 
 /// Resolves once the sign-in window has signed the user in (`SIGN_IN_CANCELLED` if closed).

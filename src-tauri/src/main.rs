@@ -155,6 +155,9 @@ fn run() -> anyhow::Result<()> {
             commands::get_settings,
             commands::save_settings,
             commands::regenerate_token,
+            commands::list_agent_clients,
+            commands::add_agent_client,
+            commands::revoke_agent_client,
             commands::sign_in,
             commands::sign_out,
         ])

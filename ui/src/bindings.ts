@@ -10,7 +10,12 @@ export type EditStatus = "pending" | "applying" | "applied" | "rejected" | "conf
 
 export type Policy = "auto" | "review" | "read-only";
 
-export type AgentInfo = { name: string, connection: string, };
+export type AgentInfo = { name: string, connection: string, 
+/**
+ * The configured client whose token made the call: `name` is then the name the person
+ * gave it. `None`: `name` is what the agent calls itself (the shared token, stdio).
+ */
+client_id: string | null, };
 
 export type PreviewBlock = { block_id: string, block_type: string, markdown: string, block?: BlockJson, };
 
@@ -176,3 +181,19 @@ export type Settings = { port: number, approval_wait_secs: number, default_polic
  * The port the endpoint listens on now.
  */
 active_port: number, };
+
+export type AgentClient = { id: string, 
+/**
+ * The name the person gave it (cleaned like any agent name).
+ */
+name: string, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+created_at: number, 
+/**
+ * When its token stopped working.
+ */
+revoked_at: number | null, };
+
+export type NewAgentClient = { client: AgentClient, token: string, };

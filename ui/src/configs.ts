@@ -16,17 +16,24 @@ export const SERVER_NAME = "lasuite-docs";
 
 const TOKEN_PLACEHOLDER = "<token: see `docs-mcp token --show`>";
 
-export function agentConfigs(overview: Pick<Overview, "endpoint" | "token" | "app_path">): AgentConfig[] {
-  const token = overview.token ?? TOKEN_PLACEHOLDER;
+/** The configurations with the shared token, or with `clientToken`, a configured client's own
+ * (the bridge then gets it through `DOCS_MCP_TOKEN`). */
+export function agentConfigs(overview: Pick<Overview, "endpoint" | "token" | "app_path">, clientToken?: string): AgentConfig[] {
+  const token = clientToken ?? overview.token ?? TOKEN_PLACEHOLDER;
   const bearer = `Bearer ${token}`;
   const json = (value: unknown) => JSON.stringify(value, null, 2);
+  const bridge = clientToken
+    ? { command: overview.app_path, args: ["bridge"], env: { DOCS_MCP_TOKEN: clientToken } }
+    : { command: overview.app_path, args: ["bridge"] };
   return [
     {
       id: "claude-desktop",
       client: "Claude Desktop",
       where: "claude_desktop_config.json (Settings → Developer → Edit Config)",
-      text: json({ mcpServers: { [SERVER_NAME]: { command: overview.app_path, args: ["bridge"] } } }),
-      note: "Claude Desktop starts this app's binary as a stdio bridge to the running app; the bridge finds the token itself.",
+      text: json({ mcpServers: { [SERVER_NAME]: bridge } }),
+      note: clientToken
+        ? "Claude Desktop starts this app's binary as a stdio bridge to the running app, with this client's token."
+        : "Claude Desktop starts this app's binary as a stdio bridge to the running app; the bridge finds the token itself.",
     },
     {
       id: "claude-code",

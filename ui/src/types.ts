@@ -3,6 +3,7 @@
 // adds: the command map, the app's own event, the screens.
 
 import type {
+  AgentClient,
   ChangedEdit,
   DocumentList,
   DocumentRow,
@@ -11,6 +12,7 @@ import type {
   EditStatus,
   HistoryFilter,
   InstanceCheck,
+  NewAgentClient,
   Overview,
   Policy,
   ServiceEvent as ServiceEventOfTheService,
@@ -21,6 +23,7 @@ import type {
 
 export type {
   Account,
+  AgentClient,
   AgentInfo,
   ChangedEdit,
   DiffSpan,
@@ -32,6 +35,7 @@ export type {
   ErrorInfo,
   HistoryFilter,
   InstanceCheck,
+  NewAgentClient,
   Overview,
   Policy,
   Preview,
@@ -104,6 +108,12 @@ export interface Commands {
   set_launch_at_login: { args: { enabled: boolean }; result: boolean };
   /** Replaces the bearer token; agents must be given the new one. */
   regenerate_token: { args: Record<string, never>; result: Overview };
+  /** The agent clients configured with a token of their own, revoked ones included. */
+  list_agent_clients: { args: Record<string, never>; result: AgentClient[] };
+  /** Adds a named client; the answer carries its token, shown this once. */
+  add_agent_client: { args: { name: string }; result: NewAgentClient };
+  /** Revokes a client: its token stops working at once. */
+  revoke_agent_client: { args: { id: string }; result: AgentClient };
 }
 
 /** The screens; the tray's `navigate` event names one. */

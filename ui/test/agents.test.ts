@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfigs } from "../src/configs";
 import { AgentsScreen, maskToken } from "../src/screens/agents";
 import { overview } from "./fixtures";
-import { button, failure, mockCommands } from "./ipc";
+import { button, failure, mockCommands, texts } from "./ipc";
 
 afterEach(() => {
   clearMocks();
@@ -109,5 +109,76 @@ describe("the token on screen", () => {
   it("masks every occurrence, and nothing without a token", () => {
     expect(maskToken("a tok_1234 b tok_1234", "tok_1234")).toBe("a ••••••••1234 b ••••••••1234");
     expect(maskToken("no token here", null)).toBe("no token here");
+  });
+});
+
+describe("named clients", () => {
+  const laptop = { id: "c1", name: "Claude Code (laptop)", created_at: 1795000000000, revoked_at: null };
+
+  function mount() {
+    const screen: AgentsScreen = new AgentsScreen((o) => screen.render(o));
+    document.body.append(screen.root);
+    screen.render(overview);
+    return screen;
+  }
+
+  it("adds a client and shows its configurations with its own token, once", async () => {
+    let listed = [] as (typeof laptop)[];
+    const calls = mockCommands({
+      list_agent_clients: () => listed,
+      add_agent_client: ({ name }) => {
+        listed = [{ ...laptop, name }];
+        return { client: listed[0], token: "tok_client" };
+      },
+    });
+    const screen = mount();
+    screen.root.querySelector<HTMLInputElement>("#client-name")!.value = "  Claude Code (laptop) ";
+    button(screen.root, "Add client").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".clients-status")!.textContent).toBe("Claude Code (laptop) added."));
+    expect(calls.filter(([cmd]) => cmd === "add_agent_client")).toEqual([["add_agent_client", { name: "Claude Code (laptop)" }]]);
+    const added = screen.root.querySelector<HTMLElement>(".new-client")!;
+    expect(added.hidden).toBe(false);
+    const codes = [...added.querySelectorAll("code")].map((c) => c.textContent!);
+    expect(JSON.parse(codes[0])).toEqual({
+      mcpServers: { "lasuite-docs": { command: "/usr/bin/docs-mcp-app", args: ["bridge"], env: { DOCS_MCP_TOKEN: "tok_client" } } },
+    });
+    expect(codes[1]).toContain('--header "Authorization: Bearer tok_client"');
+    expect(codes.join("\n")).not.toContain("tok_123");
+    await vi.waitFor(() => expect(texts(screen.root, ".clients .client-name")).toEqual(["Claude Code (laptop)"]));
+  });
+
+  it("says what is wrong with a name and keeps it", async () => {
+    mockCommands({ add_agent_client: () => failure("INVALID_INPUT", 'a client is already named "X"', "Give each client a name of its own.") });
+    const screen = mount();
+    const input = screen.root.querySelector<HTMLInputElement>("#client-name")!;
+    button(screen.root, "Add client").click();
+    expect(screen.root.querySelector(".clients-status")!.textContent).toBe("Give the client a name, e.g. the agent and the machine.");
+    input.value = "X";
+    button(screen.root, "Add client").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".clients-status")!.textContent).toContain('a client is already named "X"'));
+    expect(input.value).toBe("X");
+    expect(screen.root.querySelector<HTMLElement>(".new-client")!.hidden).toBe(true);
+  });
+
+  it("revokes a client on the second click only", async () => {
+    let listed = [laptop] as { id: string; name: string; created_at: number; revoked_at: number | null }[];
+    const calls = mockCommands({
+      list_agent_clients: () => listed,
+      revoke_agent_client: ({ id }) => {
+        listed = [{ ...laptop, id, revoked_at: 1795000050000 }];
+        return listed[0];
+      },
+    });
+    const screen = mount();
+    await vi.waitFor(() => button(screen.root, "Revoke"));
+    button(screen.root, "Revoke").click();
+    expect(calls.filter(([cmd]) => cmd === "revoke_agent_client")).toEqual([]);
+    button(screen.root, "Confirm revoke").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".clients-status")!.textContent).toBe(
+      "Claude Code (laptop) revoked: its token no longer works.",
+    ));
+    expect(calls.filter(([cmd]) => cmd === "revoke_agent_client")).toEqual([["revoke_agent_client", { id: "c1" }]]);
+    await vi.waitFor(() => expect(screen.root.querySelector(".clients .client.revoked")).not.toBeNull());
+    expect([...screen.root.querySelectorAll(".clients button")]).toEqual([]);
   });
 });

@@ -10,9 +10,10 @@ type Handlers = {
 
 export type Call = { [K in keyof Commands]: [K, Commands[K]["args"]] }[keyof Commands];
 
-/** Background checks a screen makes on its own (the pending cards asking whether they still
- * apply): answered "nothing changed" unless a test gives a handler, and then only recorded. */
-const BACKGROUND: Handlers = { changed_since_proposed: () => [] };
+/** Background reads a screen makes on its own (the pending cards asking whether they still
+ * apply, the agents screen listing the clients): answered "nothing" unless a test gives a
+ * handler, and then only recorded. */
+const BACKGROUND: Handlers = { changed_since_proposed: () => [], list_agent_clients: () => [] };
 
 /** Answers the commands given (any other rejects) and records every command called. */
 export function mockCommands(handlers: Handlers): Call[] {

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
+use crate::clients::{AgentClient, NewAgentClient};
 use crate::config::{DEFAULT_PORT, ServiceConfig, default_data_dir};
 use crate::error::ServiceError;
 use crate::record::{EditRecord, Policy};
@@ -45,6 +46,36 @@ pub enum Command {
     Edits(EditsArgs),
     /// Show where the bearer token of the HTTP endpoint is stored, or replace it.
     Token(TokenArgs),
+    /// Agent clients with a token of their own, named by you (the running service's).
+    Clients(ClientsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ClientsArgs {
+    /// The running service (its base URL, or its /mcp URL).
+    #[arg(long, global = true, default_value_t = default_base_url(), value_name = "URL")]
+    pub url: String,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: ClientsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClientsCommand {
+    /// List the configured clients, revoked ones included.
+    List,
+    /// Add a client: prints its token, this once. Edits it makes show this name.
+    Add {
+        /// e.g. "Claude Code (laptop)".
+        name: String,
+    },
+    /// Revoke a client: its token stops working at once.
+    Revoke {
+        /// The client's id (from `docs-mcp clients list`).
+        id: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -229,6 +260,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             crate::bridge::run_bridge(args.url, token).await
         }
         Command::Edits(args) => edits(args, data_dir).await,
+        Command::Clients(args) => clients(args, data_dir).await,
         Command::Token(args) => token(args, data_dir),
     }
 }
@@ -500,6 +532,66 @@ impl Control {
         }
         anyhow::bail!(text)
     }
+}
+
+async fn clients(args: ClientsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
+    let control = Control::new(&args.url, &data_dir)?;
+    let body = match &args.command {
+        ClientsCommand::List => {
+            control
+                .call(reqwest::Method::GET, "/control/clients", None)
+                .await?
+        }
+        ClientsCommand::Add { name } => {
+            control
+                .call(
+                    reqwest::Method::POST,
+                    "/control/clients",
+                    Some(json!({ "name": name })),
+                )
+                .await?
+        }
+        ClientsCommand::Revoke { id } => {
+            control
+                .call(
+                    reqwest::Method::POST,
+                    &format!("/control/clients/{}/revoke", encode(id.trim())),
+                    None,
+                )
+                .await?
+        }
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&body)?);
+        return Ok(());
+    }
+    let line = |c: &AgentClient| match c.revoked_at {
+        Some(_) => format!("{}  {}  (revoked)", c.id, c.name),
+        None => format!("{}  {}", c.id, c.name),
+    };
+    match args.command {
+        ClientsCommand::List => {
+            let clients: Vec<AgentClient> =
+                serde_json::from_value(body.get("clients").cloned().unwrap_or(json!([])))?;
+            if clients.is_empty() {
+                println!("No clients: agents use the shared token (`docs-mcp token`).");
+            }
+            for client in &clients {
+                println!("{}", line(client));
+            }
+        }
+        ClientsCommand::Add { .. } => {
+            let added: NewAgentClient = serde_json::from_value(body)?;
+            println!("{}", line(&added.client));
+            println!("Token (shown this once; give it to that client as its bearer token):");
+            println!("{}", added.token);
+        }
+        ClientsCommand::Revoke { .. } => {
+            let revoked: AgentClient = serde_json::from_value(body)?;
+            println!("{}", line(&revoked));
+        }
+    }
+    Ok(())
 }
 
 async fn edits(args: EditsArgs, data_dir: PathBuf) -> anyhow::Result<()> {

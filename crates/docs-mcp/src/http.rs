@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::clients::{ActiveClients, AgentClient};
 use crate::error::{ErrorCode, ErrorInfo, ServiceError};
 use crate::mcp::DocsMcp;
 use crate::record::{EditFilter, EditStatus, Policy};
@@ -47,6 +48,8 @@ struct AppState {
 /// What the security layer accepts.
 struct Guard {
     agent_token: SharedToken,
+    /// Tokens of the agent clients a person configured (each opens `/mcp` as that client).
+    clients: ActiveClients,
     control_token: BearerToken,
     hosts: Vec<String>,
     origins: Vec<String>,
@@ -55,6 +58,7 @@ struct Guard {
 impl Guard {
     fn new(
         agent_token: SharedToken,
+        clients: ActiveClients,
         control_token: BearerToken,
         port: u16,
         extra_origins: &[String],
@@ -72,13 +76,15 @@ impl Guard {
         );
         Guard {
             agent_token,
+            clients,
             control_token,
             hosts: authorities.to_vec(),
             origins,
         }
     }
 
-    fn check(&self, request: &Request) -> Result<(), Box<Response>> {
+    /// `Ok(Some(client))` when a configured client's token opened `/mcp`.
+    fn check(&self, request: &Request) -> Result<Option<AgentClient>, Box<Response>> {
         let headers = request.headers();
         let host = headers
             .get(header::HOST)
@@ -112,7 +118,7 @@ impl Guard {
             }
         }
         if request.method() == axum::http::Method::GET && request.uri().path() == "/health" {
-            return Ok(());
+            return Ok(None);
         }
         let presented = headers
             .get(header::AUTHORIZATION)
@@ -123,10 +129,12 @@ impl Guard {
             });
         let path = request.uri().path();
         let control = path == "/control" || path.starts_with("/control/");
+        let client = presented.and_then(|token| self.clients.find(token));
         match presented {
-            Some(token) if control && self.control_token.matches(token) => Ok(()),
-            Some(token) if !control && self.agent_token.matches(token) => Ok(()),
-            Some(token) if control && self.agent_token.matches(token) => {
+            Some(token) if control && self.control_token.matches(token) => Ok(None),
+            Some(token) if !control && self.agent_token.matches(token) => Ok(None),
+            Some(_) if !control && client.is_some() => Ok(client),
+            Some(token) if control && (self.agent_token.matches(token) || client.is_some()) => {
                 Err(Box::new(error_response(
                     StatusCode::FORBIDDEN,
                     "AGENT_TOKEN_REFUSED",
@@ -154,9 +162,15 @@ impl Guard {
     }
 }
 
-async fn security(State(state): State<AppState>, request: Request, next: Next) -> Response {
+async fn security(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     match state.guard.check(&request) {
-        Ok(()) => next.run(request).await,
+        Ok(client) => {
+            // The MCP handler reads it from the request's parts (`DocsMcp::agent`).
+            if let Some(client) = client {
+                request.extensions_mut().insert(client);
+            }
+            next.run(request).await
+        }
         Err(response) => {
             tracing::debug!(
                 method = %request.method(),
@@ -211,6 +225,7 @@ fn router(
 ) -> Router {
     let guard = Arc::new(Guard::new(
         token,
+        service.active_clients(),
         service.control_token().clone(),
         port,
         &service.config().allowed_origins,
@@ -235,6 +250,8 @@ fn router(
         .route("/control/sessions", get(sessions))
         .route("/control/policies", get(get_policies).put(put_policies))
         .route("/control/pause", post(pause))
+        .route("/control/clients", get(list_clients).post(add_client))
+        .route("/control/clients/{id}/revoke", post(revoke_client))
         .route_service(
             "/mcp",
             tower::ServiceBuilder::new()
@@ -443,6 +460,32 @@ async fn reject_edit(
         .filter(|d| !d.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
     ok(state.service.reject(id, body.comment, &decider).await?)
+}
+
+async fn list_clients(State(state): State<AppState>) -> ApiResult {
+    ok(json!({ "clients": state.service.agent_clients().await? }))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddClientBody {
+    name: String,
+}
+
+/// Adds an agent client; the answer carries its token, shown this once.
+async fn add_client(State(state): State<AppState>, body: Bytes) -> ApiResult {
+    let body: AddClientBody = optional_body(&body)?;
+    ok(state.service.add_agent_client(&body.name).await?)
+}
+
+async fn revoke_client(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    let id = id.trim().parse().map_err(|_| {
+        invalid(
+            format!("{id:?} is not a client id"),
+            "Use a client id from GET /control/clients.",
+        )
+    })?;
+    ok(state.service.revoke_agent_client(id).await?)
 }
 
 async fn sessions(State(state): State<AppState>) -> ApiResult {

@@ -8,6 +8,7 @@
 pub mod authority;
 pub mod bridge;
 pub mod cli;
+pub mod clients;
 pub mod config;
 pub mod credentials;
 pub mod edits;

@@ -125,6 +125,11 @@ impl std::str::FromStr for EditStatus {
 pub struct AgentInfo {
     pub name: String,
     pub connection: String,
+    /// The configured client whose token made the call: `name` is then the name the person
+    /// gave it. `None`: `name` is what the agent calls itself (the shared token, stdio).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub client_id: Option<Uuid>,
 }
 
 /// Longest agent name kept, in characters.
@@ -144,6 +149,17 @@ impl AgentInfo {
                 cleaned
             },
             connection: connection.into(),
+            client_id: None,
+        }
+    }
+
+    /// An agent calling with the token of a client a person configured: named as they named
+    /// it.
+    pub fn configured(client: &crate::clients::AgentClient, connection: impl Into<String>) -> Self {
+        AgentInfo {
+            name: client.name.clone(),
+            connection: connection.into(),
+            client_id: Some(client.id),
         }
     }
 }
@@ -151,7 +167,7 @@ impl AgentInfo {
 /// `name` without control, format (bidi overrides, zero-width) characters, with whitespace
 /// runs collapsed to one space, trimmed and cut to [`MAX_AGENT_NAME_CHARS`] (an ellipsis
 /// marks the cut).
-fn clean_name(name: &str) -> String {
+pub(crate) fn clean_name(name: &str) -> String {
     let is_invisible = |c: char| {
         c.is_control()
             || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}')

@@ -1257,3 +1257,169 @@ async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_st
     drop(second);
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A person adds an agent client (a name, a token of its own): its edits and its presence in
+/// the document carry that name, whatever the agent calls itself; its token never reaches
+/// the person's channel; revoked, it is refused at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_configured_client_is_named_as_the_person_named_it_and_can_be_revoked() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Who asked").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let base = hosted.base();
+    let person = hosted.control();
+
+    let (status, added) = control(
+        reqwest::Method::POST,
+        format!("{base}/control/clients"),
+        Some(&person),
+        Some(json!({"name": "  Claude Code\u{202E} (laptop) "})),
+    )
+    .await;
+    assert_eq!(status, 200, "{added}");
+    assert_eq!(added["client"]["name"], "Claude Code (laptop)");
+    let client_id = added["client"]["id"].as_str().unwrap().to_owned();
+    let token = added["token"].as_str().unwrap().to_owned();
+    assert_ne!(token, TOKEN);
+    for (name, code) in [
+        ("claude code (LAPTOP)", "INVALID_INPUT"),
+        ("\u{200B} ", "INVALID_INPUT"),
+    ] {
+        let (status, refused) = control(
+            reqwest::Method::POST,
+            format!("{base}/control/clients"),
+            Some(&person),
+            Some(json!({ "name": name })),
+        )
+        .await;
+        assert_eq!(
+            (status, refused["error"]["code"].as_str()),
+            (400, Some(code)),
+            "{refused}"
+        );
+    }
+    // An agent's token, shared or its own, cannot add clients.
+    for agent_token in [TOKEN, token.as_str()] {
+        let (status, refused) = control(
+            reqwest::Method::POST,
+            format!("{base}/control/clients"),
+            Some(agent_token),
+            Some(json!({"name": "Sneaky"})),
+        )
+        .await;
+        assert_eq!(
+            (status, refused["error"]["code"].as_str()),
+            (403, Some("AGENT_TOKEN_REFUSED"))
+        );
+    }
+
+    // The agent calls itself "transport-test"; the card says what the person named it.
+    let client = http_client(&format!("{base}/mcp"), &token).await;
+    let pending = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Named."}),
+        )
+        .await,
+    );
+    assert_eq!(pending["status"], "pending");
+    let (_, edits) = control(
+        reqwest::Method::GET,
+        format!("{base}/control/edits?status=pending"),
+        Some(&person),
+        None,
+    )
+    .await;
+    let agent = &edits["edits"][0]["agent"];
+    assert_eq!(
+        (agent["name"].as_str(), agent["client_id"].as_str()),
+        (Some("Claude Code (laptop)"), Some(client_id.as_str())),
+        "{edits}"
+    );
+    let mut names = vec![];
+    for _ in 0..100 {
+        names = server
+            .awareness(doc)
+            .await
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["state"]["user"]["name"].as_str().map(str::to_owned))
+            .collect();
+        if names == ["Claude Code (laptop)"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(names, ["Claude Code (laptop)"]);
+
+    // Revoked: the next request with its token is refused, the shared token still works.
+    let (status, revoked) = control(
+        reqwest::Method::POST,
+        format!("{base}/control/clients/{client_id}/revoke"),
+        Some(&person),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{revoked}");
+    assert!(revoked["revoked_at"].is_i64());
+    let (status, listed) = control(
+        reqwest::Method::GET,
+        format!("{base}/control/clients"),
+        Some(&person),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(listed["clients"][0]["revoked_at"], revoked["revoked_at"]);
+    let host = format!("127.0.0.1:{}", hosted.port);
+    let bearer = format!("Bearer {token}");
+    let (status, _) = raw(
+        hosted.port,
+        "POST /mcp",
+        &[("Host", &host), ("Authorization", &bearer)],
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert_eq!(tool_names(&hosted.client().await).await, TOOLS);
+    drop(client);
+    hosted.stop().await;
+}
+
+/// `docs-mcp clients` adds (printing the token once), lists and revokes clients of the
+/// running service, through the person's channel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn clients_cli_adds_lists_and_revokes() {
+    let hosted = Hosted::start(None).await;
+    let home = temp_dir("clients-cli");
+    let url = hosted.base();
+    let data = hosted.data_dir();
+    let (ok, out, err) = cli(
+        &home,
+        &data,
+        &["clients", "--url", &url, "add", "Cursor (desktop)"],
+    )
+    .await;
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let id = lines[0].split_whitespace().next().unwrap().to_owned();
+    assert!(lines[0].ends_with("  Cursor (desktop)"), "{out}");
+    let token = lines[2];
+    assert_eq!(
+        hosted.service.active_clients().find(token).map(|c| c.name),
+        Some("Cursor (desktop)".to_owned())
+    );
+    let (ok, out, _) = cli(&home, &data, &["clients", "--url", &url, "list"]).await;
+    assert!(ok);
+    assert_eq!(out, format!("{id}  Cursor (desktop)\n"));
+    let (ok, out, _) = cli(&home, &data, &["clients", "--url", &url, "revoke", &id]).await;
+    assert!(ok);
+    assert_eq!(out, format!("{id}  Cursor (desktop)  (revoked)\n"));
+    assert_eq!(hosted.service.active_clients().find(token), None);
+    let (ok, _, err) = cli(&home, &data, &["clients", "--url", &url, "revoke", &id]).await;
+    assert!(!ok);
+    assert!(err.contains("no active client"), "{err}");
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}

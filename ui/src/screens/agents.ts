@@ -5,6 +5,7 @@ import { agentConfigs } from "../configs";
 import { clear, h, showStatus, statusLine } from "../dom";
 import { copyText, errorText, rpc } from "../rpc";
 import type { Overview } from "../types";
+import { AgentClientsSection } from "./agent-clients";
 
 /** `text` with the token shown as dots and its last four characters (enough to tell two
  * tokens apart, not to use one). */
@@ -21,6 +22,8 @@ export class AgentsScreen {
   private regenerateButton: HTMLButtonElement;
   private confirmation: HTMLElement;
   private tokenStatus: HTMLElement;
+  private clients: AgentClientsSection;
+  private clientsLoaded = false;
 
   constructor(private onOverview: (overview: Overview) => void) {
     this.body = h("div", { class: "configs" });
@@ -39,10 +42,12 @@ export class AgentsScreen {
       ),
     );
     this.tokenStatus = statusLine("form-status token-status");
+    this.clients = new AgentClientsSection(() => this.overview);
     this.root = h("section", { "aria-labelledby": "agents-title" },
       h("h2", { id: "agents-title" }, "Connect agents"),
       h("p", { class: "lead" }, "Paste one of these into your AI client. The token is a secret: it lets any local program use your documents through this app."),
       this.body,
+      this.clients.root,
       h("section", { class: "token", "aria-labelledby": "token-title" },
         h("h3", { id: "token-title" }, "Token"),
         h("p", { class: "note" }, "If the token leaked, make a new one; every agent then needs its configuration again."),
@@ -79,6 +84,10 @@ export class AgentsScreen {
 
   render(overview: Overview): void {
     this.overview = overview;
+    if (!this.clientsLoaded) {
+      this.clientsLoaded = true;
+      void this.clients.load();
+    }
     clear(this.body);
     if (!overview.listening) {
       this.body.append(h("p", { class: "error", role: "alert" }, `The MCP endpoint is not running: ${overview.listen_error ?? "unknown reason"}`));

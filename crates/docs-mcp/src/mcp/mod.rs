@@ -78,6 +78,14 @@ impl DocsMcp {
     /// The agent making a request: its MCP client name (cleaned), or the configured
     /// fallback.
     fn agent(&self, context: &RequestContext<RoleServer>) -> AgentInfo {
+        // A configured client's token (the HTTP guard put the client in the request).
+        let configured = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::clients::AgentClient>());
+        if let Some(client) = configured {
+            return AgentInfo::configured(client, self.connection.clone());
+        }
         let name = context
             .peer
             .peer_info()

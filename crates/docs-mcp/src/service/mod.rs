@@ -11,6 +11,7 @@
 //! compare-and-set in the store, persisted before it takes effect.
 
 mod amend;
+mod clients;
 mod decide;
 mod instance;
 mod locks;
@@ -64,6 +65,8 @@ pub struct DocsService {
     /// The secret of the person's channel (`/control`): the app and the CLI hold it, agents
     /// never do. New at every start.
     control_token: BearerToken,
+    /// The configured agent clients whose tokens open `/mcp`.
+    clients: crate::clients::ActiveClients,
     instance: RwLock<Option<Arc<instance::Instance>>>,
     trackers: Mutex<HashMap<Uuid, instance::TrackedSession>>,
     /// The blocks of the documents read last, shared by their trackers.
@@ -122,6 +125,7 @@ impl DocsService {
             store,
             lock: Mutex::new(Some(lock)),
             control_token,
+            clients: crate::clients::ActiveClients::default(),
             instance: RwLock::new(None),
             trackers: Mutex::new(HashMap::new()),
             recent_reads: Arc::default(),
@@ -138,6 +142,7 @@ impl DocsService {
             started: Instant::now(),
             config,
         });
+        service.load_clients().await?;
         if let Some(url) = service.config.instance.clone() {
             service.connect_instance(
                 url,

@@ -9,7 +9,7 @@ use super::store_err;
 use crate::error::ServiceResult;
 
 /// The schema this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Tables other than `edits`, unchanged since the first version.
 const COMMON: &str = "
@@ -61,6 +61,18 @@ ALTER TABLE edits ADD COLUMN unsaved INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS edits_unsaved ON edits(document_id) WHERE unsaved = 1;
 ";
 
+/// Version 3: the agent clients a person configured, each with a token of its own (only its
+/// SHA-256 is kept); revoked ones stay listed with when.
+const CLIENTS_V3: &str = "
+CREATE TABLE agent_clients (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+);
+";
+
 pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -79,6 +91,9 @@ pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
     }
     if version < 2 {
         txn.execute_batch(EDITS_V2).map_err(store_err)?;
+    }
+    if version < 3 {
+        txn.execute_batch(CLIENTS_V3).map_err(store_err)?;
     }
     txn.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(store_err)?;

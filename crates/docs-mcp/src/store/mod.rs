@@ -1,11 +1,13 @@
 //! Durable state in SQLite, in the data directory: edits (pending ones survive a restart,
-//! decided ones form the journal), approval policies, documents known here, settings.
+//! decided ones form the journal), approval policies, documents known here, settings, the
+//! agent clients a person configured.
 //!
 //! SQLite is blocking: every call runs on tokio's blocking pool ([`Store::call`]), never on
 //! a runtime worker or the GUI thread. The database file is the user's alone (0600, in a
 //! 0700 directory): it holds document text. Its schema is versioned with `user_version` and
 //! migrated forward at open.
 
+mod clients;
 mod edits;
 mod migrations;
 mod settings;
