@@ -11,6 +11,14 @@ pub const BLOCK_CONTAINER: &str = "blockContainer";
 pub const HARD_BREAK: &str = "hardBreak";
 /// Docs' inline link to another document.
 pub const INTERLINKING_LINK_INLINE: &str = "interlinkingLinkInline";
+/// Inline math (`@blocknote/math-block`, Docs ≥ 5.6): an element holding its LaTeX source as
+/// one plain text, no attributes.
+pub const INLINE_MATH: &str = "math";
+/// Math block (`@blocknote/math-block`, Docs ≥ 5.6): its LaTeX source as plain content.
+pub const MATH_BLOCK: &str = "mathBlock";
+/// Diagram block (`@blocknote/diagram-block`, Docs ≥ 5.6): its Mermaid source as plain
+/// content.
+pub const DIAGRAM: &str = "diagram";
 pub const TABLE_ROW: &str = "tableRow";
 pub const TABLE_HEADER: &str = "tableHeader";
 pub const TABLE_CELL: &str = "tableCell";
@@ -59,7 +67,8 @@ pub struct PropSpec {
 pub enum ContentKind {
     /// Styled text, links, hard breaks and inline elements.
     Inline,
-    /// One plain text without marks (codeBlock).
+    /// One plain text without marks, newlines as `\n` (BlockNote's `plain` content:
+    /// codeBlock, mathBlock, diagram).
     Code,
     /// Nothing (divider, media...).
     None,
@@ -232,6 +241,14 @@ pub const BLOCKS: &[BlockSpec] = &[
     block("callout", CALLOUT_PROPS, ContentKind::Inline, true),
     block("pdf", PDF_PROPS, ContentKind::None, true),
     block("uploadLoader", &[], ContentKind::None, false),
+    // Docs 5.6's math and diagram blocks (BlockNote 0.54 `@blocknote/math-block` and
+    // `@blocknote/diagram-block`): `propSchema: {}` and `content: "plain"`, so the content
+    // node has no attribute and holds one plain text, like codeBlock. The node names are the
+    // packages' config types (`mathBlock`, `diagram`, inline `math`), which BlockNote uses as
+    // the ProseMirror/Yjs names whatever key a schema registers them under. Sources (commits,
+    // paths) and what stays unconfirmed: ARCHITECTURE.md, "Math and diagram blocks".
+    block(MATH_BLOCK, &[], ContentKind::Code, true),
+    block(DIAGRAM, &[], ContentKind::Code, true),
 ];
 
 /// Looks a block type up by its node name (case-sensitive).

@@ -148,7 +148,7 @@ pub(crate) fn check_inline(block_type: &str, inline: &[Inline]) -> ModelResult<(
                     });
                 }
             }
-            Inline::HardBreak => {}
+            Inline::HardBreak | Inline::Math { .. } => {}
             Inline::Element { kind, attrs } => {
                 if kind != INTERLINKING_LINK_INLINE {
                     return Err(ModelError::UnknownInlineElement { kind: kind.clone() });
@@ -190,7 +190,9 @@ fn code_text(block_type: &str, inline: &[Inline]) -> ModelResult<String> {
             _ => {
                 return Err(ModelError::InvalidContent {
                     block_type: block_type.to_string(),
-                    problem: "holds one plain text: no marks, links or inline elements".into(),
+                    problem:
+                        "holds one plain text: no marks, links, inline math or inline elements"
+                            .into(),
                 });
             }
         }

@@ -1,19 +1,31 @@
-//! Markdown import (pulldown-cmark with tables, task lists and strikethrough) into [`NewBlock`]s.
-//! Never panics: anything it does not map becomes plain text or is skipped. Lists nested deeper
-//! than [`MAX_NESTING`] are refused; the import never recurses on the input's depth.
+//! Markdown import (pulldown-cmark with tables, task lists, strikethrough and math) into
+//! [`NewBlock`]s. Never panics: anything it does not map becomes plain text or is skipped. Lists
+//! nested deeper than [`MAX_NESTING`] are refused; the import never recurses on the input's
+//! depth.
+//!
+//! Math and diagrams (Docs ≥ 5.6): a paragraph that is only `$$…$$`, or a ```` ```math ````
+//! fence (GitHub's display math, which holds any source), becomes a math block; a
+//! ```` ```mermaid ```` fence a diagram block (as pasting it does in Docs' editor, where the
+//! diagram block claims `mermaid` code before the code block); `$…$` (and `$$…$$` within
+//! text) inline math. A dollar that opens math but should not is written `\$`. As in Pandoc,
+//! `$…$` starting with a digit and followed by one is not math, so `$5,$10` stays text.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use crate::blocknote::error::ModelResult;
 use crate::blocknote::inline::normalize_inline;
 use crate::blocknote::nesting::{MAX_NESTING, check_depth};
+use crate::blocknote::schema::{DIAGRAM, MATH_BLOCK};
 use crate::blocknote::tree::{
     Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
     inline_plain_text,
 };
 
 fn options() -> Options {
-    Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH
+    Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_MATH
 }
 
 enum Frame {
@@ -50,6 +62,8 @@ struct InlineState {
     image: Option<(String, String)>,
     images: Vec<(String, String)>,
     other: bool,
+    /// `$$…$$` met in this leaf: a paragraph that is only one is a math block.
+    display_math: usize,
 }
 
 impl InlineState {
@@ -77,6 +91,16 @@ impl InlineState {
             link: self.links.last().cloned(),
             comments: vec![],
         }));
+    }
+    fn math(&mut self, latex: &str) {
+        if let Some((_, alt)) = &mut self.image {
+            alt.push_str(latex);
+            return;
+        }
+        self.other = true;
+        self.runs.push(Inline::Math {
+            latex: latex.to_string(),
+        });
     }
 }
 
@@ -157,14 +181,22 @@ impl Importer {
             }
             return;
         }
+        let display_math = self.inl.display_math == 1;
         let inline = self.take_inline();
+        if let ([Inline::Math { latex }], true) = (inline.as_slice(), display_math) {
+            let latex = latex.trim().to_string();
+            self.emit(block(MATH_BLOCK, Some(NewContent::Markdown(latex))));
+            return;
+        }
         if inline.is_empty() && !matches!(self.stack.last(), Some(Frame::Item { .. })) {
             return;
         }
         self.emit(block("paragraph", Some(NewContent::Inline(inline))));
     }
 
-    fn event(&mut self, ev: Event) {
+    /// Handles one event; `digit_next` tells whether the next one is text starting with a
+    /// digit (`$5,$10`: not math).
+    fn event(&mut self, ev: Event, digit_next: bool) {
         match ev {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
@@ -180,9 +212,18 @@ impl Importer {
                 self.ensure_leaf();
                 self.inl.text(&t, true);
             }
-            Event::InlineMath(t) | Event::DisplayMath(t) => {
+            Event::InlineMath(t) if digit_next && t.starts_with(|c: char| c.is_ascii_digit()) => {
                 self.ensure_leaf();
-                self.inl.text(&t, true);
+                self.inl.text(&format!("${t}$"), false);
+            }
+            Event::InlineMath(t) => {
+                self.ensure_leaf();
+                self.inl.math(&t);
+            }
+            Event::DisplayMath(t) => {
+                self.ensure_leaf();
+                self.inl.display_math += 1;
+                self.inl.math(t.trim());
             }
             Event::SoftBreak => {
                 if self.leaf.is_some() {
@@ -312,6 +353,15 @@ impl Importer {
                 let mut text = std::mem::take(&mut self.code);
                 if text.ends_with('\n') {
                     text.pop();
+                }
+                match lang.as_str() {
+                    "mermaid" => {
+                        return self.emit(block(DIAGRAM, Some(NewContent::Markdown(text))));
+                    }
+                    "math" => {
+                        return self.emit(block(MATH_BLOCK, Some(NewContent::Markdown(text))));
+                    }
+                    _ => {}
                 }
                 let mut b = block("codeBlock", Some(NewContent::Markdown(text)));
                 if !lang.is_empty() {
@@ -474,7 +524,8 @@ pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
     // open at once are the depth of the blocks being built. Past the limit nothing more is
     // built, the events are only counted to tell how deep the input goes.
     let (mut depth, mut deepest) = (0usize, 0);
-    for ev in Parser::new_ext(markdown, options()) {
+    let mut events = Parser::new_ext(markdown, options()).peekable();
+    while let Some(ev) = events.next() {
         match ev {
             Event::Start(Tag::Item) => {
                 depth += 1;
@@ -484,7 +535,9 @@ pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
             _ => {}
         }
         if deepest <= MAX_NESTING {
-            imp.event(ev);
+            let digit_next = matches!(events.peek(),
+                Some(Event::Text(t)) if t.starts_with(|c: char| c.is_ascii_digit()));
+            imp.event(ev, digit_next);
         }
     }
     check_depth(deepest)?;
@@ -559,6 +612,9 @@ pub fn parse_inline(markdown: &str) -> ModelResult<Vec<Inline>> {
 fn collect_inline(b: &NewBlock, out: &mut Vec<Vec<Inline>>) {
     match &b.content {
         Some(NewContent::Inline(i)) => out.push(i.clone()),
+        Some(NewContent::Markdown(s)) if b.kind == MATH_BLOCK => {
+            out.push(vec![Inline::Math { latex: s.clone() }])
+        }
         Some(NewContent::Markdown(s)) => out.push(vec![Inline::Text(TextRun::plain(s.clone()))]),
         Some(NewContent::Table(t)) => {
             for r in &t.rows {
