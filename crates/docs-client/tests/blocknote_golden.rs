@@ -292,6 +292,21 @@ fn every_writable_block() -> Vec<NewBlock> {
             },
             Inline::Text(TextRun::plain(" for more")),
         ]),
+        // Docs 5.6: math and diagram blocks, inline math (also empty ones).
+        NewBlock::new("mathBlock").text("\\int_0^1 x^2\\,dx\n= \\frac{1}{3}"),
+        NewBlock::new("mathBlock"),
+        NewBlock::new("diagram").text("graph TD\n  A[Start] --> B{Ok?}\n  B -->|yes| C"),
+        NewBlock::new("paragraph").inline(vec![
+            Inline::Text(TextRun::plain("Area ")),
+            Inline::Math {
+                latex: "\\pi r^2".into(),
+            },
+            Inline::HardBreak,
+            Inline::Math {
+                latex: String::new(),
+            },
+            styled(" bold after", |s| s.bold = true),
+        ]),
     ]
 }
 
@@ -407,7 +422,7 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     let pdf = &by_type("pdf")[0];
     assert_eq!(pdf["props"]["previewWidth"], json!(600));
     assert_eq!(pdf["props"]["url"], "https://example.com/d.pdf");
-    let breaks = &bn[bn.as_array().unwrap().len() - 2]["content"];
+    let breaks = &bn[bn.as_array().unwrap().len() - 6]["content"];
     assert_eq!(
         breaks,
         &json!([
@@ -417,10 +432,232 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
             {"type": "text", "text": "italic", "styles": {"italic": true}},
         ])
     );
+    let interlinked = &bn[bn.as_array().unwrap().len() - 5];
+    assert_eq!(interlinked["content"][1]["type"], "interlinkingLinkInline");
+    assert_eq!(interlinked["content"][1]["props"]["title"], "Another doc");
+    assert_eq!(interlinked["content"][1]["props"]["disabled"], json!(false));
+    let maths = by_type("mathBlock");
+    assert_eq!(maths[0]["props"], json!({}));
+    assert_eq!(
+        maths[0]["content"],
+        json!([{"type": "text", "text": "\\int_0^1 x^2\\,dx\n= \\frac{1}{3}", "styles": {}}])
+    );
+    assert_eq!(maths[1]["content"], json!([]));
+    let diagram = &by_type("diagram")[0];
+    assert_eq!(diagram["props"], json!({}));
+    assert_eq!(
+        diagram["content"][0]["text"],
+        "graph TD\n  A[Start] --> B{Ok?}\n  B -->|yes| C"
+    );
     let last = bn.as_array().unwrap().last().unwrap();
-    assert_eq!(last["content"][1]["type"], "interlinkingLinkInline");
-    assert_eq!(last["content"][1]["props"]["title"], "Another doc");
-    assert_eq!(last["content"][1]["props"]["disabled"], json!(false));
+    assert_eq!(
+        last["content"],
+        json!([
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "props": {}, "content": "\\pi r^2"},
+            {"type": "text", "text": "\n", "styles": {}},
+            {"type": "math", "props": {}, "content": ""},
+            {"type": "text", "text": " bold after", "styles": {"bold": true}},
+        ])
+    );
+}
+
+/// Math and diagram blocks and inline math as BlockNote stores them (Docs 5.6's specs).
+fn math_blocks_json() -> Value {
+    json!([
+        {"type": "mathBlock", "content": "E = mc^2\n\\frac{a}{b}"},
+        {"type": "diagram", "content": "sequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello"},
+        {"type": "paragraph", "content": [
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "content": "\\pi r^2"},
+            {"type": "text", "text": " of a disc, ", "styles": {}},
+            {"type": "text", "text": "for $5.", "styles": {"italic": true}},
+        ]},
+        {"type": "codeBlock", "props": {"language": "mermaid"}, "content": "graph LR\n  A --> B"},
+        {"type": "mathBlock"},
+    ])
+}
+
+fn block_ids(session: &DocumentSession) -> Vec<String> {
+    let frag = blocknote::document_fragment(session.doc());
+    let txn = yrs::Transact::transact(session.doc());
+    blocknote::read_document(&txn, &frag)
+        .blocks
+        .iter()
+        .map(|b| b.id.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn math_and_diagrams_seeded_by_blocknote_read_as_blocknote_reads_them() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("math").blocks(math_blocks_json()))
+        .await
+        .unwrap();
+    let stored = server.stored(id).await.unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert_same(&our_json(&session), &stored.blocks);
+    let document = {
+        let frag = blocknote::document_fragment(session.doc());
+        blocknote::read_document(&yrs::Transact::transact(session.doc()), &frag)
+    };
+    session.close().await.unwrap();
+    // Typed, not opaque; inline math with its LaTeX.
+    assert!(document.blocks.iter().all(|b| !b.is_opaque()));
+    assert_eq!(
+        document.blocks[2].inline().unwrap()[1],
+        Inline::Math {
+            latex: "\\pi r^2".into()
+        }
+    );
+    // Our markdown: what BlockNote's own export writes, but for dollars in text (escaped
+    // here, so they read back as text) and the empty math block (`$$` lines BlockNote
+    // separates with a blank line, which would read back as two paragraphs).
+    let ours = blocknote::export_markdown(&document.blocks, &Default::default());
+    assert_eq!(ours.fidelity, vec![]);
+    assert_eq!(
+        ours.markdown,
+        "$$\nE = mc^2\n\\frac{a}{b}\n$$\n\n\
+         ```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello\n```\n\n\
+         Area $\\pi r^2$ of a disc, *for \\$5.*\n\n\
+         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n$$\n"
+    );
+    assert_eq!(
+        stored.markdown,
+        "$$\nE = mc^2\n\\frac{a}{b}\n$$\n\n\
+         ```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello\n```\n\n\
+         Area $\\pi r^2$ of a disc, *for $5.*\n\n\
+         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n\n$$\n"
+    );
+}
+
+#[tokio::test]
+async fn math_and_diagrams_written_from_markdown_parse_in_blocknote_as_meant() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("math md").markdown("Existing first block"))
+        .await
+        .unwrap();
+    let markdown = "$$\n\\sum_{i=1}^n i = \\frac{n(n+1)}{2}\n$$\n\n\
+                    ```mermaid\nflowchart LR\n  A --> B\n```\n\n\
+                    ```math\na\n\n- b\n```\n\n\
+                    Inline $e^{i\\pi}$ and **$x$** cost \\$5, or $5,$10.\n";
+    let blocks = blocknote::import_markdown(markdown).unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let frag = blocknote::document_fragment(session.doc());
+    session
+        .write(move |txn| blocknote::insert_blocks(txn, &frag, &Position::End, &blocks))
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    let bn = stored.blocks.as_array().unwrap();
+    assert_eq!(bn.len(), 5);
+    assert_eq!(bn[1]["type"], "mathBlock");
+    assert_eq!(
+        bn[1]["content"][0]["text"],
+        "\\sum_{i=1}^n i = \\frac{n(n+1)}{2}"
+    );
+    assert_eq!(bn[2]["type"], "diagram");
+    assert_eq!(bn[2]["content"][0]["text"], "flowchart LR\n  A --> B");
+    assert_eq!(bn[3]["type"], "mathBlock");
+    assert_eq!(bn[3]["content"][0]["text"], "a\n\n- b");
+    assert_eq!(
+        bn[4]["content"],
+        json!([
+            {"type": "text", "text": "Inline ", "styles": {}},
+            {"type": "math", "props": {}, "content": "e^{i\\pi}"},
+            {"type": "text", "text": " and ", "styles": {}},
+            {"type": "math", "props": {}, "content": "x"},
+            {"type": "text", "text": " cost $5, or $5,$10.", "styles": {}},
+        ])
+    );
+    // BlockNote's own import of a mermaid fence gives a diagram too (its parse rule runs
+    // before the code block's), as ours does.
+    let pasted = server
+        .create_document(DocumentSpec::new("pasted").markdown("```mermaid\nflowchart LR\n```"))
+        .await
+        .unwrap();
+    assert_eq!(
+        server.stored(pasted).await.unwrap().blocks[0]["type"],
+        "diagram"
+    );
+}
+
+#[tokio::test]
+async fn rewrites_keep_math_and_diagrams_as_blocknote_reads_them() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("math edits").blocks(math_blocks_json()))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let ids = block_ids(&session);
+    let frag = blocknote::document_fragment(session.doc());
+    let ops = ids.clone();
+    session
+        .write(move |txn| {
+            let document = blocknote::read_document(txn, &frag);
+            // The paragraph's words change around its inline math, as an agent would rewrite
+            // the markdown it read.
+            let text = blocknote::inline_markdown(&document.blocks[2]).replace("disc", "circle");
+            blocknote::set_block_text(txn, &frag, &ops[2], &text)?;
+            blocknote::set_block_text(txn, &frag, &ops[0], "e^{i\\pi} + 1 = 0")?;
+            blocknote::set_block_text(txn, &frag, &ops[1], "graph TD\n  X --> Y")?;
+            blocknote::update_block(txn, &frag, &ops[3], Some("diagram"), &Props::new())?;
+            blocknote::update_block(txn, &frag, &ops[4], Some("paragraph"), &Props::new())?;
+            blocknote::set_block_text(txn, &frag, &ops[4], "now $\\alpha$ inline")
+        })
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    let bn = stored.blocks.as_array().unwrap();
+    assert_eq!(bn[0]["content"][0]["text"], "e^{i\\pi} + 1 = 0");
+    assert_eq!(bn[1]["content"][0]["text"], "graph TD\n  X --> Y");
+    assert_eq!(
+        bn[2]["content"],
+        json!([
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "props": {}, "content": "\\pi r^2"},
+            {"type": "text", "text": " of a circle, ", "styles": {}},
+            {"type": "text", "text": "for $5.", "styles": {"italic": true}},
+        ])
+    );
+    assert_eq!(
+        (
+            &bn[3]["type"],
+            &bn[3]["props"],
+            &bn[3]["content"][0]["text"]
+        ),
+        (&json!("diagram"), &json!({}), &json!("graph LR\n  A --> B"))
+    );
+    assert_eq!(bn[4]["type"], "paragraph");
+    assert_eq!(
+        bn[4]["content"][1],
+        json!({"type": "math", "props": {}, "content": "\\alpha"})
+    );
 }
 
 /// A markdown list nested `depth` levels deep, one item (`l1`, `l2`...) a line.
