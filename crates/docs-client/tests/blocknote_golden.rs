@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use docs_client::DocumentSession;
 use docs_client::blocknote::{
-    self, ChildrenMode, Inline, NewBlock, NewContent, Position, PropValue, Props, Styles,
-    TableCell, TableContent, TableRow, TextRun, json::blocks_json,
+    self, ChildrenMode, Inline, ModelError, NewBlock, NewContent, Position, PropValue, Props,
+    Styles, TableCell, TableContent, TableRow, TextRun, json::blocks_json,
 };
 use serde_json::{Value, json};
 use support::*;
@@ -292,21 +292,6 @@ fn every_writable_block() -> Vec<NewBlock> {
             },
             Inline::Text(TextRun::plain(" for more")),
         ]),
-        // Docs 5.6: math and diagram blocks, inline math (also empty ones).
-        NewBlock::new("mathBlock").text("\\int_0^1 x^2\\,dx\n= \\frac{1}{3}"),
-        NewBlock::new("mathBlock"),
-        NewBlock::new("diagram").text("graph TD\n  A[Start] --> B{Ok?}\n  B -->|yes| C"),
-        NewBlock::new("paragraph").inline(vec![
-            Inline::Text(TextRun::plain("Area ")),
-            Inline::Math {
-                latex: "\\pi r^2".into(),
-            },
-            Inline::HardBreak,
-            Inline::Math {
-                latex: String::new(),
-            },
-            styled(" bold after", |s| s.bold = true),
-        ]),
     ]
 }
 
@@ -422,7 +407,7 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     let pdf = &by_type("pdf")[0];
     assert_eq!(pdf["props"]["previewWidth"], json!(600));
     assert_eq!(pdf["props"]["url"], "https://example.com/d.pdf");
-    let breaks = &bn[bn.as_array().unwrap().len() - 6]["content"];
+    let breaks = &bn[bn.as_array().unwrap().len() - 2]["content"];
     assert_eq!(
         breaks,
         &json!([
@@ -432,37 +417,14 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
             {"type": "text", "text": "italic", "styles": {"italic": true}},
         ])
     );
-    let interlinked = &bn[bn.as_array().unwrap().len() - 5];
-    assert_eq!(interlinked["content"][1]["type"], "interlinkingLinkInline");
-    assert_eq!(interlinked["content"][1]["props"]["title"], "Another doc");
-    assert_eq!(interlinked["content"][1]["props"]["disabled"], json!(false));
-    let maths = by_type("mathBlock");
-    assert_eq!(maths[0]["props"], json!({}));
-    assert_eq!(
-        maths[0]["content"],
-        json!([{"type": "text", "text": "\\int_0^1 x^2\\,dx\n= \\frac{1}{3}", "styles": {}}])
-    );
-    assert_eq!(maths[1]["content"], json!([]));
-    let diagram = &by_type("diagram")[0];
-    assert_eq!(diagram["props"], json!({}));
-    assert_eq!(
-        diagram["content"][0]["text"],
-        "graph TD\n  A[Start] --> B{Ok?}\n  B -->|yes| C"
-    );
     let last = bn.as_array().unwrap().last().unwrap();
-    assert_eq!(
-        last["content"],
-        json!([
-            {"type": "text", "text": "Area ", "styles": {}},
-            {"type": "math", "props": {}, "content": "\\pi r^2"},
-            {"type": "text", "text": "\n", "styles": {}},
-            {"type": "math", "props": {}, "content": ""},
-            {"type": "text", "text": " bold after", "styles": {"bold": true}},
-        ])
-    );
+    assert_eq!(last["content"][1]["type"], "interlinkingLinkInline");
+    assert_eq!(last["content"][1]["props"]["title"], "Another doc");
+    assert_eq!(last["content"][1]["props"]["disabled"], json!(false));
 }
 
-/// Math and diagram blocks and inline math as BlockNote stores them (Docs 5.6's specs).
+/// Math and diagram blocks and inline math as BlockNote stores them (Docs 5.6's specs), and
+/// a paragraph of dollars without math.
 fn math_blocks_json() -> Value {
     json!([
         {"type": "mathBlock", "content": "E = mc^2\n\\frac{a}{b}"},
@@ -475,6 +437,7 @@ fn math_blocks_json() -> Value {
         ]},
         {"type": "codeBlock", "props": {"language": "mermaid"}, "content": "graph LR\n  A --> B"},
         {"type": "mathBlock"},
+        {"type": "paragraph", "content": "Costs $5, or $x$ and $10"},
     ])
 }
 
@@ -513,9 +476,10 @@ async fn math_and_diagrams_seeded_by_blocknote_read_as_blocknote_reads_them() {
             latex: "\\pi r^2".into()
         }
     );
-    // Our markdown: what BlockNote's own export writes, but for dollars in text (escaped
-    // here, so they read back as text) and the empty math block (`$$` lines BlockNote
-    // separates with a blank line, which would read back as two paragraphs).
+    // Our markdown: what BlockNote's own export writes, but for dollars in text next to
+    // inline math (escaped, so a rewrite of that text reads them back as text and keeps the
+    // formula) and the empty math block (`$$` lines BlockNote separates with a blank line,
+    // which would read back as two paragraphs). Dollars elsewhere stay as they are.
     let ours = blocknote::export_markdown(&document.blocks, &Default::default());
     assert_eq!(ours.fidelity, vec![]);
     assert_eq!(
@@ -523,35 +487,50 @@ async fn math_and_diagrams_seeded_by_blocknote_read_as_blocknote_reads_them() {
         "$$\nE = mc^2\n\\frac{a}{b}\n$$\n\n\
          ```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello\n```\n\n\
          Area $\\pi r^2$ of a disc, *for \\$5.*\n\n\
-         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n$$\n"
+         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n$$\n\n\
+         Costs $5, or $x$ and $10\n"
     );
     assert_eq!(
         stored.markdown,
         "$$\nE = mc^2\n\\frac{a}{b}\n$$\n\n\
          ```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello\n```\n\n\
          Area $\\pi r^2$ of a disc, *for $5.*\n\n\
-         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n\n$$\n"
+         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n\n$$\n\n\
+         Costs $5, or $x$ and $10\n"
     );
 }
 
 #[tokio::test]
-async fn math_and_diagrams_written_from_markdown_parse_in_blocknote_as_meant() {
+async fn math_and_diagrams_are_not_written_their_markdown_is_text_and_code() {
     let server = DocsServer::start().await.unwrap();
     let id = server
         .create_document(DocumentSpec::new("math md").markdown("Existing first block"))
         .await
         .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    // Typed math and diagram blocks are refused, saying why; their markdown is text and code
+    // blocks, as before math and diagrams.
     let markdown = "$$\n\\sum_{i=1}^n i = \\frac{n(n+1)}{2}\n$$\n\n\
                     ```mermaid\nflowchart LR\n  A --> B\n```\n\n\
                     ```math\na\n\n- b\n```\n\n\
                     Inline $e^{i\\pi}$ and **$x$** cost \\$5, or $5,$10.\n";
     let blocks = blocknote::import_markdown(markdown).unwrap();
-    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
-        .await
-        .unwrap();
     let frag = blocknote::document_fragment(session.doc());
-    session
-        .write(move |txn| blocknote::insert_blocks(txn, &frag, &Position::End, &blocks))
+    let refused = session
+        .write(move |txn| {
+            let refused = ["mathBlock", "diagram"].map(|kind| {
+                blocknote::insert_blocks(
+                    txn,
+                    &frag,
+                    &Position::End,
+                    &[NewBlock::new(kind).text("x")],
+                )
+                .unwrap_err()
+            });
+            blocknote::insert_blocks(txn, &frag, &Position::End, &blocks).map(|_| refused)
+        })
         .await
         .unwrap()
         .wait()
@@ -559,40 +538,46 @@ async fn math_and_diagrams_written_from_markdown_parse_in_blocknote_as_meant() {
         .unwrap()
         .value
         .unwrap();
+    for (error, kind) in refused.iter().zip(["mathBlock", "diagram"]) {
+        assert!(
+            matches!(error, ModelError::NotWritable { block_type, .. } if block_type == kind),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains(
+                "Docs' editor schema for math and diagram blocks (Docs 5.6) is not confirmed; \
+                 they are read-only here"
+            ),
+            "{error}"
+        );
+    }
     let ours = our_json(&session);
     session.close().await.unwrap();
     let stored = server.stored(id).await.unwrap();
     assert_same(&ours, &stored.blocks);
     let bn = stored.blocks.as_array().unwrap();
     assert_eq!(bn.len(), 5);
-    assert_eq!(bn[1]["type"], "mathBlock");
     assert_eq!(
-        bn[1]["content"][0]["text"],
-        "\\sum_{i=1}^n i = \\frac{n(n+1)}{2}"
+        bn[1]["content"],
+        json!([{"type": "text", "text": "$$ \\sum_{i=1}^n i = \\frac{n(n+1)}{2} $$", "styles": {}}])
     );
-    assert_eq!(bn[2]["type"], "diagram");
+    assert_eq!(
+        (&bn[2]["type"], &bn[2]["props"]["language"]),
+        (&json!("codeBlock"), &json!("mermaid"))
+    );
     assert_eq!(bn[2]["content"][0]["text"], "flowchart LR\n  A --> B");
-    assert_eq!(bn[3]["type"], "mathBlock");
+    assert_eq!(
+        (&bn[3]["type"], &bn[3]["props"]["language"]),
+        (&json!("codeBlock"), &json!("math"))
+    );
     assert_eq!(bn[3]["content"][0]["text"], "a\n\n- b");
     assert_eq!(
         bn[4]["content"],
         json!([
-            {"type": "text", "text": "Inline ", "styles": {}},
-            {"type": "math", "props": {}, "content": "e^{i\\pi}"},
-            {"type": "text", "text": " and ", "styles": {}},
-            {"type": "math", "props": {}, "content": "x"},
+            {"type": "text", "text": "Inline $e^{i\\pi}$ and ", "styles": {}},
+            {"type": "text", "text": "$x$", "styles": {"bold": true}},
             {"type": "text", "text": " cost $5, or $5,$10.", "styles": {}},
         ])
-    );
-    // BlockNote's own import of a mermaid fence gives a diagram too (its parse rule runs
-    // before the code block's), as ours does.
-    let pasted = server
-        .create_document(DocumentSpec::new("pasted").markdown("```mermaid\nflowchart LR\n```"))
-        .await
-        .unwrap();
-    assert_eq!(
-        server.stored(pasted).await.unwrap().blocks[0]["type"],
-        "diagram"
     );
 }
 
@@ -609,18 +594,30 @@ async fn rewrites_keep_math_and_diagrams_as_blocknote_reads_them() {
     let ids = block_ids(&session);
     let frag = blocknote::document_fragment(session.doc());
     let ops = ids.clone();
-    session
+    let refused = session
         .write(move |txn| {
             let document = blocknote::read_document(txn, &frag);
+            // Math and diagram blocks: their text and type are not edited, nothing becomes
+            // one.
+            let refused = [
+                blocknote::set_block_text(txn, &frag, &ops[0], "e^{i\\pi} + 1 = 0"),
+                blocknote::set_block_text(txn, &frag, &ops[1], "graph TD\n  X --> Y"),
+                blocknote::update_block(txn, &frag, &ops[4], Some("paragraph"), &Props::new()),
+                blocknote::update_block(txn, &frag, &ops[3], Some("diagram"), &Props::new()),
+            ];
             // The paragraph's words change around its inline math, as an agent would rewrite
             // the markdown it read.
             let text = blocknote::inline_markdown(&document.blocks[2]).replace("disc", "circle");
             blocknote::set_block_text(txn, &frag, &ops[2], &text)?;
-            blocknote::set_block_text(txn, &frag, &ops[0], "e^{i\\pi} + 1 = 0")?;
-            blocknote::set_block_text(txn, &frag, &ops[1], "graph TD\n  X --> Y")?;
-            blocknote::update_block(txn, &frag, &ops[3], Some("diagram"), &Props::new())?;
-            blocknote::update_block(txn, &frag, &ops[4], Some("paragraph"), &Props::new())?;
-            blocknote::set_block_text(txn, &frag, &ops[4], "now $\\alpha$ inline")
+            // New inline math is text.
+            let text = format!(
+                "{}, now $\\alpha$",
+                blocknote::inline_markdown(&document.blocks[5])
+            );
+            blocknote::set_block_text(txn, &frag, &ops[5], &text)?;
+            // A math block is deleted like any block.
+            blocknote::delete_blocks(txn, &frag, &ops[4..5], ChildrenMode::Delete)?;
+            Ok::<_, blocknote::ModelError>(refused)
         })
         .await
         .unwrap()
@@ -629,13 +626,21 @@ async fn rewrites_keep_math_and_diagrams_as_blocknote_reads_them() {
         .unwrap()
         .value
         .unwrap();
+    for error in refused {
+        assert!(
+            matches!(error, Err(ModelError::NotWritable { .. })),
+            "{error:?}"
+        );
+    }
     let ours = our_json(&session);
     session.close().await.unwrap();
     let stored = server.stored(id).await.unwrap();
     assert_same(&ours, &stored.blocks);
+    let seeded = math_blocks_json();
     let bn = stored.blocks.as_array().unwrap();
-    assert_eq!(bn[0]["content"][0]["text"], "e^{i\\pi} + 1 = 0");
-    assert_eq!(bn[1]["content"][0]["text"], "graph TD\n  X --> Y");
+    assert_eq!(bn.len(), 5);
+    assert_eq!(bn[0]["content"][0]["text"], seeded[0]["content"]);
+    assert_eq!(bn[1]["content"][0]["text"], seeded[1]["content"]);
     assert_eq!(
         bn[2]["content"],
         json!([
@@ -648,15 +653,18 @@ async fn rewrites_keep_math_and_diagrams_as_blocknote_reads_them() {
     assert_eq!(
         (
             &bn[3]["type"],
-            &bn[3]["props"],
+            &bn[3]["props"]["language"],
             &bn[3]["content"][0]["text"]
         ),
-        (&json!("diagram"), &json!({}), &json!("graph LR\n  A --> B"))
+        (
+            &json!("codeBlock"),
+            &json!("mermaid"),
+            &json!("graph LR\n  A --> B")
+        )
     );
-    assert_eq!(bn[4]["type"], "paragraph");
     assert_eq!(
-        bn[4]["content"][1],
-        json!({"type": "math", "props": {}, "content": "\\alpha"})
+        bn[4]["content"],
+        json!([{"type": "text", "text": "Costs $5, or $x$ and $10, now $\\alpha$", "styles": {}}])
     );
 }
 

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::blocknote::markdown::import::MathInput;
 use crate::blocknote::nesting::MAX_NESTING;
 use crate::blocknote::read::default_value;
 use crate::blocknote::schema::{ContentKind, DIAGRAM, MATH_BLOCK, block_spec};
@@ -458,6 +459,10 @@ impl Writer<'_> {
     }
 
     fn inline(&mut self, b: &Block, inline: &[Inline], in_table: bool) -> String {
+        // Where `$` reads as math (inline content holding inline math, read back as a rewrite
+        // keeping it; any once math is written), a literal one is `\$`; elsewhere, as in
+        // documents without math, it stays as it is.
+        let dollars = MathInput::rewriting(inline).reads_dollars();
         let mut s = String::new();
         let mut i = 0;
         while i < inline.len() {
@@ -469,13 +474,13 @@ impl Writer<'_> {
                         if r.link.as_deref() != Some(href.as_str()) {
                             break;
                         }
-                        inner.push_str(&self.run(b, r, in_table));
+                        inner.push_str(&self.run(b, r, in_table, dollars));
                         i += 1;
                     }
                     s.push_str(&format!("[{inner}]({})", url_escape(&href)));
                     continue;
                 }
-                Inline::Text(r) => s.push_str(&self.run(b, r, in_table)),
+                Inline::Text(r) => s.push_str(&self.run(b, r, in_table, dollars)),
                 Inline::HardBreak => s.push_str(if in_table { "<br>" } else { "\\\n" }),
                 Inline::Element { kind, attrs } => {
                     let title = attrs
@@ -539,7 +544,7 @@ impl Writer<'_> {
         format!("${body}$")
     }
 
-    fn run(&mut self, b: &Block, r: &TextRun, in_table: bool) -> String {
+    fn run(&mut self, b: &Block, r: &TextRun, in_table: bool, dollars: bool) -> String {
         let st = &r.styles;
         if st.underline {
             self.lose(b, "underline");
@@ -563,6 +568,9 @@ impl Writer<'_> {
             format!("{ticks}{pad}{}{pad}{ticks}", r.text)
         } else {
             let mut e = escape(&r.text);
+            if dollars {
+                e = e.replace('$', "\\$");
+            }
             if in_table {
                 e = e.replace('|', "\\|");
             }
@@ -679,8 +687,7 @@ pub fn escape(t: &str) -> String {
     let mut s = String::with_capacity(t.len());
     for (i, c) in t.chars().enumerate() {
         match c {
-            // `$` opens inline math.
-            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '~' | '$' => {
+            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '~' => {
                 s.push('\\');
                 s.push(c);
             }

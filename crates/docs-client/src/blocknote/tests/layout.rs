@@ -217,15 +217,6 @@ pub(super) fn all_writable() -> Vec<NewBlock> {
                 },
             )),
         ]),
-        NewBlock::new("mathBlock").text("\\int_0^1 x\\,dx\n= \\frac{1}{2}"),
-        NewBlock::new("diagram").text("graph TD\n  A --> B"),
-        NewBlock::new("paragraph").inline(vec![
-            t("area "),
-            Inline::Math {
-                latex: "\\pi r^2".into(),
-            },
-            t(" here"),
-        ]),
     ]
 }
 
@@ -344,21 +335,6 @@ fn every_writable_type_round_trips() {
                 _ => &[],
             })
             .unwrap()
-    );
-    assert_eq!(b(19).kind, "mathBlock");
-    assert_eq!(b(19).props, Props::new());
-    assert_eq!(b(19).plain_text(), "\\int_0^1 x\\,dx\n= \\frac{1}{2}");
-    assert_eq!(b(20).kind, "diagram");
-    assert_eq!(b(20).plain_text(), "graph TD\n  A --> B");
-    assert_eq!(
-        b(21).inline().unwrap(),
-        &[
-            t("area "),
-            Inline::Math {
-                latex: "\\pi r^2".into()
-            },
-            t(" here")
-        ][..]
     );
 
     // the same blocks re-read after a full Yjs update exchange are identical
