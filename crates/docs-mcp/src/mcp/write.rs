@@ -102,15 +102,15 @@ pub struct InsertBlocksArgs {
     /// Where: `{"at": "start"|"end"}`, or `{"at": "before"|"after"|"first_child_of"|"last_child_of", "block_id": ID}`.
     pub position: Position,
     /// Markdown to insert (headings, lists, task lists, tables, code fences, quotes...).
-    /// `$$…$$` alone (or a code fence of language `math`) is a math block, `$…$` inline math
-    /// (`\$` for a dollar), a code fence of language `mermaid` a diagram (Docs 5.6+).
+    /// Math and diagrams are not written: `$…$` and `$$…$$` stay text, a `mermaid` or `math`
+    /// fence is a code block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
     /// Typed blocks instead of markdown, e.g. `{"type": "callout", "props": {"emoji": "💡"},
     /// "content": "Inline **markdown**"}`. Types: paragraph, heading (props.level 1-6),
     /// bulletListItem, numberedListItem, checkListItem (props.checked), toggleListItem,
     /// quote, codeBlock (props.language), divider, pageBreak, image, video, audio, file, pdf
-    /// (props.url), table, callout, mathBlock (content: LaTeX), diagram (content: Mermaid).
+    /// (props.url), table, callout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<serde_json::Value>>,
     /// Why you make this edit (shown to the user).
@@ -126,8 +126,9 @@ pub struct UpdateBlockArgs {
     /// Document id (UUID) or URL (https://HOST/docs/<id>/).
     pub document: String,
     pub block_id: String,
-    /// The block's whole new text as inline markdown (plain source for codeBlock, mathBlock,
-    /// diagram); applied as a minimal diff.
+    /// The block's whole new text as inline markdown; applied as a minimal diff. Inline math
+    /// it holds (read as `$…$`) is kept where you leave it; other `$…$` is text. Math and
+    /// diagram blocks cannot be edited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// A new block type, keeping the text (e.g. paragraph → heading).
