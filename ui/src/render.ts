@@ -18,6 +18,8 @@ const TYPE_NAMES: Record<string, string> = {
   toggleListItem: "toggle list",
   quote: "quote",
   codeBlock: "code block",
+  mathBlock: "formula",
+  diagram: "diagram",
   callout: "callout",
   table: "table",
   divider: "divider",
@@ -61,10 +63,17 @@ function asLink(item: InlineJson): { href: string; content: StyledText[] } {
   return { href: typeof href === "string" ? href : "", content: Array.isArray(content) ? (content as StyledText[]) : [] };
 }
 
+/** Inline math's LaTeX source (its content is plain text). */
+function latexOf(item: InlineJson): string {
+  const content = (item as { content?: unknown }).content;
+  return typeof content === "string" ? content : "";
+}
+
 function plainOf(items: InlineJson[] | undefined): string {
   return (items ?? []).map((item) => {
     if (item.type === "text") return (item as StyledText).text;
     if (item.type === "link") return plainOf(asLink(item).content);
+    if (item.type === "math") return latexOf(item);
     return String((item as { props?: { title?: unknown } }).props?.title ?? "");
   }).join("");
 }
@@ -76,6 +85,8 @@ export function renderInline(items: InlineJson[] | undefined): Node[] {
       const l = asLink(item);
       return link(l.href, l.content.map(styled));
     }
+    // Inline math: its LaTeX source between dollars, as markdown shows it.
+    if (item.type === "math") return h("code", { class: "inline-math" }, `$${latexOf(item)}$`);
     // Other inline content (a link to another document, a mention): its title, as text.
     return h("span", { class: "inline-other" }, plainOf([item]) || `[${item.type}]`);
   });
@@ -107,7 +118,10 @@ function renderOwn(block: BlockJson, inline: Node[] | null, number: number): HTM
     case "quote":
       return h("blockquote", { class: "bn-quote" }, ...text());
     case "codeBlock":
-      return h("pre", { class: "bn-code" }, h("code", {}, ...(inline ?? [plainOf(block.content as InlineJson[])])));
+    case "mathBlock":
+    case "diagram":
+      // Source shown as written: code, LaTeX, Mermaid.
+      return h("pre", { class: `bn-code bn-${block.type}` }, h("code", {}, ...(inline ?? [plainOf(block.content as InlineJson[])])));
     case "callout":
       return h("p", { class: "bn-callout" }, ...text());
     case "divider":

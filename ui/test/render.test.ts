@@ -65,6 +65,18 @@ describe("a block as Docs renders it", () => {
     expect(texts(root, ".bn-table td")).toEqual(["a", "b"]);
   });
 
+  it("shows formulas and diagrams by their source", () => {
+    const root = html(h(renderBlocks([
+      block("m", "mathBlock", [text("E = mc^2")]),
+      block("g", "diagram", [text("graph TD\n  A --> B")]),
+      block("p", "paragraph", [text("Area "), { type: "math", props: {}, content: "\\pi r^2" } as never, text(".")]),
+    ])));
+    expect(root.querySelector("pre.bn-mathBlock code")!.textContent).toBe("E = mc^2");
+    expect(root.querySelector("pre.bn-diagram code")!.textContent).toBe("graph TD\n  A --> B");
+    expect(root.querySelector(".inline-math")!.textContent).toBe("$\\pi r^2$");
+    expect(root.querySelector('[data-type="paragraph"]')!.textContent).toBe("Area $\\pi r^2$.");
+  });
+
   it("writes a document's text as text, never as markup", () => {
     const root = html(renderBlock(block("x", "paragraph", [text('<img src=x onerror="alert(1)">')])));
     expect(root.querySelector("img")).toBeNull();

@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use docs_client::DocumentSession;
 use docs_client::blocknote::{
-    self, ChildrenMode, Inline, NewBlock, NewContent, Position, PropValue, Props, Styles,
-    TableCell, TableContent, TableRow, TextRun, json::blocks_json,
+    self, ChildrenMode, Inline, ModelError, NewBlock, NewContent, Position, PropValue, Props,
+    Styles, TableCell, TableContent, TableRow, TextRun, json::blocks_json,
 };
 use serde_json::{Value, json};
 use support::*;
@@ -421,6 +421,251 @@ async fn every_writable_block_type_is_parsed_by_blocknote_as_written() {
     assert_eq!(last["content"][1]["type"], "interlinkingLinkInline");
     assert_eq!(last["content"][1]["props"]["title"], "Another doc");
     assert_eq!(last["content"][1]["props"]["disabled"], json!(false));
+}
+
+/// Math and diagram blocks and inline math as BlockNote stores them (Docs 5.6's specs), and
+/// a paragraph of dollars without math.
+fn math_blocks_json() -> Value {
+    json!([
+        {"type": "mathBlock", "content": "E = mc^2\n\\frac{a}{b}"},
+        {"type": "diagram", "content": "sequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello"},
+        {"type": "paragraph", "content": [
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "content": "\\pi r^2"},
+            {"type": "text", "text": " of a disc, ", "styles": {}},
+            {"type": "text", "text": "for $5.", "styles": {"italic": true}},
+        ]},
+        {"type": "codeBlock", "props": {"language": "mermaid"}, "content": "graph LR\n  A --> B"},
+        {"type": "mathBlock"},
+        {"type": "paragraph", "content": "Costs $5, or $x$ and $10"},
+    ])
+}
+
+fn block_ids(session: &DocumentSession) -> Vec<String> {
+    let frag = blocknote::document_fragment(session.doc());
+    let txn = yrs::Transact::transact(session.doc());
+    blocknote::read_document(&txn, &frag)
+        .blocks
+        .iter()
+        .map(|b| b.id.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn math_and_diagrams_seeded_by_blocknote_read_as_blocknote_reads_them() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("math").blocks(math_blocks_json()))
+        .await
+        .unwrap();
+    let stored = server.stored(id).await.unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert_same(&our_json(&session), &stored.blocks);
+    let document = {
+        let frag = blocknote::document_fragment(session.doc());
+        blocknote::read_document(&yrs::Transact::transact(session.doc()), &frag)
+    };
+    session.close().await.unwrap();
+    // Typed, not opaque; inline math with its LaTeX.
+    assert!(document.blocks.iter().all(|b| !b.is_opaque()));
+    assert_eq!(
+        document.blocks[2].inline().unwrap()[1],
+        Inline::Math {
+            latex: "\\pi r^2".into()
+        }
+    );
+    // Our markdown: what BlockNote's own export writes, but for dollars in text next to
+    // inline math (escaped, so a rewrite of that text reads them back as text and keeps the
+    // formula) and the empty math block (`$$` lines BlockNote separates with a blank line,
+    // which would read back as two paragraphs). Dollars elsewhere stay as they are.
+    let ours = blocknote::export_markdown(&document.blocks, &Default::default());
+    assert_eq!(ours.fidelity, vec![]);
+    assert_eq!(
+        ours.markdown,
+        "$$\nE = mc^2\n\\frac{a}{b}\n$$\n\n\
+         ```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello\n```\n\n\
+         Area $\\pi r^2$ of a disc, *for \\$5.*\n\n\
+         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n$$\n\n\
+         Costs $5, or $x$ and $10\n"
+    );
+    assert_eq!(
+        stored.markdown,
+        "$$\nE = mc^2\n\\frac{a}{b}\n$$\n\n\
+         ```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n\n  Bob-->>Alice: Hello\n```\n\n\
+         Area $\\pi r^2$ of a disc, *for $5.*\n\n\
+         ```mermaid\ngraph LR\n  A --> B\n```\n\n$$\n\n$$\n\n\
+         Costs $5, or $x$ and $10\n"
+    );
+}
+
+#[tokio::test]
+async fn math_and_diagrams_are_not_written_their_markdown_is_text_and_code() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("math md").markdown("Existing first block"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    // Typed math and diagram blocks are refused, saying why; their markdown is text and code
+    // blocks, as before math and diagrams.
+    let markdown = "$$\n\\sum_{i=1}^n i = \\frac{n(n+1)}{2}\n$$\n\n\
+                    ```mermaid\nflowchart LR\n  A --> B\n```\n\n\
+                    ```math\na\n\n- b\n```\n\n\
+                    Inline $e^{i\\pi}$ and **$x$** cost \\$5, or $5,$10.\n";
+    let blocks = blocknote::import_markdown(markdown).unwrap();
+    let frag = blocknote::document_fragment(session.doc());
+    let refused = session
+        .write(move |txn| {
+            let refused = ["mathBlock", "diagram"].map(|kind| {
+                blocknote::insert_blocks(
+                    txn,
+                    &frag,
+                    &Position::End,
+                    &[NewBlock::new(kind).text("x")],
+                )
+                .unwrap_err()
+            });
+            blocknote::insert_blocks(txn, &frag, &Position::End, &blocks).map(|_| refused)
+        })
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    for (error, kind) in refused.iter().zip(["mathBlock", "diagram"]) {
+        assert!(
+            matches!(error, ModelError::NotWritable { block_type, .. } if block_type == kind),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains(
+                "Docs' editor schema for math and diagram blocks (Docs 5.6) is not confirmed; \
+                 they are read-only here"
+            ),
+            "{error}"
+        );
+    }
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    let bn = stored.blocks.as_array().unwrap();
+    assert_eq!(bn.len(), 5);
+    assert_eq!(
+        bn[1]["content"],
+        json!([{"type": "text", "text": "$$ \\sum_{i=1}^n i = \\frac{n(n+1)}{2} $$", "styles": {}}])
+    );
+    assert_eq!(
+        (&bn[2]["type"], &bn[2]["props"]["language"]),
+        (&json!("codeBlock"), &json!("mermaid"))
+    );
+    assert_eq!(bn[2]["content"][0]["text"], "flowchart LR\n  A --> B");
+    assert_eq!(
+        (&bn[3]["type"], &bn[3]["props"]["language"]),
+        (&json!("codeBlock"), &json!("math"))
+    );
+    assert_eq!(bn[3]["content"][0]["text"], "a\n\n- b");
+    assert_eq!(
+        bn[4]["content"],
+        json!([
+            {"type": "text", "text": "Inline $e^{i\\pi}$ and ", "styles": {}},
+            {"type": "text", "text": "$x$", "styles": {"bold": true}},
+            {"type": "text", "text": " cost $5, or $5,$10.", "styles": {}},
+        ])
+    );
+}
+
+#[tokio::test]
+async fn rewrites_keep_math_and_diagrams_as_blocknote_reads_them() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("math edits").blocks(math_blocks_json()))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let ids = block_ids(&session);
+    let frag = blocknote::document_fragment(session.doc());
+    let ops = ids.clone();
+    let refused = session
+        .write(move |txn| {
+            let document = blocknote::read_document(txn, &frag);
+            // Math and diagram blocks: their text and type are not edited, nothing becomes
+            // one.
+            let refused = [
+                blocknote::set_block_text(txn, &frag, &ops[0], "e^{i\\pi} + 1 = 0"),
+                blocknote::set_block_text(txn, &frag, &ops[1], "graph TD\n  X --> Y"),
+                blocknote::update_block(txn, &frag, &ops[4], Some("paragraph"), &Props::new()),
+                blocknote::update_block(txn, &frag, &ops[3], Some("diagram"), &Props::new()),
+            ];
+            // The paragraph's words change around its inline math, as an agent would rewrite
+            // the markdown it read.
+            let text = blocknote::inline_markdown(&document.blocks[2]).replace("disc", "circle");
+            blocknote::set_block_text(txn, &frag, &ops[2], &text)?;
+            // New inline math is text.
+            let text = format!(
+                "{}, now $\\alpha$",
+                blocknote::inline_markdown(&document.blocks[5])
+            );
+            blocknote::set_block_text(txn, &frag, &ops[5], &text)?;
+            // A math block is deleted like any block.
+            blocknote::delete_blocks(txn, &frag, &ops[4..5], ChildrenMode::Delete)?;
+            Ok::<_, blocknote::ModelError>(refused)
+        })
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    for error in refused {
+        assert!(
+            matches!(error, Err(ModelError::NotWritable { .. })),
+            "{error:?}"
+        );
+    }
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    let seeded = math_blocks_json();
+    let bn = stored.blocks.as_array().unwrap();
+    assert_eq!(bn.len(), 5);
+    assert_eq!(bn[0]["content"][0]["text"], seeded[0]["content"]);
+    assert_eq!(bn[1]["content"][0]["text"], seeded[1]["content"]);
+    assert_eq!(
+        bn[2]["content"],
+        json!([
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "props": {}, "content": "\\pi r^2"},
+            {"type": "text", "text": " of a circle, ", "styles": {}},
+            {"type": "text", "text": "for $5.", "styles": {"italic": true}},
+        ])
+    );
+    assert_eq!(
+        (
+            &bn[3]["type"],
+            &bn[3]["props"]["language"],
+            &bn[3]["content"][0]["text"]
+        ),
+        (
+            &json!("codeBlock"),
+            &json!("mermaid"),
+            &json!("graph LR\n  A --> B")
+        )
+    );
+    assert_eq!(
+        bn[4]["content"],
+        json!([{"type": "text", "text": "Costs $5, or $x$ and $10, now $\\alpha$", "styles": {}}])
+    );
 }
 
 /// A markdown list nested `depth` levels deep, one item (`l1`, `l2`...) a line.

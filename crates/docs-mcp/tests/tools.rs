@@ -412,6 +412,143 @@ async fn apply_edits_is_atomic_and_errors_have_stable_codes() {
 }
 
 #[tokio::test]
+async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Maths").blocks(json!([
+            {"type": "mathBlock", "content": "E = mc^2"},
+            {"type": "diagram", "content": "graph TD\n  A --> B"},
+            {"type": "paragraph", "content": [
+                {"type": "text", "text": "Area ", "styles": {}},
+                {"type": "math", "content": "\\pi r^2"},
+                {"type": "text", "text": " of a disc", "styles": {}},
+            ]},
+            {"type": "paragraph", "content": "Costs $5 or $10"},
+        ])))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+
+    // Read: typed blocks, their source in markdown; dollars without math stay as they are.
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let blocks = read["blocks"].as_array().unwrap();
+    assert_eq!(blocks[0]["type"], "mathBlock");
+    assert_eq!(blocks[1]["type"], "diagram");
+    assert_eq!(
+        blocks[2]["content"][1],
+        json!({"type": "math", "props": {}, "content": "\\pi r^2"})
+    );
+    let block = |i: usize| blocks[i]["id"].as_str().unwrap().to_owned();
+    let markdown = agent.ok("read_document", json!({"document": doc})).await["markdown"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for shown in [
+        "$$\nE = mc^2\n$$",
+        "```mermaid\ngraph TD\n  A --> B\n```",
+        "Area $\\pi r^2$ of a disc",
+        "Costs $5 or $10",
+    ] {
+        assert!(markdown.contains(shown), "{shown:?} in {markdown}");
+    }
+
+    // Not written: typed blocks, their text; the error says why, with a stable code.
+    let before = server.stored(id).await.unwrap().blocks;
+    for (tool, arguments) in [
+        (
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "blocks": [{"type": "mathBlock", "content": "x^2"}]}),
+        ),
+        (
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "blocks": [{"type": "diagram", "content": "graph LR"}]}),
+        ),
+        (
+            "update_block",
+            json!({"document": doc, "block_id": block(0), "text": "x^2"}),
+        ),
+        (
+            "update_block",
+            json!({"document": doc, "block_id": block(3), "type": "diagram"}),
+        ),
+    ] {
+        let error = agent.err(tool, arguments).await;
+        assert_eq!(error["code"], "UNSUPPORTED_BLOCK_TYPE", "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains(
+                "Docs' editor schema for math and diagram blocks (Docs 5.6) is not confirmed; \
+                 they are read-only here"
+            ),
+            "{error}"
+        );
+        assert!(!error["hint"].as_str().unwrap().is_empty());
+    }
+    assert_eq!(server.stored(id).await.unwrap().blocks, before);
+
+    // Markdown of math and diagrams is text and code.
+    agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "markdown": "```mermaid\ngraph LR\n```\n\nNew $x^2$ here"}),
+        )
+        .await;
+    let stored = server.stored(id).await.unwrap().blocks;
+    assert_eq!(
+        (&stored[4]["type"], &stored[4]["props"]["language"]),
+        (&json!("codeBlock"), &json!("mermaid"))
+    );
+    assert_eq!(
+        stored[5]["content"],
+        json!([{"type": "text", "text": "New $x^2$ here", "styles": {}}])
+    );
+
+    // A rewrite around inline math keeps it.
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": block(2), "text": "Area $\\pi r^2$ of a circle"}),
+        )
+        .await;
+    assert_eq!(
+        server.stored(id).await.unwrap().blocks[2]["content"],
+        json!([
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "props": {}, "content": "\\pi r^2"},
+            {"type": "text", "text": " of a circle", "styles": {}},
+        ])
+    );
+
+    // Deleted like any block; its undo would write one, so the edit cannot be undone.
+    let deleted = agent
+        .ok(
+            "delete_blocks",
+            json!({"document": doc, "block_ids": [block(1)]}),
+        )
+        .await;
+    assert_eq!(deleted["status"], "applied");
+    assert_eq!(
+        server.stored(id).await.unwrap().blocks[1]["type"],
+        "paragraph"
+    );
+    let undo = agent
+        .err(
+            "undo_edit",
+            json!({"edit_id": deleted["edit_id"].as_str().unwrap()}),
+        )
+        .await;
+    assert_eq!(undo["code"], "EDIT_CONFLICT", "{undo}");
+}
+
+#[tokio::test]
 async fn a_write_quoting_an_old_revision_is_refused_after_a_human_edit() {
     let server = DocsServer::start().await.unwrap();
     let id = server

@@ -8,6 +8,7 @@ import {
   defaultBlockSpecs,
   defaultInlineContentSpecs,
   defaultProps,
+  parsePreCodeContent,
   withPageBreak,
 } from '@blocknote/core';
 
@@ -131,6 +132,105 @@ const InterlinkingLinkInline = createInlineContentSpec(
   },
 );
 
+// Docs 5.6's math and diagram blocks come from `@blocknote/math-block` and
+// `@blocknote/diagram-block`, which the npm registry reachable here does not have. These
+// specs store exactly what theirs do — the same type names (`mathBlock`, `diagram`, inline
+// `math`), no props, `content: 'plain'` (one unmarked text, `\n` for line breaks) — and parse
+// the same HTML: `<math display="block|inline">` (LaTeX from its TeX annotation, else its
+// text) and, before the code block, `<pre><code>` whose language is `mermaid`. Their
+// rendering (KaTeX, Mermaid) is left out: nothing here displays a document.
+// Sources: ARCHITECTURE.md, "Math and diagram blocks".
+const latexOf = (el) => {
+  const tex = [...el.getElementsByTagName('annotation')].find(
+    (a) => a.getAttribute('encoding') === 'application/x-tex',
+  );
+  return (tex ? tex.textContent : el.textContent).trim();
+};
+
+const mathContent = ({ el, schema }) => {
+  const latex = latexOf(el);
+  return latex ? schema.text(latex) : undefined;
+};
+
+const MathBlock = createBlockSpec(
+  { type: 'mathBlock', propSchema: {}, content: 'plain' },
+  {
+    meta: { code: true, defining: true, isolating: false },
+    parse: (el) =>
+      el.nodeName.toLowerCase() === 'math' && el.getAttribute('display') === 'block' ? {} : undefined,
+    parseContent: (opts) => {
+      const text = mathContent(opts);
+      return text && opts.schema.nodes.mathBlock.create(null, text).content;
+    },
+    render: () => {
+      const dom = el('div', { 'data-content-type': 'mathBlock' });
+      const contentDOM = el('code');
+      dom.appendChild(contentDOM);
+      return { dom, contentDOM };
+    },
+    toExternalHTML: () => {
+      const dom = el('math', { xmlns: 'http://www.w3.org/1998/Math/MathML', display: 'block' });
+      return { dom, contentDOM: dom };
+    },
+  },
+);
+
+const mermaidCode = (el) => {
+  if (el.tagName !== 'PRE' || el.childElementCount !== 1) return undefined;
+  const code = el.firstElementChild;
+  if (code.tagName !== 'CODE') return undefined;
+  const language =
+    code.getAttribute('data-language') ||
+    code.className
+      .split(' ')
+      .find((name) => name.startsWith('language-'))
+      ?.replace('language-', '');
+  return language === 'mermaid' ? {} : undefined;
+};
+
+const Diagram = createBlockSpec(
+  { type: 'diagram', propSchema: {}, content: 'plain' },
+  {
+    meta: { code: true, defining: true, isolating: false },
+    parse: mermaidCode,
+    parseContent: (opts) => parsePreCodeContent(opts, 'diagram'),
+    runsBefore: ['codeBlock'],
+    render: () => {
+      const dom = el('pre', { 'data-content-type': 'diagram' });
+      const contentDOM = el('code');
+      dom.appendChild(contentDOM);
+      return { dom, contentDOM };
+    },
+    toExternalHTML: () => {
+      const dom = el('pre');
+      const contentDOM = el('code', { class: 'language-mermaid', 'data-language': 'mermaid' });
+      dom.appendChild(contentDOM);
+      return { dom, contentDOM };
+    },
+  },
+);
+
+const InlineMath = createInlineContentSpec(
+  { type: 'math', propSchema: {}, content: 'plain' },
+  {
+    meta: { code: true },
+    parse: (el) =>
+      el.nodeName.toLowerCase() === 'math' && el.getAttribute('display') === 'inline' ? {} : undefined,
+    parseContent: (opts) => {
+      const text = mathContent(opts);
+      return text && opts.schema.nodes.paragraph.create(null, text).content;
+    },
+    render: () => {
+      const dom = el('span', { 'data-inline-content-type': 'math' });
+      return { dom, contentDOM: dom };
+    },
+    toExternalHTML: () => {
+      const dom = el('math', { xmlns: 'http://www.w3.org/1998/Math/MathML', display: 'inline' });
+      return { dom, contentDOM: dom };
+    },
+  },
+);
+
 export const docsSchema = withPageBreak(
   BlockNoteSchema.create({
     blockSpecs: {
@@ -138,10 +238,13 @@ export const docsSchema = withPageBreak(
       callout: Callout(),
       pdf: Pdf(),
       uploadLoader: UploadLoader(),
+      mathBlock: MathBlock(),
+      diagram: Diagram(),
     },
     inlineContentSpecs: {
       ...defaultInlineContentSpecs,
       interlinkingLinkInline: InterlinkingLinkInline,
+      math: InlineMath,
     },
   }),
 );

@@ -21,8 +21,9 @@ use yrs::{
     Any, OffsetKind, Out, Text, TransactionMut, XmlElementRef, XmlFragment, XmlOut, XmlTextRef,
 };
 
-use super::inline::{char_len, offset_kind, read_attrs, run_attrs, run_from_attrs, write_inline};
-use super::schema::HARD_BREAK;
+use super::inline::{
+    char_len, offset_kind, read_inline_element, run_attrs, run_from_attrs, write_inline,
+};
 use super::tree::{Inline, Props, Styles, TextRun};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -30,6 +31,7 @@ enum Key {
     Char(char),
     Break,
     Elem(String),
+    Math(String),
 }
 
 #[derive(Debug, Clone)]
@@ -44,6 +46,10 @@ enum Atom {
         kind: String,
         attrs: Props,
     },
+    /// Inline math: replaced as a whole when its LaTeX changes.
+    Math {
+        latex: String,
+    },
 }
 
 impl Atom {
@@ -55,6 +61,7 @@ impl Atom {
                 "{kind}{}",
                 serde_json::to_string(attrs).unwrap_or_default()
             )),
+            Atom::Math { latex } => Key::Math(latex.clone()),
         }
     }
 }
@@ -105,14 +112,12 @@ fn read_old(txn: &TransactionMut, node: &XmlElementRef, kind: OffsetKind) -> Old
                 old.texts.push((t, ci));
             }
             XmlOut::Element(e) => {
-                if e.tag().as_ref() == HARD_BREAK {
-                    old.atoms.push(Atom::Break);
-                } else {
-                    old.atoms.push(Atom::Elem {
-                        kind: e.tag().to_string(),
-                        attrs: read_attrs(txn, &e),
-                    });
-                }
+                old.atoms.push(match read_inline_element(txn, &e) {
+                    Inline::Math { latex } => Atom::Math { latex },
+                    Inline::Element { kind, attrs } => Atom::Elem { kind, attrs },
+                    // An element is never text: what is left is a hard break.
+                    Inline::HardBreak | Inline::Text(_) => Atom::Break,
+                });
                 old.places.push(Place::Child { child: ci });
             }
             XmlOut::Fragment(_) => {}
@@ -134,6 +139,9 @@ fn new_atoms(inline: &[Inline]) -> Vec<Atom> {
             Inline::Element { kind, attrs } => out.push(Atom::Elem {
                 kind: kind.clone(),
                 attrs: attrs.clone(),
+            }),
+            Inline::Math { latex } => out.push(Atom::Math {
+                latex: latex.clone(),
             }),
         }
     }
@@ -163,6 +171,9 @@ fn atoms_to_inline(atoms: &[Atom]) -> Vec<Inline> {
             Atom::Elem { kind, attrs } => out.push(Inline::Element {
                 kind: kind.clone(),
                 attrs: attrs.clone(),
+            }),
+            Atom::Math { latex } => out.push(Inline::Math {
+                latex: latex.clone(),
             }),
         }
     }

@@ -9,7 +9,9 @@ use thiserror::Error;
 pub enum ModelError {
     #[error("unknown block type `{block_type}`; use one of: {allowed}")]
     UnknownBlockType { block_type: String, allowed: String },
-    #[error("block type `{block_type}` cannot be written (it is {reason}); pick a writable type")]
+    #[error(
+        "block type `{block_type}` cannot be written: {reason}; use a writable type, or leave such blocks as they are"
+    )]
     NotWritable { block_type: String, reason: String },
     #[error("block type `{block_type}` has no prop `{prop}`; its props are: {allowed}")]
     UnknownProp {

@@ -12,7 +12,7 @@ use yrs::{
     XmlElementRef, XmlFragment, XmlOut, XmlTextPrelim,
 };
 
-use super::schema::{COMMENT_MARK_PREFIX, HARD_BREAK, LINK_MARK};
+use super::schema::{COMMENT_MARK_PREFIX, HARD_BREAK, INLINE_MATH, LINK_MARK};
 use super::tree::{Inline, PropValue, Props, Styles, TextRun};
 
 /// Length of `s` in the document's text offset unit.
@@ -172,20 +172,26 @@ pub(crate) fn read_inline<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> Vec<Inli
                     }
                 }
             }
-            XmlOut::Element(e) => {
-                if e.tag().as_ref() == HARD_BREAK {
-                    out.push(Inline::HardBreak);
-                } else {
-                    out.push(Inline::Element {
-                        kind: e.tag().to_string(),
-                        attrs: read_attrs(txn, &e),
-                    });
-                }
-            }
+            XmlOut::Element(e) => out.push(read_inline_element(txn, &e)),
             XmlOut::Fragment(_) => {}
         }
     }
     normalize_inline(out)
+}
+
+/// Reads an element inside inline content: a hard break, inline math (its text is its LaTeX
+/// source) or another inline element (its attributes).
+pub(crate) fn read_inline_element<T: ReadTxn>(txn: &T, e: &XmlElementRef) -> Inline {
+    match e.tag().as_ref() {
+        HARD_BREAK => Inline::HardBreak,
+        INLINE_MATH => Inline::Math {
+            latex: deep_text(txn, e),
+        },
+        tag => Inline::Element {
+            kind: tag.to_string(),
+            attrs: read_attrs(txn, e),
+        },
+    }
 }
 
 /// Merges adjacent runs with equal styles/link/comments and drops empty runs.
@@ -289,6 +295,17 @@ pub(crate) fn write_inline(
                 let el = node.insert(txn, index, XmlElementPrelim::empty(tag.as_str()));
                 for (k, v) in attrs {
                     el.insert_attribute(txn, k.as_str(), prop_to_any(v));
+                }
+                index += 1;
+                i += 1;
+            }
+            Inline::Math { latex } => {
+                // As y-prosemirror stores a `text*` inline node: no attributes, its text in one
+                // XmlText (none when empty).
+                let el = node.insert(txn, index, XmlElementPrelim::empty(INLINE_MATH));
+                if !latex.is_empty() {
+                    let t = el.insert(txn, 0, XmlTextPrelim::new(""));
+                    t.insert(txn, 0, latex);
                 }
                 index += 1;
                 i += 1;

@@ -34,7 +34,8 @@ fn text_json(r: &TextRun) -> Value {
 
 /// Inline content as BlockNote JSON, built exactly like BlockNote's
 /// `contentNodeToInlineContent`: styled text, `{type:"link", href, content}`, custom inline
-/// content as `{type, props}`. A hard break is appended as `"\n"` to the text being built,
+/// content as `{type, props}` (inline math, whose content is `"plain"`, as `{type: "math",
+/// props: {}, content: "<latex>"}`). A hard break is appended as `"\n"` to the text being built,
 /// whatever its styles, or to the last text of the link being built (so `"a link\n"` inside
 /// the link); only with nothing before it does it start a plain text.
 pub fn inline_json(inline: &[Inline]) -> Value {
@@ -62,6 +63,10 @@ pub fn inline_json(inline: &[Inline]) -> Value {
                     .map(|(k, v)| (k.clone(), v.to_json()))
                     .collect();
                 out.push(json!({"type": kind, "props": props}));
+            }
+            Inline::Math { latex } => {
+                out.extend(cur.take());
+                out.push(json!({"type": "math", "props": {}, "content": latex}));
             }
             Inline::Text(r) => {
                 let styles = styles_json(&r.styles);

@@ -266,7 +266,7 @@ pub(crate) fn read_block_alone<T: ReadTxn>(
     };
     let tag = node.tag().to_string();
     let (props, content) = match block_spec(&tag) {
-        Some(spec) if spec.writable => (
+        Some(spec) if spec.read_typed() => (
             typed_props(txn, &node, spec.props),
             read_content(txn, &node, spec),
         ),

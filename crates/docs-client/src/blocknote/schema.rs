@@ -11,6 +11,14 @@ pub const BLOCK_CONTAINER: &str = "blockContainer";
 pub const HARD_BREAK: &str = "hardBreak";
 /// Docs' inline link to another document.
 pub const INTERLINKING_LINK_INLINE: &str = "interlinkingLinkInline";
+/// Inline math (`@blocknote/math-block`, Docs ≥ 5.6): an element holding its LaTeX source as
+/// one plain text, no attributes.
+pub const INLINE_MATH: &str = "math";
+/// Math block (`@blocknote/math-block`, Docs ≥ 5.6): its LaTeX source as plain content.
+pub const MATH_BLOCK: &str = "mathBlock";
+/// Diagram block (`@blocknote/diagram-block`, Docs ≥ 5.6): its Mermaid source as plain
+/// content.
+pub const DIAGRAM: &str = "diagram";
 pub const TABLE_ROW: &str = "tableRow";
 pub const TABLE_HEADER: &str = "tableHeader";
 pub const TABLE_CELL: &str = "tableCell";
@@ -59,7 +67,8 @@ pub struct PropSpec {
 pub enum ContentKind {
     /// Styled text, links, hard breaks and inline elements.
     Inline,
-    /// One plain text without marks (codeBlock).
+    /// One plain text without marks, newlines as `\n` (BlockNote's `plain` content:
+    /// codeBlock, mathBlock, diagram).
     Code,
     /// Nothing (divider, media...).
     None,
@@ -67,17 +76,76 @@ pub enum ContentKind {
     Table,
 }
 
+/// The switch for Docs 5.6's math and diagram blocks and inline math: whether this crate
+/// writes them. Off, they are read typed (`mathBlock` and `diagram` with their source,
+/// inline math as [`Inline::Math`](super::tree::Inline::Math)) and shown in markdown
+/// (`$$…$$`, ```` ```mermaid ````, `$…$`); a rewrite of a block keeps the inline math it holds,
+/// and their blocks may be deleted or moved; but nothing creates or edits them: a typed
+/// `mathBlock` or `diagram`, a change of their text or type, or a change into them is refused
+/// ([`ModelError::NotWritable`](super::error::ModelError::NotWritable), saying
+/// [`MATH_NOT_CONFIRMED`]), so is typed inline math that the content did not hold, and
+/// markdown reads `$…$`, `$$…$$` as text and ```` ```math ````, ```` ```mermaid ```` fences as
+/// code blocks of those languages. Everything that depends on it asks it through [`Access`]
+/// (the blocks) and `markdown::import::MathInput` (inline math, markdown).
+///
+/// Why off: the stored names come from BlockNote's packages, not from Docs' own editor schema
+/// (its 5.6 `BlockNoteEditor.tsx` could not be read), and an instance older than 5.6 has none
+/// of them, so its browsers would delete them (a browser deletes any node its schema does not
+/// know, text included).
+///
+/// Turn it on once Docs' registration of these blocks is confirmed from its source (the keys,
+/// and whether inline math is registered) AND the instance's release is ≥ 5.6
+/// (`InstanceConfig::release_version`), which makes it a per-instance choice: an option
+/// rather than this const.
+pub const WRITE_MATH_AND_DIAGRAMS: bool = false;
+
+/// Why math and diagram blocks are not written while [`WRITE_MATH_AND_DIAGRAMS`] is off.
+pub const MATH_NOT_CONFIRMED: &str = "Docs' editor schema for math and diagram blocks (Docs 5.6) \
+     is not confirmed; they are read-only here";
+
+/// Whether this crate writes a block type, and how it reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read typed and written.
+    Write,
+    /// Read typed (its props and content as specified), never written, for this reason.
+    ReadOnly(&'static str),
+    /// Read with its attributes as stored (its props are not specified), never written, for
+    /// this reason (uploadLoader).
+    Placeholder(&'static str),
+}
+
+/// Math and diagram blocks: see [`WRITE_MATH_AND_DIAGRAMS`].
+const MATH_ACCESS: Access = if WRITE_MATH_AND_DIAGRAMS {
+    Access::Write
+} else {
+    Access::ReadOnly(MATH_NOT_CONFIRMED)
+};
+
 /// A block type of the schema.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BlockSpec {
     pub name: &'static str,
     pub props: &'static [PropSpec],
     pub content: ContentKind,
-    /// `false` for types that are read but never written (uploadLoader).
-    pub writable: bool,
+    pub access: Access,
 }
 
 impl BlockSpec {
+    pub fn writable(&self) -> bool {
+        self.access == Access::Write
+    }
+    /// Why this type is never written; `None` when it is.
+    pub fn not_written(&self) -> Option<&'static str> {
+        match self.access {
+            Access::Write => None,
+            Access::ReadOnly(why) | Access::Placeholder(why) => Some(why),
+        }
+    }
+    /// Whether its props and content are read as specified (all but placeholders).
+    pub fn read_typed(&self) -> bool {
+        !matches!(self.access, Access::Placeholder(_))
+    }
     pub fn prop(&self, name: &str) -> Option<&'static PropSpec> {
         self.props.iter().find(|p| p.name == name)
     }
@@ -197,41 +265,75 @@ const fn block(
     name: &'static str,
     props: &'static [PropSpec],
     content: ContentKind,
-    writable: bool,
+    access: Access,
 ) -> BlockSpec {
     BlockSpec {
         name,
         props,
         content,
-        writable,
+        access,
     }
 }
 
 /// Every block type this crate models.
 pub const BLOCKS: &[BlockSpec] = &[
-    block("paragraph", DEFAULT_PROPS, ContentKind::Inline, true),
-    block("heading", HEADING_PROPS, ContentKind::Inline, true),
-    block("bulletListItem", DEFAULT_PROPS, ContentKind::Inline, true),
+    block(
+        "paragraph",
+        DEFAULT_PROPS,
+        ContentKind::Inline,
+        Access::Write,
+    ),
+    block("heading", HEADING_PROPS, ContentKind::Inline, Access::Write),
+    block(
+        "bulletListItem",
+        DEFAULT_PROPS,
+        ContentKind::Inline,
+        Access::Write,
+    ),
     block(
         "numberedListItem",
         NUMBERED_PROPS,
         ContentKind::Inline,
-        true,
+        Access::Write,
     ),
-    block("checkListItem", CHECK_PROPS, ContentKind::Inline, true),
-    block("toggleListItem", DEFAULT_PROPS, ContentKind::Inline, true),
-    block("quote", QUOTE_PROPS, ContentKind::Inline, true),
-    block("codeBlock", CODE_PROPS, ContentKind::Code, true),
-    block("divider", &[], ContentKind::None, true),
-    block("pageBreak", &[], ContentKind::None, true),
-    block("image", IMAGE_PROPS, ContentKind::None, true),
-    block("video", IMAGE_PROPS, ContentKind::None, true),
-    block("audio", AUDIO_PROPS, ContentKind::None, true),
-    block("file", FILE_PROPS, ContentKind::None, true),
-    block("table", TABLE_PROPS, ContentKind::Table, true),
-    block("callout", CALLOUT_PROPS, ContentKind::Inline, true),
-    block("pdf", PDF_PROPS, ContentKind::None, true),
-    block("uploadLoader", &[], ContentKind::None, false),
+    block(
+        "checkListItem",
+        CHECK_PROPS,
+        ContentKind::Inline,
+        Access::Write,
+    ),
+    block(
+        "toggleListItem",
+        DEFAULT_PROPS,
+        ContentKind::Inline,
+        Access::Write,
+    ),
+    block("quote", QUOTE_PROPS, ContentKind::Inline, Access::Write),
+    block("codeBlock", CODE_PROPS, ContentKind::Code, Access::Write),
+    block("divider", &[], ContentKind::None, Access::Write),
+    block("pageBreak", &[], ContentKind::None, Access::Write),
+    block("image", IMAGE_PROPS, ContentKind::None, Access::Write),
+    block("video", IMAGE_PROPS, ContentKind::None, Access::Write),
+    block("audio", AUDIO_PROPS, ContentKind::None, Access::Write),
+    block("file", FILE_PROPS, ContentKind::None, Access::Write),
+    block("table", TABLE_PROPS, ContentKind::Table, Access::Write),
+    block("callout", CALLOUT_PROPS, ContentKind::Inline, Access::Write),
+    block("pdf", PDF_PROPS, ContentKind::None, Access::Write),
+    block(
+        "uploadLoader",
+        &[],
+        ContentKind::None,
+        Access::Placeholder("it is a transient upload placeholder"),
+    ),
+    // Docs 5.6's math and diagram blocks (BlockNote 0.54 `@blocknote/math-block` and
+    // `@blocknote/diagram-block`): `propSchema: {}` and `content: "plain"`, so the content
+    // node has no attribute and holds one plain text, like codeBlock. The node names are the
+    // packages' config types (`mathBlock`, `diagram`, inline `math`), which BlockNote uses as
+    // the ProseMirror/Yjs names whatever key a schema registers them under. Sources (commits,
+    // paths) and what stays unconfirmed: ARCHITECTURE.md, "Math and diagram blocks". Read
+    // only until that is confirmed: WRITE_MATH_AND_DIAGRAMS.
+    block(MATH_BLOCK, &[], ContentKind::Code, MATH_ACCESS),
+    block(DIAGRAM, &[], ContentKind::Code, MATH_ACCESS),
 ];
 
 /// Looks a block type up by its node name (case-sensitive).
@@ -243,7 +345,7 @@ pub fn block_spec(name: &str) -> Option<&'static BlockSpec> {
 pub fn writable_names() -> String {
     BLOCKS
         .iter()
-        .filter(|b| b.writable)
+        .filter(|b| b.writable())
         .map(|b| b.name)
         .collect::<Vec<_>>()
         .join(", ")

@@ -187,6 +187,8 @@ pub enum Inline {
         #[serde(default)]
         attrs: Props,
     },
+    /// Inline math (`$…$` in markdown): a `math` element holding its LaTeX source.
+    Math { latex: String },
 }
 
 /// One table cell.
@@ -299,7 +301,8 @@ impl Block {
     }
 }
 
-/// Plain text of inline content; hard breaks become `\n`, interlinks their title.
+/// Plain text of inline content; hard breaks become `\n`, interlinks their title, inline
+/// math its LaTeX source.
 pub fn inline_plain_text(inline: &[Inline]) -> String {
     let mut s = String::new();
     for i in inline {
@@ -311,6 +314,7 @@ pub fn inline_plain_text(inline: &[Inline]) -> String {
                     s.push_str(t);
                 }
             }
+            Inline::Math { latex } => s.push_str(latex),
         }
     }
     s

@@ -1,13 +1,13 @@
 //! Validation of new blocks and content against the schema, before anything is written.
 
 use super::error::{ModelError, ModelResult};
-use super::markdown::import::parse_inline;
+use super::markdown::import::{MathInput, parse_inline_with};
 use super::nesting::check_new_blocks;
 use super::read::default_value;
 use super::schema::{
     ALIGNMENTS, BlockSpec, CELL_PROPS, COLORS, ContentKind, INTERLINK_ATTRS,
-    INTERLINKING_LINK_INLINE, PropDefault, PropSpec, PropType, TABLE_CELL, TABLE_HEADER,
-    block_spec, writable_names,
+    INTERLINKING_LINK_INLINE, MATH_NOT_CONFIRMED, PropDefault, PropSpec, PropType, TABLE_CELL,
+    TABLE_HEADER, block_spec, writable_names,
 };
 use super::tree::{Inline, NewBlock, NewContent, PropValue, Props, TableContent};
 
@@ -34,13 +34,19 @@ pub(crate) fn writable_spec(kind: &str) -> ModelResult<&'static BlockSpec> {
         block_type: kind.to_string(),
         allowed: writable_names(),
     })?;
-    if !spec.writable {
-        return Err(ModelError::NotWritable {
-            block_type: kind.to_string(),
-            reason: "a transient upload placeholder".to_string(),
-        });
-    }
+    check_writable(spec)?;
     Ok(spec)
+}
+
+/// Refuses a type that is never written, saying why.
+pub(crate) fn check_writable(spec: &BlockSpec) -> ModelResult<()> {
+    match spec.not_written() {
+        Some(reason) => Err(ModelError::NotWritable {
+            block_type: spec.name.to_string(),
+            reason: reason.to_string(),
+        }),
+        None => Ok(()),
+    }
 }
 
 pub(crate) fn check_prop(block_type: &str, spec: &PropSpec, v: &PropValue) -> ModelResult<()> {
@@ -120,8 +126,13 @@ pub(crate) fn full_props(specs: &[PropSpec], given: &Props) -> Props {
         .collect()
 }
 
-/// Checks inline content against the schema (marks, colors, inline elements).
-pub(crate) fn check_inline(block_type: &str, inline: &[Inline]) -> ModelResult<()> {
+/// Checks inline content against the schema (marks, colors, inline elements, the inline math
+/// `math` allows).
+pub(crate) fn check_inline(
+    block_type: &str,
+    inline: &[Inline],
+    math: &mut MathInput,
+) -> ModelResult<()> {
     for i in inline {
         match i {
             Inline::Text(r) => {
@@ -149,6 +160,17 @@ pub(crate) fn check_inline(block_type: &str, inline: &[Inline]) -> ModelResult<(
                 }
             }
             Inline::HardBreak => {}
+            Inline::Math { latex } => {
+                if !math.take(latex) {
+                    return Err(ModelError::InvalidContent {
+                        block_type: block_type.to_string(),
+                        problem: format!(
+                            "holds inline math `{latex}` that is not already there, and \
+                             {MATH_NOT_CONFIRMED}; write the formula as text"
+                        ),
+                    });
+                }
+            }
             Inline::Element { kind, attrs } => {
                 if kind != INTERLINKING_LINK_INLINE {
                     return Err(ModelError::UnknownInlineElement { kind: kind.clone() });
@@ -190,7 +212,9 @@ fn code_text(block_type: &str, inline: &[Inline]) -> ModelResult<String> {
             _ => {
                 return Err(ModelError::InvalidContent {
                     block_type: block_type.to_string(),
-                    problem: "holds one plain text: no marks, links or inline elements".into(),
+                    problem:
+                        "holds one plain text: no marks, links, inline math or inline elements"
+                            .into(),
                 });
             }
         }
@@ -198,21 +222,23 @@ fn code_text(block_type: &str, inline: &[Inline]) -> ModelResult<String> {
     Ok(s)
 }
 
-/// Resolves inline input (markdown or runs) for a block type with inline content.
+/// Resolves inline input (markdown or runs) for a block type with inline content, holding
+/// the inline math `math` allows.
 pub(crate) fn resolve_inline(
     spec: &BlockSpec,
     content: Option<&NewContent>,
+    mut math: MathInput,
 ) -> ModelResult<Prepared> {
     let name = spec.name;
     match (spec.content, content) {
         (ContentKind::Inline, None) => Ok(Prepared::Inline(vec![])),
         (ContentKind::Inline, Some(NewContent::Markdown(md))) => {
-            let inline = parse_inline(md)?;
-            check_inline(name, &inline)?;
+            let inline = parse_inline_with(md, math.clone())?;
+            check_inline(name, &inline, &mut math)?;
             Ok(Prepared::Inline(inline))
         }
         (ContentKind::Inline, Some(NewContent::Inline(i))) => {
-            check_inline(name, i)?;
+            check_inline(name, i, &mut math)?;
             Ok(Prepared::Inline(super::inline::normalize_inline(i.clone())))
         }
         (ContentKind::Code, None) => Ok(Prepared::Code(String::new())),
@@ -235,7 +261,7 @@ pub(crate) fn resolve_inline(
                     CELL_PROPS,
                     &c.props,
                 )?;
-                check_inline(name, &c.content)?;
+                check_inline(name, &c.content, &mut math)?;
                 c.props = full_props(CELL_PROPS, &c.props);
                 c.content = super::inline::normalize_inline(std::mem::take(&mut c.content));
             }
@@ -273,7 +299,7 @@ pub(crate) fn prepare_blocks(blocks: &[NewBlock], depth: usize) -> ModelResult<V
 fn prepare(block: &NewBlock) -> ModelResult<PreparedBlock> {
     let spec = writable_spec(&block.kind)?;
     check_props(spec.name, spec.props, &block.props)?;
-    let content = resolve_inline(spec, block.content.as_ref())?;
+    let content = resolve_inline(spec, block.content.as_ref(), MathInput::new_content())?;
     let children = block
         .children
         .iter()

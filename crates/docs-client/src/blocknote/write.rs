@@ -17,6 +17,7 @@ use super::locate::{
     Loc, child_index, is_within, locate, materialize, position_depth, resolve_target,
     subtree_height,
 };
+use super::markdown::import::MathInput;
 use super::nesting::{MAX_NESTING, check_depth, check_new_blocks};
 use super::read::{container_parts, hidden_blocks, read_block_alone, root_group};
 use super::schema::{
@@ -28,8 +29,8 @@ use super::tree::{
     Block, BlockContent, Inline, NewBlock, NewContent, PropValue, Props, inline_plain_text,
 };
 use super::validate::{
-    Prepared, PreparedBlock, check_prop, check_props, full_props, prepare_blocks, resolve_inline,
-    writable_spec,
+    Prepared, PreparedBlock, check_prop, check_props, check_writable, full_props, prepare_blocks,
+    resolve_inline, writable_spec,
 };
 use super::yjs_depth::check_removable;
 
@@ -287,12 +288,7 @@ fn editable_block<T: ReadTxn>(
         id: id.into(),
         block_type: b.kind.clone(),
     })?;
-    if !spec.writable {
-        return Err(ModelError::NotWritable {
-            block_type: b.kind.clone(),
-            reason: "a transient upload placeholder".into(),
-        });
-    }
+    check_writable(spec)?;
     let node = node.ok_or_else(|| ModelError::MalformedDocument {
         problem: format!("block {id} has no content node"),
     })?;
@@ -391,6 +387,9 @@ fn parse_plain(text: &str) -> Vec<Inline> {
 /// Replaces a block's inline content with `markdown` (inline markdown; plain text for
 /// codeBlock), applying a minimal diff so unchanged text keeps its identity and marks (the
 /// diff's search is limited to [`DIFF_TIME_LIMIT`], after which it settles for a coarser one).
+/// The inline math the block holds stays where the markdown has it as read (`$…$`); other
+/// math syntax is text while math is not written
+/// ([`WRITE_MATH_AND_DIAGRAMS`](super::schema::WRITE_MATH_AND_DIAGRAMS)).
 pub fn set_block_text(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -401,7 +400,8 @@ pub fn set_block_text(
 }
 
 /// Replaces a block's inline content (markdown or runs) with a minimal diff (searched for at
-/// most [`DIFF_TIME_LIMIT`]).
+/// most [`DIFF_TIME_LIMIT`]). Runs may hold the inline math the block holds, no other while
+/// math is not written.
 pub fn set_block_content(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -426,7 +426,8 @@ pub(crate) fn set_block_content_within(
         block_type: block.kind.clone(),
         what: what.into(),
     };
-    match resolve_inline(spec, Some(content)) {
+    let math = MathInput::rewriting(block.inline().unwrap_or_default());
+    match resolve_inline(spec, Some(content), math) {
         Ok(Prepared::Inline(new)) => {
             super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())

@@ -10,14 +10,14 @@ use super::ReplaceText;
 use crate::error::{ServiceError, ServiceResult};
 
 /// Plain text of inline content with one character per inline piece that is not text, so
-/// offsets map back to pieces: hard breaks are `\n`, inline elements U+FFFC.
+/// offsets map back to pieces: hard breaks are `\n`, inline elements and inline math U+FFFC.
 fn flat_text(inline: &[Inline]) -> String {
     inline
         .iter()
         .map(|piece| match piece {
             Inline::Text(run) => run.text.clone(),
             Inline::HardBreak => "\n".into(),
-            Inline::Element { .. } => "\u{fffc}".into(),
+            Inline::Element { .. } | Inline::Math { .. } => "\u{fffc}".into(),
         })
         .collect()
 }

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use docs_client::blocknote::Props;
 use docs_client::blocknote::tree::{Block, BlockContent, Document, NewBlock, NewContent};
+use docs_client::blocknote::{Props, validate_block};
 use serde::{Deserialize, Serialize};
 
 use super::{Anchor, Position};
@@ -122,7 +122,10 @@ pub(super) fn outermost(document: &Document, ids: &[String]) -> Vec<String> {
 }
 
 /// The inverse of deleting `ids`: runs of consecutive deleted siblings are put back, each
-/// after the sibling before the run (or first under the parent, or at the start).
+/// after the sibling before the run (or first under the parent, or at the start). `None` when
+/// a deleted block could not be written again: of an unknown type, or holding what this
+/// service does not write (an upload placeholder; math and diagrams, read-only until Docs'
+/// schema for them is confirmed).
 pub(super) fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Vec<UndoOp>> {
     let deleted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
     fn runs<'a>(
@@ -156,7 +159,7 @@ pub(super) fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Ve
                 position,
                 blocks: blocks
                     .into_iter()
-                    .map(recreate)
+                    .map(|block| recreate(block).filter(|new| validate_block(new).is_ok()))
                     .collect::<Option<Vec<_>>>()?,
             })
         })

@@ -104,6 +104,8 @@ pub struct InsertBlocksArgs {
     /// Where: `{"at": "start"|"end"}`, or `{"at": "before"|"after"|"first_child_of"|"last_child_of", "block_id": ID}`.
     pub position: Position,
     /// Markdown to insert (headings, lists, task lists, tables, code fences, quotes...).
+    /// Math and diagrams are not written: `$…$` and `$$…$$` stay text, a `mermaid` or `math`
+    /// fence is a code block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
     /// Typed blocks instead of markdown, e.g. `{"type": "callout", "props": {"emoji": "💡"},
@@ -126,7 +128,9 @@ pub struct UpdateBlockArgs {
     /// Document id (UUID) or URL (https://HOST/docs/<id>/).
     pub document: String,
     pub block_id: String,
-    /// The block's whole new text as inline markdown; applied as a minimal diff.
+    /// The block's whole new text as inline markdown; applied as a minimal diff. Inline math
+    /// it holds (read as `$…$`) is kept where you leave it; other `$…$` is text. Math and
+    /// diagram blocks cannot be edited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// A new block type, keeping the text (e.g. paragraph → heading).

@@ -40,7 +40,7 @@ impl DocsService {
             _ => {
                 return Err(ServiceError::Conflict {
                     reason: format!(
-                        "edit {id} cannot be undone automatically (it kept the children of a deleted block, touched a block of an unknown type, or predates this version)"
+                        "edit {id} cannot be undone automatically (it kept the children of a deleted block, touched a block of an unknown type or one this service does not write, or predates this version)"
                     ),
                 });
             }

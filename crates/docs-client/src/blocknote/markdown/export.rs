@@ -6,9 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::blocknote::markdown::import::MathInput;
 use crate::blocknote::nesting::MAX_NESTING;
 use crate::blocknote::read::default_value;
-use crate::blocknote::schema::block_spec;
+use crate::blocknote::schema::{ContentKind, DIAGRAM, MATH_BLOCK, block_spec};
 use crate::blocknote::tree::{Block, BlockContent, Inline, PropValue, TableContent, TextRun};
 
 /// Export options.
@@ -59,10 +60,10 @@ pub fn export_markdown(blocks: &[Block], opts: &ExportOptions) -> MarkdownExport
     }
 }
 
-/// A block's text as the inline markdown `set_block_text` takes (plain text for code blocks):
-/// what an agent edits when it rewrites one block.
+/// A block's text as the inline markdown `set_block_text` takes (plain text for blocks of
+/// plain content: code, math, diagram): what an agent edits when it rewrites one block.
 pub fn inline_markdown(block: &Block) -> String {
-    if block.kind == "codeBlock" {
+    if block_spec(&block.kind).is_some_and(|s| s.content == ContentKind::Code) {
         return block.plain_text();
     }
     let mut losses = vec![];
@@ -329,22 +330,18 @@ impl Writer<'_> {
                 )
             }
             "codeBlock" => {
-                let code = b.plain_text();
-                let mut fence = "```".to_string();
-                while code.contains(&fence) {
-                    fence.push('`');
-                }
                 let lang = b
                     .props
                     .get("language")
                     .and_then(PropValue::as_str)
                     .unwrap_or("text");
                 let lang = if lang == "text" { "" } else { lang };
-                (
-                    format!("{fence}{lang}\n{code}\n{fence}"),
-                    indent.to_string(),
-                )
+                (fenced(lang, &b.plain_text()), indent.to_string())
             }
+            // A diagram is a ```mermaid fence, which imports back as a diagram (as in Docs'
+            // editor, where the diagram block claims `mermaid` code before the code block).
+            DIAGRAM => (fenced("mermaid", &b.plain_text()), indent.to_string()),
+            MATH_BLOCK => (self.math_block(b), indent.to_string()),
             "divider" => ("---".into(), indent.to_string()),
             "pageBreak" => {
                 self.lose(b, "pageBreak");
@@ -386,6 +383,20 @@ impl Writer<'_> {
                 );
                 (escape(&b.plain_text()), indent.to_string())
             }
+        }
+    }
+
+    /// `$$`, the LaTeX source, `$$`, each on its own line (as BlockNote exports it); a
+    /// source that this display math would not hold as it is goes in a ```` ```math ```` fence
+    /// instead (GitHub's display math), which imports back as a math block too.
+    fn math_block(&mut self, b: &Block) -> String {
+        let latex = b.plain_text();
+        if latex.is_empty() {
+            "$$\n$$".into()
+        } else if display_math_holds(&latex) {
+            format!("$$\n{latex}\n$$")
+        } else {
+            fenced("math", &latex)
         }
     }
 
@@ -448,6 +459,10 @@ impl Writer<'_> {
     }
 
     fn inline(&mut self, b: &Block, inline: &[Inline], in_table: bool) -> String {
+        // Where `$` reads as math (inline content holding inline math, read back as a rewrite
+        // keeping it; any once math is written), a literal one is `\$`; elsewhere, as in
+        // documents without math, it stays as it is.
+        let dollars = MathInput::rewriting(inline).reads_dollars();
         let mut s = String::new();
         let mut i = 0;
         while i < inline.len() {
@@ -459,13 +474,13 @@ impl Writer<'_> {
                         if r.link.as_deref() != Some(href.as_str()) {
                             break;
                         }
-                        inner.push_str(&self.run(b, r, in_table));
+                        inner.push_str(&self.run(b, r, in_table, dollars));
                         i += 1;
                     }
                     s.push_str(&format!("[{inner}]({})", url_escape(&href)));
                     continue;
                 }
-                Inline::Text(r) => s.push_str(&self.run(b, r, in_table)),
+                Inline::Text(r) => s.push_str(&self.run(b, r, in_table, dollars)),
                 Inline::HardBreak => s.push_str(if in_table { "<br>" } else { "\\\n" }),
                 Inline::Element { kind, attrs } => {
                     let title = attrs
@@ -482,13 +497,54 @@ impl Writer<'_> {
                         s.push_str(&escape(&title));
                     }
                 }
+                Inline::Math { latex } => {
+                    let digit_after = matches!(inline.get(i + 1), Some(Inline::Text(r))
+                        if r.link.is_none() && r.text.starts_with(|c: char| c.is_ascii_digit()));
+                    s.push_str(&self.inline_math(b, latex, digit_after, in_table));
+                }
             }
             i += 1;
         }
         s
     }
 
-    fn run(&mut self, b: &Block, r: &TextRun, in_table: bool) -> String {
+    /// `$<latex>$` on one line, as BlockNote exports inline math. `$…$` holds no newline, no
+    /// space next to a dollar and nothing empty, so such sources are shown trimmed, on one
+    /// line, and reported; so is what would not import back as math (see
+    /// [`import`](super::import)): a source ending with an escaping backslash, holding a `$`
+    /// that is not `\$` or unbalanced braces, or starting with a digit right before text
+    /// starting with one (`$5$0` reads as dollars).
+    fn inline_math(&mut self, b: &Block, latex: &str, digit_after: bool, in_table: bool) -> String {
+        let one_line = latex
+            .split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if one_line != latex {
+            self.lose(b, "inline math source shown on one line, trimmed");
+        }
+        if one_line.is_empty() {
+            self.lose(b, "empty inline math");
+            return String::new();
+        }
+        let scan = scan_latex(&one_line);
+        if scan.trailing_escape
+            || scan.bare_dollar
+            || !scan.braces_balanced
+            || (digit_after && one_line.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            self.lose(b, "inline math that $…$ cannot hold as is");
+        }
+        let body = if in_table {
+            one_line.replace('|', "\\|")
+        } else {
+            one_line
+        };
+        format!("${body}$")
+    }
+
+    fn run(&mut self, b: &Block, r: &TextRun, in_table: bool, dollars: bool) -> String {
         let st = &r.styles;
         if st.underline {
             self.lose(b, "underline");
@@ -512,6 +568,9 @@ impl Writer<'_> {
             format!("{ticks}{pad}{}{pad}{ticks}", r.text)
         } else {
             let mut e = escape(&r.text);
+            if dollars {
+                e = e.replace('$', "\\$");
+            }
             if in_table {
                 e = e.replace('|', "\\|");
             }
@@ -535,6 +594,71 @@ impl Writer<'_> {
         let trail = &body[body.trim_end().len()..];
         format!("{lead}{open}{}{close}{trail}", body.trim())
     }
+}
+
+/// What markdown math (pulldown-cmark's) makes of a LaTeX source, a backslash escaping the
+/// character after it: whether its braces balance (math does not end inside an open brace
+/// group), whether it holds an unescaped `$` (which would end inline math) and whether it
+/// ends with an escaping backslash (which would escape the closing `$`).
+struct LatexScan {
+    braces_balanced: bool,
+    bare_dollar: bool,
+    trailing_escape: bool,
+}
+
+fn scan_latex(latex: &str) -> LatexScan {
+    let mut depth = 0usize;
+    let mut scan = LatexScan {
+        braces_balanced: true,
+        bare_dollar: false,
+        trailing_escape: false,
+    };
+    let mut escaped = false;
+    for c in latex.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '$' => scan.bare_dollar = true,
+            '{' => depth += 1,
+            '}' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => scan.braces_balanced = false,
+            },
+            _ => {}
+        }
+    }
+    scan.braces_balanced &= depth == 0;
+    scan.trailing_escape = escaped;
+    scan
+}
+
+/// Whether `$$\n<latex>\n$$` imports back as exactly this source: each line is paragraph
+/// text that starts no other block (list, heading, quote, fence, table, break, HTML) and
+/// keeps its spaces, and the math is one that markdown ends where meant.
+fn display_math_holds(latex: &str) -> bool {
+    let scan = scan_latex(latex);
+    let plain_line = |line: &str| {
+        let starts_block = line
+            .starts_with(['#', '>', '-', '+', '*', '=', '_', '<', '|', '`', '~'])
+            || line.starts_with(|c: char| c.is_ascii_digit())
+                && line
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .starts_with(['.', ')']);
+        !line.is_empty() && line.trim() == line && !starts_block && !line.contains('|')
+    };
+    !scan.bare_dollar
+        && !scan.trailing_escape
+        && scan.braces_balanced
+        && latex.split('\n').all(plain_line)
+}
+
+/// A fenced code block, its fence longer than any run of backticks in the code.
+fn fenced(lang: &str, code: &str) -> String {
+    let mut fence = "```".to_string();
+    while code.contains(&fence) {
+        fence.push('`');
+    }
+    format!("{fence}{lang}\n{code}\n{fence}")
 }
 
 fn prop_str(b: &Block, k: &str) -> String {

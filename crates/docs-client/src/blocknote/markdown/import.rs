@@ -1,19 +1,97 @@
-//! Markdown import (pulldown-cmark with tables, task lists and strikethrough) into [`NewBlock`]s.
-//! Never panics: anything it does not map becomes plain text or is skipped. Lists nested deeper
-//! than [`MAX_NESTING`] are refused; the import never recurses on the input's depth.
+//! Markdown import (pulldown-cmark with tables, task lists, strikethrough and, as
+//! `MathInput` says, math) into [`NewBlock`]s. Never panics: anything it does not map becomes
+//! plain text or is skipped. Lists nested deeper than [`MAX_NESTING`] are refused; the import
+//! never recurses on the input's depth.
+//!
+//! Math and diagrams (Docs ≥ 5.6) are read-only while [`WRITE_MATH_AND_DIAGRAMS`] is off: `$…$`
+//! and `$$…$$` are text, ```` ```math ```` and ```` ```mermaid ```` fences code blocks of those
+//! languages; only a rewrite of inline content holding inline math reads the `$…$` that
+//! reproduce it as that math again (`MathInput::Kept`). Once on (`MathInput::Any`), a
+//! paragraph that is only `$$…$$`, or a ```` ```math ```` fence (GitHub's display math, which
+//! holds any source), becomes a math block; a ```` ```mermaid ```` fence a diagram block (as
+//! pasting it does in Docs' editor, where the diagram block claims `mermaid` code before the
+//! code block); `$…$` (and `$$…$$` within text) inline math. Wherever `$` is read as math, a
+//! dollar that opens math but should not is written `\$`, and, as in Pandoc, `$…$` starting
+//! with a digit and followed by one is not math, so `$5,$10` stays text.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use crate::blocknote::error::ModelResult;
 use crate::blocknote::inline::normalize_inline;
 use crate::blocknote::nesting::{MAX_NESTING, check_depth};
+use crate::blocknote::schema::{DIAGRAM, MATH_BLOCK, WRITE_MATH_AND_DIAGRAMS};
 use crate::blocknote::tree::{
     Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
     inline_plain_text,
 };
 
-fn options() -> Options {
-    Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH
+/// The inline math that new content may hold, and so what markdown's math and diagram syntax
+/// reads as. Built from [`WRITE_MATH_AND_DIAGRAMS`] only, by [`MathInput::new_content`] and
+/// [`MathInput::rewriting`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum MathInput {
+    /// Any: markdown makes math blocks, diagrams and inline math (the switch is on).
+    Any,
+    /// Only these formulas, each at most once: the inline math of the content being
+    /// rewritten, kept. In markdown, a `$…$` (or `$$…$$`) holding one of them is that math
+    /// again and any other is text; with none, `$` is plain text.
+    Kept(Vec<String>),
+}
+
+impl MathInput {
+    /// For new content: any math when the switch is on, none otherwise.
+    pub(crate) fn new_content() -> Self {
+        if WRITE_MATH_AND_DIAGRAMS {
+            Self::Any
+        } else {
+            Self::Kept(vec![])
+        }
+    }
+
+    /// For content replacing `old`: any math when the switch is on, otherwise the inline math
+    /// `old` holds, so a rewrite keeps it.
+    pub(crate) fn rewriting(old: &[Inline]) -> Self {
+        if WRITE_MATH_AND_DIAGRAMS {
+            return Self::Any;
+        }
+        Self::Kept(
+            old.iter()
+                .filter_map(|piece| match piece {
+                    Inline::Math { latex } => Some(latex.clone()),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether markdown read with this reads `$` as math (a literal one is then `\$`).
+    pub(crate) fn reads_dollars(&self) -> bool {
+        !matches!(self, Self::Kept(kept) if kept.is_empty())
+    }
+
+    /// Whether `latex` may be inline math here; a kept formula is used up.
+    pub(crate) fn take(&mut self, latex: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Kept(kept) => match kept.iter().position(|k| k == latex) {
+                Some(i) => {
+                    kept.remove(i);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+}
+
+fn options(math: &MathInput) -> Options {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH;
+    if math.reads_dollars() {
+        options | Options::ENABLE_MATH
+    } else {
+        options
+    }
 }
 
 enum Frame {
@@ -50,6 +128,8 @@ struct InlineState {
     image: Option<(String, String)>,
     images: Vec<(String, String)>,
     other: bool,
+    /// `$$…$$` met in this leaf: a paragraph that is only one is a math block.
+    display_math: usize,
 }
 
 impl InlineState {
@@ -78,9 +158,20 @@ impl InlineState {
             comments: vec![],
         }));
     }
+    fn math(&mut self, latex: &str) {
+        if let Some((_, alt)) = &mut self.image {
+            alt.push_str(latex);
+            return;
+        }
+        self.other = true;
+        self.runs.push(Inline::Math {
+            latex: latex.to_string(),
+        });
+    }
 }
 
 struct Importer {
+    math: MathInput,
     stack: Vec<Frame>,
     leaf: Option<Leaf>,
     inl: InlineState,
@@ -157,14 +248,22 @@ impl Importer {
             }
             return;
         }
+        let display_math = self.inl.display_math == 1 && self.math == MathInput::Any;
         let inline = self.take_inline();
+        if let ([Inline::Math { latex }], true) = (inline.as_slice(), display_math) {
+            let latex = latex.trim().to_string();
+            self.emit(block(MATH_BLOCK, Some(NewContent::Markdown(latex))));
+            return;
+        }
         if inline.is_empty() && !matches!(self.stack.last(), Some(Frame::Item { .. })) {
             return;
         }
         self.emit(block("paragraph", Some(NewContent::Inline(inline))));
     }
 
-    fn event(&mut self, ev: Event) {
+    /// Handles one event; `digit_next` tells whether the next one is text starting with a
+    /// digit (`$5,$10`: not math).
+    fn event(&mut self, ev: Event, digit_next: bool) {
         match ev {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
@@ -180,9 +279,27 @@ impl Importer {
                 self.ensure_leaf();
                 self.inl.text(&t, true);
             }
-            Event::InlineMath(t) | Event::DisplayMath(t) => {
+            Event::InlineMath(t) if digit_next && t.starts_with(|c: char| c.is_ascii_digit()) => {
                 self.ensure_leaf();
-                self.inl.text(&t, true);
+                self.inl.text(&format!("${t}$"), false);
+            }
+            Event::InlineMath(t) => {
+                self.ensure_leaf();
+                if self.math.take(&t) {
+                    self.inl.math(&t);
+                } else {
+                    self.inl.text(&format!("${t}$"), false);
+                }
+            }
+            Event::DisplayMath(t) => {
+                self.ensure_leaf();
+                if self.math.take(t.trim()) {
+                    self.inl.display_math += 1;
+                    self.inl.math(t.trim());
+                } else {
+                    self.inl
+                        .text(&format!("$${}$$", t.replace('\n', " ")), false);
+                }
             }
             Event::SoftBreak => {
                 if self.leaf.is_some() {
@@ -312,6 +429,15 @@ impl Importer {
                 let mut text = std::mem::take(&mut self.code);
                 if text.ends_with('\n') {
                     text.pop();
+                }
+                match lang.as_str() {
+                    "mermaid" if self.math == MathInput::Any => {
+                        return self.emit(block(DIAGRAM, Some(NewContent::Markdown(text))));
+                    }
+                    "math" if self.math == MathInput::Any => {
+                        return self.emit(block(MATH_BLOCK, Some(NewContent::Markdown(text))));
+                    }
+                    _ => {}
                 }
                 let mut b = block("codeBlock", Some(NewContent::Markdown(text)));
                 if !lang.is_empty() {
@@ -459,11 +585,19 @@ fn trim_inline(mut v: Vec<Inline>) -> Vec<Inline> {
     normalize_inline(v)
 }
 
-/// Imports a markdown document into new blocks. Lists nested deeper than [`MAX_NESTING`] are
-/// refused with [`ModelError::NestingTooDeep`](crate::blocknote::ModelError::NestingTooDeep),
-/// which says how deep they go.
+/// Imports a markdown document into new blocks (no math or diagram while
+/// [`WRITE_MATH_AND_DIAGRAMS`] is off). Lists nested deeper than [`MAX_NESTING`] are refused
+/// with [`ModelError::NestingTooDeep`](crate::blocknote::ModelError::NestingTooDeep), which
+/// says how deep they go.
 pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
+    import_with(markdown, MathInput::new_content())
+}
+
+/// [`import_markdown`], reading math as `math` says.
+pub(crate) fn import_with(markdown: &str, math: MathInput) -> ModelResult<Vec<NewBlock>> {
+    let options = options(&math);
     let mut imp = Importer {
+        math,
         stack: vec![Frame::Root(vec![])],
         leaf: None,
         inl: InlineState::default(),
@@ -474,7 +608,8 @@ pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
     // open at once are the depth of the blocks being built. Past the limit nothing more is
     // built, the events are only counted to tell how deep the input goes.
     let (mut depth, mut deepest) = (0usize, 0);
-    for ev in Parser::new_ext(markdown, options()) {
+    let mut events = Parser::new_ext(markdown, options).peekable();
+    while let Some(ev) = events.next() {
         match ev {
             Event::Start(Tag::Item) => {
                 depth += 1;
@@ -484,7 +619,9 @@ pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
             _ => {}
         }
         if deepest <= MAX_NESTING {
-            imp.event(ev);
+            let digit_next = matches!(events.peek(),
+                Some(Event::Text(t)) if t.starts_with(|c: char| c.is_ascii_digit()));
+            imp.event(ev, digit_next);
         }
     }
     check_depth(deepest)?;
@@ -517,12 +654,18 @@ pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
 }
 
 /// Parses inline markdown (`**bold**`, `*italic*`, `~~strike~~`, `` `code` ``, `[link](url)`,
-/// hard breaks) into inline content. Several paragraphs are joined with hard breaks.
+/// hard breaks) into new inline content (no math while [`WRITE_MATH_AND_DIAGRAMS`] is off).
+/// Several paragraphs are joined with hard breaks.
 ///
 /// Leading and trailing spaces/tabs are kept as plain text (markdown would trim them): text
 /// read from a block and written back must not lose, e.g., the space a human just typed at
 /// its end. Like [`import_markdown`], refuses lists nested deeper than [`MAX_NESTING`].
 pub fn parse_inline(markdown: &str) -> ModelResult<Vec<Inline>> {
+    parse_inline_with(markdown, MathInput::new_content())
+}
+
+/// [`parse_inline`], reading math as `math` says.
+pub(crate) fn parse_inline_with(markdown: &str, math: MathInput) -> ModelResult<Vec<Inline>> {
     let is_blank = |c: char| c == ' ' || c == '\t';
     let body = markdown.trim_matches(is_blank);
     if body.is_empty() {
@@ -537,7 +680,7 @@ pub fn parse_inline(markdown: &str) -> ModelResult<Vec<Inline>> {
         out.push(Inline::Text(TextRun::plain(lead)));
     }
     let mut first = true;
-    for b in import_markdown(body)? {
+    for b in import_with(body, math)? {
         let mut parts = vec![];
         collect_inline(&b, &mut parts);
         for p in parts {
@@ -559,6 +702,9 @@ pub fn parse_inline(markdown: &str) -> ModelResult<Vec<Inline>> {
 fn collect_inline(b: &NewBlock, out: &mut Vec<Vec<Inline>>) {
     match &b.content {
         Some(NewContent::Inline(i)) => out.push(i.clone()),
+        Some(NewContent::Markdown(s)) if b.kind == MATH_BLOCK => {
+            out.push(vec![Inline::Math { latex: s.clone() }])
+        }
         Some(NewContent::Markdown(s)) => out.push(vec![Inline::Text(TextRun::plain(s.clone()))]),
         Some(NewContent::Table(t)) => {
             for r in &t.rows {

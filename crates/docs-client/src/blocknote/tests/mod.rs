@@ -4,6 +4,7 @@
 mod diff;
 mod layout;
 mod markdown;
+mod math;
 mod nesting;
 mod operations;
 mod properties;

@@ -170,7 +170,7 @@ proptest! {
     }
 
     #[test]
-    fn markdown_import_never_panics_on_markdownish(s in "([-*#>|`~_\\[\\]()!1. \n]|[a-z]|    ){0,120}") {
+    fn markdown_import_never_panics_on_markdownish(s in "([-*#>|`~_\\[\\]()!1$\\\\. \n]|[a-z]|    ){0,120}") {
         let blocks = import_markdown(&s).unwrap();
         let (d, f) = doc();
         let mut txn = d.transact_mut();
