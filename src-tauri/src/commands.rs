@@ -92,12 +92,14 @@ pub fn open_in_browser(
     app: AppHandle,
     host: HostState<'_>,
     document_id: Uuid,
+    block_id: Option<String>,
 ) -> CommandResult<()> {
-    let url = host
-        .service
-        .client()?
-        .instance()
-        .document_page(&document_id);
+    let client = host.service.client()?;
+    let instance = client.instance();
+    let url = match &block_id {
+        Some(block) => instance.block_link(&document_id, block),
+        None => instance.document_page(&document_id),
+    };
     app.opener()
         .open_url(url.as_str(), None::<&str>)
         .map_err(|e| {

@@ -15,7 +15,11 @@ export type AgentInfo = { name: string, connection: string,
  * The configured client whose token made the call: `name` is then the name the person
  * gave it. `None`: `name` is what the agent calls itself (the shared token, stdio).
  */
-client_id: string | null, };
+client_id: string | null, 
+/**
+ * With a configured client: what the agent calls itself, when that differs.
+ */
+reported_name: string | null, };
 
 export type PreviewBlock = { block_id: string, block_type: string, markdown: string, block?: BlockJson, };
 

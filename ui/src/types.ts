@@ -79,7 +79,8 @@ export interface Commands {
   add_document: { args: { url: string }; result: DocumentRow };
   /** `document_id: null` sets the default policy; `policy: null` clears a document's own. */
   set_policy: { args: { document_id: string | null; policy: Policy | null }; result: null };
-  open_in_browser: { args: { document_id: string }; result: null };
+  /** Opens the document's page, at `block_id` when given (Docs' block links, since 5.6). */
+  open_in_browser: { args: { document_id: string; block_id: string | null }; result: null };
   disconnect_session: { args: { document_id: string }; result: null };
   /** Approves or rejects these pending edits (those of a group as the user saw it); returns
    * the records it decided: an edit decided elsewhere meanwhile is skipped, not an error. */

@@ -259,9 +259,9 @@ describe("policies", () => {
     expect(select(screen, "a").value).toBe("read-only");
   });
 
-  it("Open in browser sends open_in_browser {document_id}", async () => {
+  it("Open in browser sends open_in_browser {document_id, block_id: null}", async () => {
     const { screen, calls } = await loaded();
     screen.root.querySelector<HTMLButtonElement>('tr[data-document-id="b"] button')!.click();
-    await vi.waitFor(() => expect(calls[1]).toEqual(["open_in_browser", { document_id: "b" }]));
+    await vi.waitFor(() => expect(calls[1]).toEqual(["open_in_browser", { document_id: "b", block_id: null }]));
   });
 });

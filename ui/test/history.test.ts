@@ -15,7 +15,7 @@ const applied: EditRecord = { ...edit, id: "h1", status: "applied", decided_by: 
 const rejected: EditRecord = {
   ...edit,
   id: "h2",
-  agent: { name: "Cursor", connection: "http", client_id: null },
+  agent: { name: "Cursor", connection: "http", client_id: null, reported_name: null },
   document_id: "d2",
   document_title: "Plan",
   status: "rejected",

@@ -7,7 +7,7 @@ import { renderEditCard } from "../src/screens/pending-card";
 import { editGroups } from "../src/screens/pending-groups";
 import { onServiceEvent } from "../src/rpc";
 import type { EditRecord } from "../src/types";
-import { edit } from "./fixtures";
+import { edit, overview } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
 
 afterEach(() => {
@@ -45,6 +45,39 @@ describe("a pending edit card", () => {
     expect(buttons.every((b) => b.getAttribute("type") !== null && b.tabIndex >= 0)).toBe(true);
     const textarea = card.querySelector<HTMLTextAreaElement>(".reject-form textarea")!;
     expect(card.querySelector(`label[for="${textarea.id}"]`)!.textContent).toBe("Comment for the agent (optional)");
+  });
+});
+
+describe("who asked, and where", () => {
+  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+
+  it("says whether the name is the agent's own or a client's the person named", () => {
+    const own = renderEditCard(edit, actions());
+    expect(own.querySelector(".asked-by")!.textContent).toBe("Claude Code (as it calls itself)");
+    const named = renderEditCard(
+      { ...edit, agent: { name: "Claude Code (laptop)", connection: "http", client_id: "c1", reported_name: "claude-code" } },
+      actions(),
+    );
+    expect(named.querySelector("h3")!.textContent).toBe("Claude Code (laptop) wants to edit Meeting notes");
+    expect(named.querySelector(".asked-by")!.textContent).toBe("Claude Code (laptop) (a client you named; it calls itself claude-code)");
+  });
+
+  it("opens the document at the touched block, and offers nothing to open in the demo", async () => {
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    const calls = mockCommands({ list_pending: () => [edit], open_in_browser: () => null });
+    screen.setOverview({ ...overview, demo: false });
+    await screen.load();
+    button(screen.root, "Open in browser").click();
+    await vi.waitFor(() => expect(calls.filter(([cmd]) => cmd === "open_in_browser")).toEqual([
+      ["open_in_browser", { document_id: edit.document_id, block_id: "b1" }],
+    ]));
+
+    const demo = new PendingScreen();
+    document.body.append(demo.root);
+    demo.setOverview({ ...overview, demo: true });
+    await demo.load();
+    expect([...demo.root.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Open in browser");
   });
 });
 

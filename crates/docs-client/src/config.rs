@@ -109,6 +109,16 @@ impl InstanceUrl {
         self.0.join(&format!("docs/{id}/")).expect("static path")
     }
 
+    /// A link to one block of a document (`…/docs/<id>/#<block id>`, Docs' "Copy link to
+    /// block", which scrolls to it since 5.6); the page itself when `block` is not a block id.
+    pub fn block_link(&self, id: &uuid::Uuid, block: &str) -> Url {
+        let mut url = self.document_page(id);
+        if is_block_id(block) {
+            url.set_fragment(Some(block));
+        }
+        url
+    }
+
     pub fn as_url(&self) -> &Url {
         &self.0
     }
@@ -168,6 +178,15 @@ impl DocumentRef {
             block,
         })
     }
+}
+
+/// A block id is BlockNote's (a UUID, or a short name like "initialBlockId"): any other
+/// anchor is not a block link.
+fn is_block_id(text: &str) -> bool {
+    (1..=64).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn is_loopback(host: &str) -> bool {
@@ -375,6 +394,19 @@ mod tests {
         assert_eq!(
             (block_link.id, block_link.block.as_deref()),
             (id, Some("0b1d6e0c-8d0e-4c55-9a55-2f6d2b1d9a10"))
+        );
+        let instance = InstanceUrl::parse("https://docs.example.org").unwrap();
+        assert_eq!(
+            DocumentRef::parse(instance.block_link(&id, "0b1d6e0c-8d0e").as_str()).unwrap(),
+            DocumentRef {
+                instance: Some(instance.clone()),
+                id,
+                block: Some("0b1d6e0c-8d0e".into())
+            }
+        );
+        assert_eq!(
+            instance.block_link(&id, "a b").as_str(),
+            format!("https://docs.example.org/docs/{id}/")
         );
         for not_a_block in ["#", "#a%20b", "#x/y"] {
             let url = format!("https://docs.example.org/docs/{id}/{not_a_block}");

@@ -130,6 +130,9 @@ pub struct AgentInfo {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub client_id: Option<Uuid>,
+    /// With a configured client: what the agent calls itself, when that differs.
+    #[serde(default)]
+    pub reported_name: Option<String>,
 }
 
 /// Longest agent name kept, in characters.
@@ -150,16 +153,23 @@ impl AgentInfo {
             },
             connection: connection.into(),
             client_id: None,
+            reported_name: None,
         }
     }
 
     /// An agent calling with the token of a client a person configured: named as they named
-    /// it.
-    pub fn configured(client: &crate::clients::AgentClient, connection: impl Into<String>) -> Self {
+    /// it, with what it calls itself (`reported`, cleaned) beside when that differs.
+    pub fn configured(
+        client: &crate::clients::AgentClient,
+        reported: &str,
+        connection: impl Into<String>,
+    ) -> Self {
+        let reported = clean_name(reported);
         AgentInfo {
             name: client.name.clone(),
             connection: connection.into(),
             client_id: Some(client.id),
+            reported_name: (!reported.is_empty() && reported != client.name).then_some(reported),
         }
     }
 }

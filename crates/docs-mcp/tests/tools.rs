@@ -459,7 +459,7 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
     }
 
     // Not written: typed blocks, their text; the error says why, with a stable code.
-    let before = server.stored(id).await.unwrap().blocks;
+    let before = server.stored_settled(id).await.unwrap().blocks;
     for (tool, arguments) in [
         (
             "insert_blocks",
@@ -491,7 +491,7 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
         );
         assert!(!error["hint"].as_str().unwrap().is_empty());
     }
-    assert_eq!(server.stored(id).await.unwrap().blocks, before);
+    assert_eq!(server.stored_settled(id).await.unwrap().blocks, before);
 
     // Markdown of math and diagrams is text and code.
     agent
@@ -501,7 +501,7 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
                    "markdown": "```mermaid\ngraph LR\n```\n\nNew $x^2$ here"}),
         )
         .await;
-    let stored = server.stored(id).await.unwrap().blocks;
+    let stored = server.stored_settled(id).await.unwrap().blocks;
     assert_eq!(
         (&stored[4]["type"], &stored[4]["props"]["language"]),
         (&json!("codeBlock"), &json!("mermaid"))
@@ -519,7 +519,7 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
         )
         .await;
     assert_eq!(
-        server.stored(id).await.unwrap().blocks[2]["content"],
+        server.stored_settled(id).await.unwrap().blocks[2]["content"],
         json!([
             {"type": "text", "text": "Area ", "styles": {}},
             {"type": "math", "props": {}, "content": "\\pi r^2"},
@@ -536,7 +536,7 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
         .await;
     assert_eq!(deleted["status"], "applied");
     assert_eq!(
-        server.stored(id).await.unwrap().blocks[1]["type"],
+        server.stored_settled(id).await.unwrap().blocks[1]["type"],
         "paragraph"
     );
     let undo = agent

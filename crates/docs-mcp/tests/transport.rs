@@ -1333,8 +1333,16 @@ async fn a_configured_client_is_named_as_the_person_named_it_and_can_be_revoked(
     .await;
     let agent = &edits["edits"][0]["agent"];
     assert_eq!(
-        (agent["name"].as_str(), agent["client_id"].as_str()),
-        (Some("Claude Code (laptop)"), Some(client_id.as_str())),
+        (
+            agent["name"].as_str(),
+            agent["client_id"].as_str(),
+            agent["reported_name"].as_str()
+        ),
+        (
+            Some("Claude Code (laptop)"),
+            Some(client_id.as_str()),
+            Some("transport-test")
+        ),
         "{edits}"
     );
     let mut names = vec![];

@@ -263,7 +263,7 @@ export class DocumentsScreen {
 
   private async open(row: DocumentRow, name: string): Promise<void> {
     try {
-      await rpc("open_in_browser", { document_id: row.id });
+      await rpc("open_in_browser", { document_id: row.id, block_id: null });
       showStatus(this.status, `Opened ${name} in the browser.`);
     } catch (error) {
       showStatus(this.status, errorText(error), true);

@@ -11,6 +11,26 @@ export interface CardActions {
   reject(edit: EditRecord, comment: string | null): Promise<void>;
   /** Approve with the person's own text for the block (inline markdown). */
   approveWithText(edit: EditRecord, text: string): Promise<void>;
+  /** Opens the document in the browser at the block the edit touches (absent in the demo,
+   * whose documents have no page). */
+  openAt?(edit: EditRecord): Promise<void>;
+}
+
+/** Who asked: the name, and whether a person gave it (a client with its own token) or the
+ * agent calls itself so. */
+function askedBy(edit: EditRecord): HTMLElement {
+  const agent = edit.agent;
+  if (agent.client_id === null) {
+    return h("dd", { class: "asked-by" }, agentName(agent.name), h("span", { class: "agent-source" }, " (as it calls itself)"));
+  }
+  return h("dd", { class: "asked-by" },
+    agentName(agent.name),
+    h("span", { class: "agent-source" },
+      " (a client you named",
+      agent.reported_name ? ["; it calls itself ", agentName(agent.reported_name)] : null,
+      ")",
+    ),
+  );
 }
 
 /** The text a person may change before approving: the one block an `update_block` rewrites,
@@ -123,6 +143,15 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     void decide(card, status, "Approving your text…", () => actions.approveWithText(edit, chosen));
   });
 
+  const openAt = actions.openAt;
+  const openButton = openAt
+    ? h("button", {
+      type: "button",
+      class: "secondary open-at",
+      title: "Open the document in the browser at the block this edit touches",
+      onclick: () => void openAt(edit).catch((error: unknown) => showStatus(status, errorText(error), true)),
+    }, "Open in browser")
+    : null;
   const card = h(
     "article",
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id, tabindex: -1 },
@@ -133,13 +162,14 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     ),
     h("p", { class: "changed-since problem", role: "note", hidden: true }),
     h("dl", { class: "meta" },
+      h("dt", {}, "Asked by"), askedBy(edit),
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
       h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at)),
       h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),
       h("dt", {}, "Words"), renderWords(edit),
     ),
     ...renderPreview(edit),
-    h("div", { class: "actions" }, approveButton, amendButton, rejectButton),
+    h("div", { class: "actions" }, approveButton, amendButton, rejectButton, openButton),
     amendForm,
     reject.form,
     status,

@@ -4,7 +4,7 @@
 import { h } from "../dom";
 import { theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import type { ChangedEdit, EditRecord, EditStatus, ServiceEvent } from "../types";
+import type { ChangedEdit, EditRecord, EditStatus, Overview, ServiceEvent } from "../types";
 import { type CardActions, renderEditCard } from "./pending-card";
 import { type DecideGroup, editGroups, type EditGroup, GroupControls, type GroupRun } from "./pending-groups";
 import { approvalOutcome, confirmationOutcome, groupOutcome, type NoticeLine } from "./pending-outcomes";
@@ -82,6 +82,24 @@ export class PendingScreen {
       await this.load();
     },
   };
+
+  /** The demo runs: its documents have no page to open. */
+  private demo = false;
+
+  setOverview(overview: Overview): void {
+    this.demo = overview.demo;
+  }
+
+  private cardActions(): CardActions {
+    if (this.demo) return this.actions;
+    return {
+      ...this.actions,
+      openAt: async (edit) => {
+        const block = edit.touched_blocks[0] ?? null;
+        await rpc("open_in_browser", { document_id: edit.document_id, block_id: block });
+      },
+    };
+  }
 
   readonly decideGroup: DecideGroup = (group, decision, comment) => this.deciding(async () => {
     const ids = [...group.ids];
@@ -287,7 +305,7 @@ export class PendingScreen {
       this.list.replaceChildren(h("p", { class: "empty", tabindex: -1 }, "No edit waits for you."));
     } else {
       // Keep a card being worked on (focus, half-typed comment) as it is.
-      this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.actions)));
+      this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.cardActions())));
     }
     this.lock();
     // The focused control left with its decided edit or group: on to the next card (the card,

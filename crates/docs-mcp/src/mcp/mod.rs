@@ -78,24 +78,24 @@ impl DocsMcp {
     /// The agent making a request: its MCP client name (cleaned), or the configured
     /// fallback.
     fn agent(&self, context: &RequestContext<RoleServer>) -> AgentInfo {
+        let reported = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .unwrap_or_default();
         // A configured client's token (the HTTP guard put the client in the request).
         let configured = context
             .extensions
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<crate::clients::AgentClient>());
-        if let Some(client) = configured {
-            return AgentInfo::configured(client, self.connection.clone());
+        match configured {
+            Some(client) => AgentInfo::configured(client, &reported, self.connection.clone()),
+            None => AgentInfo::new(
+                &reported,
+                self.connection.clone(),
+                &self.service.config().fallback_agent_name,
+            ),
         }
-        let name = context
-            .peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone())
-            .unwrap_or_default();
-        AgentInfo::new(
-            &name,
-            self.connection.clone(),
-            &self.service.config().fallback_agent_name,
-        )
     }
 }
 
