@@ -541,7 +541,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     assert_eq!(edits[0]["reason"], "add a line");
     assert_eq!(
         edits[0]["agent"],
-        json!({"name": "transport-test", "connection": "http"})
+        json!({"name": "transport-test", "connection": "http", "client_id": null, "reported_name": null})
     );
     assert_eq!(edits[0]["document_title"], "Control doc");
 
