@@ -1648,3 +1648,43 @@ async fn a_preview_names_the_headings_above_the_change() {
         .await;
     assert!(path_of(at_start).await.is_empty());
 }
+
+/// Docs keeps every save as a version of the document: an agent's burst of edits is saved
+/// once, not once per edit (each edit is still answered `applied` at once).
+#[tokio::test]
+async fn a_burst_of_agent_edits_is_one_version_of_the_document() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Versions").markdown("Start"))
+        .await
+        .unwrap();
+    let data = temp_dir();
+    let mut config = config(&server, &data.0, Policy::Auto);
+    config.save_interval = Duration::from_secs(4);
+    let service = DocsService::start(config).await.unwrap();
+    let agent = Agent {
+        client: connect(service.clone(), "burst-agent").await,
+        service,
+        data,
+    };
+    let doc = id.to_string();
+    for i in 1..=10 {
+        let applied = agent
+            .ok(
+                "insert_blocks",
+                json!({"document": doc, "position": {"at": "end"}, "markdown": format!("Edit {i}")}),
+            )
+            .await;
+        assert_eq!(applied["status"], "applied", "{applied}");
+    }
+    let mut expected = vec!["Start".to_owned()];
+    expected.extend((1..=10).map(|i| format!("Edit {i}")));
+    assert_eq!(stored_texts(&server, id).await, expected);
+    let stats = server.stats().await.unwrap();
+    assert_eq!(
+        stats.content_patches.get(&doc),
+        Some(&1),
+        "one save, one version"
+    );
+    assert_eq!(stats.saves_off_websocket.get(&doc), None);
+}
