@@ -390,3 +390,20 @@ fn comment_bodies_written_by_blocknote_read_as_markdown() {
     );
     assert_eq!(comment_body_to_markdown(&serde_json::json!(null)), "");
 }
+
+#[test]
+fn text_typed_against_a_mark_does_not_join_it() {
+    // BlockNote's comment mark is not inclusive: text added at its edges stays unmarked.
+    let (d, f) = paragraph(&["Hello brave world"]);
+    let mut txn = d.transact_mut();
+    add_comment_mark(&mut txn, &f, "p1", 6..11, "t").unwrap();
+    set_block_text(&mut txn, &f, "p1", "Hello Xbrave! world").unwrap();
+    let anchors = comment_anchors(&read_document(&txn, &f).blocks);
+    assert_eq!(
+        anchors
+            .iter()
+            .map(|a| (a.text.as_str(), a.start))
+            .collect::<Vec<_>>(),
+        [("brave", 7)]
+    );
+}
