@@ -10,7 +10,9 @@
 //! - [`DocumentSession`]: one document kept live over the collaboration WebSocket. Writes
 //!   are yrs transactions; each completes only once the room acknowledged it *and* it was
 //!   saved through REST;
-//! - [`SessionRegistry`]: shared sessions with an idle TTL and a snapshot for a UI.
+//! - [`SessionRegistry`]: shared sessions with an idle TTL and a snapshot for a UI;
+//! - comment threads over REST ([`DocsClient::threads`], [`Thread`], [`Comment`]); where they
+//!   are anchored in the text is the model's [`blocknote::comments`].
 //!
 //! ```no_run
 //! # async fn demo() -> docs_client::Result<()> {
@@ -37,11 +39,12 @@ mod rate_limit;
 mod registry;
 mod rest;
 mod session;
+mod threads;
 mod tls;
 
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
-pub use presence::Presence;
+pub use presence::{CommentsPing, Presence};
 pub use registry::{DEFAULT_IDLE_TTL, SessionRegistry};
 pub use rest::{
     Abilities, CSRF_COOKIE, ContentApi, DocsClient, Document, InstanceConfig, ListQuery, Page,
@@ -51,6 +54,7 @@ pub use session::{
     DocumentSession, Failure, LOCAL_ORIGIN, PendingWrite, Progress, REMOTE_ORIGIN, SessionOptions,
     SessionSnapshot, WriteReceipt,
 };
+pub use threads::{Comment, CommentAbilities, Reaction, Thread, ThreadAbilities, UserLight};
 
 /// The name of the XmlFragment that holds a Docs document.
 pub const DOCUMENT_FRAGMENT: &str = "document-store";

@@ -1,4 +1,5 @@
-//! How we appear in Docs' collaborator list: an awareness state `{"user": {name, color}}`.
+//! How we appear in Docs' collaborator list: an awareness state `{"user": {name, color}}`,
+//! with, after a change to a comment thread, the `commentsPing` Docs' editors watch.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,6 +8,20 @@ pub struct Presence {
     pub name: String,
     /// `#rrggbb`, as Docs' editor uses for carets and avatars.
     pub color: String,
+    /// The last comment ping announced (see [`CommentsPing`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comments_ping: Option<CommentsPing>,
+}
+
+/// How Docs' editors tell each other that a comment thread changed: the awareness field
+/// `commentsPing` `{at, docId, threadId}`. An editor seeing a ping of another client, for its
+/// document and newer than the last it saw (`at`, milliseconds since the epoch), reloads that
+/// thread from REST (every thread when `threadId` is absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommentsPing {
+    pub at: u64,
+    pub doc_id: String,
+    pub thread_id: Option<String>,
 }
 
 /// Colours that read well on Docs' white background.
@@ -22,11 +37,23 @@ impl Presence {
             .bytes()
             .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
         let color = PALETTE[hash as usize % PALETTE.len()].to_owned();
-        Presence { name, color }
+        Presence {
+            name,
+            color,
+            comments_ping: None,
+        }
     }
 
     pub(crate) fn awareness_state(&self) -> serde_json::Value {
-        serde_json::json!({ "user": { "name": self.name, "color": self.color } })
+        let mut state = serde_json::json!({ "user": { "name": self.name, "color": self.color } });
+        if let Some(ping) = &self.comments_ping {
+            let mut field = serde_json::json!({ "at": ping.at, "docId": ping.doc_id });
+            if let Some(thread) = &ping.thread_id {
+                field["threadId"] = thread.as_str().into();
+            }
+            state["commentsPing"] = field;
+        }
+        state
     }
 
     /// The user name in a remote awareness state (JSON), if it has one.
@@ -54,5 +81,24 @@ mod tests {
             Some("Ada".into())
         );
         assert_eq!(Presence::name_in("null"), None);
+    }
+
+    #[test]
+    fn a_comments_ping_is_docs_awareness_field() {
+        let mut p = Presence::new("Claude");
+        p.comments_ping = Some(CommentsPing {
+            at: 1700000000000,
+            doc_id: "d".into(),
+            thread_id: Some("t".into()),
+        });
+        assert_eq!(
+            p.awareness_state()["commentsPing"],
+            serde_json::json!({"at": 1700000000000u64, "docId": "d", "threadId": "t"})
+        );
+        p.comments_ping.as_mut().unwrap().thread_id = None;
+        assert_eq!(
+            p.awareness_state()["commentsPing"],
+            serde_json::json!({"at": 1700000000000u64, "docId": "d"})
+        );
     }
 }

@@ -48,12 +48,20 @@ pub struct Abilities {
     pub children_create: bool,
     pub favorite: bool,
     pub destroy: bool,
+    /// May take part in the document's comment threads (editors, and the `commenter` link or
+    /// access role, who may not edit); absent on instances without comments.
+    pub comment: Option<bool>,
 }
 
 impl Abilities {
     /// Whether the stored content may be read (instances before 5.0 have no separate ability).
     pub fn can_read_content(&self) -> bool {
         self.content_retrieve.unwrap_or(self.retrieve)
+    }
+
+    /// Whether the user may comment (list and create threads, reply).
+    pub fn can_comment(&self) -> bool {
+        self.comment.unwrap_or(false)
     }
 
     /// Whether the stored content may be saved (instances before 5.0: the `update` ability).
@@ -506,14 +514,14 @@ impl DocsClient {
             .map_err(|retry_after| Error::Throttled { retry_after })
     }
 
-    async fn get_json<T: DeserializeOwned>(&self, url: Url, what: &str) -> Result<T> {
+    pub(crate) async fn get_json<T: DeserializeOwned>(&self, url: Url, what: &str) -> Result<T> {
         let response = self.send(Method::GET, url, None, what).await?;
         parse_json(response, what).await
     }
 
     /// Sends one request: rate-limited, CSRF headers on unsafe methods, 429s retried after
     /// `Retry-After`, non-success statuses mapped to typed errors.
-    async fn send(
+    pub(crate) async fn send(
         &self,
         method: Method,
         url: Url,
@@ -589,7 +597,10 @@ impl DocsClient {
     }
 }
 
-async fn parse_json<T: DeserializeOwned>(response: reqwest::Response, what: &str) -> Result<T> {
+pub(crate) async fn parse_json<T: DeserializeOwned>(
+    response: reqwest::Response,
+    what: &str,
+) -> Result<T> {
     let status = response.status();
     let bytes = response.bytes().await.map_err(|e| Error::Network {
         detail: e.to_string(),

@@ -3,6 +3,7 @@ import { isValidYjsUpdate } from './content.mjs';
 import { notFoundPage, parseCookies, readJson, send } from './http.mjs';
 import { versionAtLeast } from './version.mjs';
 import { isUuid, LINK_REACHES, LINK_ROLES } from './store.mjs';
+import { createThreads } from './threads.mjs';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const SESSION_COOKIE = 'docs_sessionid';
@@ -452,6 +453,9 @@ export function createApi({ store, opts, state, stats, collab }) {
     return parsed.value;
   };
 
+  // Comment threads: their own viewsets in Docs, without a throttle scope.
+  const threadRoute = createThreads({ store, HttpError, denied, jsonBody, paginate, isUuid });
+
   // ---- router ----
   // Each route: methods -> handler; `documents` marks the DocumentViewSet (throttled).
   const route = (path) => {
@@ -503,7 +507,7 @@ export function createApi({ store, opts, state, stats, collab }) {
       const id = m[1];
       return { documents: true, methods: { GET: (ctx) => canEdit(ctx, id) } };
     }
-    return null;
+    return threadRoute(p);
   };
 
   return async function handleApi(req, res, url) {

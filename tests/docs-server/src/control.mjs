@@ -1,7 +1,14 @@
 // Test-only control API under /__test__/ (JSON in, JSON out).
 import * as Y from 'yjs';
 
-import { blocksToUpdate, markdownToBlocks, parseStored, parseYDoc } from './content.mjs';
+import {
+  addCommentMark,
+  blocksToUpdate,
+  commentMarks,
+  markdownToBlocks,
+  parseStored,
+  parseYDoc,
+} from './content.mjs';
 import { readJson, send } from './http.mjs';
 import { isUuid, LINK_REACHES, LINK_ROLES, ROLES } from './store.mjs';
 
@@ -120,6 +127,49 @@ export function createControl({ store, state, stats, collab, typists }) {
         const parsed = await parseYDoc(copy);
         copy.destroy();
         return { ...parsed, update_b64: Buffer.from(update).toString('base64') };
+      },
+    ],
+    [
+      'GET',
+      /^documents\/([^/]+)\/comment-marks$/,
+      async (_req, m) => {
+        // The comment marks BlockNote's editor sees, in the stored content and in the room.
+        const doc = docOr404(m[1]);
+        const stored = new Y.Doc();
+        if (doc.content) Y.applyUpdate(stored, Buffer.from(doc.content, 'base64'));
+        const live = collab.liveDocument(doc.id);
+        const out = { stored: commentMarks(stored), live: live ? commentMarks(live) : null };
+        stored.destroy();
+        return out;
+      },
+    ],
+    [
+      'POST',
+      /^documents\/([^/]+)\/comment-mark$/,
+      async (req, m) => {
+        // Seeds a comment mark into the stored content, as Docs' editor writes it.
+        const doc = docOr404(m[1]);
+        const b = await body(req);
+        for (const field of ['block_id', 'text', 'thread_id']) {
+          if (typeof b[field] !== 'string' || !b[field]) throw new ControlError(400, `expected a string ${field}`);
+        }
+        if (b.orphan !== undefined && typeof b.orphan !== 'boolean') throw new ControlError(400, 'orphan: a boolean');
+        if (collab.liveDocument(doc.id)) throw new ControlError(409, 'the room is loaded: seed before opening it');
+        const ydoc = new Y.Doc();
+        if (doc.content) Y.applyUpdate(ydoc, Buffer.from(doc.content, 'base64'));
+        const found = addCommentMark(ydoc, {
+          blockId: b.block_id,
+          text: b.text,
+          threadId: b.thread_id,
+          orphan: b.orphan === true,
+        });
+        if (!found) {
+          ydoc.destroy();
+          throw new ControlError(404, `no text ${JSON.stringify(b.text)} in block ${b.block_id}`);
+        }
+        store.setContent(doc, Buffer.from(Y.encodeStateAsUpdate(ydoc)).toString('base64'));
+        ydoc.destroy();
+        return { detail: 'Comment mark added' };
       },
     ],
     [

@@ -51,12 +51,30 @@ export class Typists {
   status(id) {
     const t = this.typists.get(id);
     if (!t) return null;
-    return { done: t.done, typed: t.typed, error: t.error, saved: t.saved, synced: t.synced };
+    return {
+      done: t.done,
+      typed: t.typed,
+      error: t.error,
+      saved: t.saved,
+      synced: t.synced,
+      comments_pings: t.commentsPings,
+    };
   }
 
   start(spec) {
     const id = randomUUID();
-    const t = { id, done: false, typed: 0, error: null, saved: false, synced: false, provider: null };
+    const t = {
+      id,
+      done: false,
+      typed: 0,
+      error: null,
+      saved: false,
+      synced: false,
+      provider: null,
+      // The `commentsPing` awareness fields of other clients this one received, as Docs'
+      // editor watches them to refresh its threads: [{clientId, at, docId, threadId}].
+      commentsPings: [],
+    };
     this.typists.set(id, t);
     this.run(t, spec).catch((err) => {
       t.error = String(err?.message || err);
@@ -154,6 +172,15 @@ export class Typists {
         },
       });
       t.provider = provider;
+    });
+    t.provider.awareness.on('change', ({ added, updated }) => {
+      const states = t.provider.awareness.getStates();
+      for (const clientId of [...added, ...updated]) {
+        if (clientId === t.provider.awareness.clientID) continue;
+        const ping = states.get(clientId)?.commentsPing;
+        const seen = t.commentsPings.some((p) => p.clientId === clientId && p.at === ping?.at);
+        if (ping && !seen) t.commentsPings.push({ clientId, ...ping });
+      }
     });
     t.provider.attach();
     await Promise.race([synced, sleep(15000)]);

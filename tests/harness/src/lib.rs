@@ -1,7 +1,8 @@
 //! test-harness: starts the Docs-like test server (`tests/docs-server`, a Node program that
 //! runs the real `@hocuspocus/server` 3.4.4 behind a fake La Suite Docs backend) and drives its
 //! test-only control API (`/__test__/...`): seeding, read-back, resets, drops and freezes of
-//! connections, throttling, a scripted typist.
+//! connections, throttling, a scripted typist, comment marks (read back through BlockNote,
+//! or seeded as Docs' editor writes them).
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
@@ -268,6 +269,31 @@ pub struct TypistStatus {
     pub saved: bool,
     /// True once its provider was synced.
     pub synced: bool,
+    /// The `commentsPing` awareness fields of other clients it received (what Docs' editor
+    /// watches to refresh its threads), each `{clientId, at, docId, threadId}`.
+    #[serde(default)]
+    pub comments_pings: Vec<Value>,
+}
+
+/// A run of text carrying a comment mark, as BlockNote's editor reads the document.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct CommentMarkSpan {
+    pub block_id: String,
+    pub thread_id: String,
+    pub orphan: bool,
+    /// The exact text the mark covers (contiguous marked text merged).
+    pub text: String,
+    /// Offsets in the block's own inline text, in UTF-16 code units (a hard break counts 1).
+    pub start: u64,
+    pub end: u64,
+}
+
+/// The comment marks of a document, in the stored content and in the room.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct CommentMarks {
+    pub stored: Vec<CommentMarkSpan>,
+    /// `None` when no room is loaded.
+    pub live: Option<Vec<CommentMarkSpan>>,
 }
 
 /// Handle of a running typist.
@@ -724,6 +750,44 @@ impl DocsServer {
     pub async fn stats(&self) -> anyhow::Result<Stats> {
         let v = self.get("stats").await?;
         Ok(serde_json::from_value(v)?)
+    }
+
+    /// The comment marks BlockNote's editor reads in the stored content and in the room, in
+    /// document order.
+    pub async fn comment_marks(&self, id: Uuid) -> anyhow::Result<CommentMarks> {
+        let v = self.get(&format!("documents/{id}/comment-marks")).await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// Puts a comment mark for `thread_id` on the first occurrence of `text` in a block of the
+    /// stored content, the way Docs' editor writes it (y-prosemirror names the attribute
+    /// `comment--<hash>`). The room must not be loaded.
+    pub async fn add_comment_mark(
+        &self,
+        id: Uuid,
+        block_id: &str,
+        text: &str,
+        thread_id: &str,
+        orphan: bool,
+    ) -> anyhow::Result<()> {
+        self.post(
+            &format!("documents/{id}/comment-mark"),
+            json!({"block_id": block_id, "text": text, "thread_id": thread_id, "orphan": orphan}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// The `commentsPing` fields (`{at, docId, threadId}`) of the awareness states known to
+    /// the room: how Docs' editors tell each other to refresh a thread.
+    pub async fn comments_pings(&self, id: Uuid) -> anyhow::Result<Vec<Value>> {
+        Ok(self
+            .awareness(id)
+            .await?
+            .into_iter()
+            .filter_map(|entry| entry["state"].get("commentsPing").cloned())
+            .filter(|ping| !ping.is_null())
+            .collect())
     }
 
     /// Awareness states known to the room: `[{"clientId": n, "state": {...}}]` (empty when no room).

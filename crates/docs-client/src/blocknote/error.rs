@@ -71,6 +71,16 @@ pub enum ModelError {
         "the document structure is malformed ({problem}); reload the document, it may still be loading"
     )]
     MalformedDocument { problem: String },
+    #[error(
+        "characters {start}..{end} are not a stretch of block `{id}`'s text, which has {len} \
+         characters; give a non-empty range within it (read the block again)"
+    )]
+    InvalidTextRange {
+        id: String,
+        start: usize,
+        end: usize,
+        len: usize,
+    },
     #[error("block id `{id}` is listed twice; list each block once")]
     DuplicateId { id: String },
     #[error(

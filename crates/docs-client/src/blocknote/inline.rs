@@ -13,7 +13,7 @@ use yrs::{
 };
 
 use super::schema::{COMMENT_MARK_PREFIX, HARD_BREAK, INLINE_MATH, LINK_MARK};
-use super::tree::{Inline, PropValue, Props, Styles, TextRun};
+use super::tree::{CommentMark, Inline, PropValue, Props, Styles, TextRun};
 
 /// Length of `s` in the document's text offset unit.
 pub(crate) fn text_len(kind: OffsetKind, s: &str) -> u32 {
@@ -92,7 +92,26 @@ pub(crate) fn is_comment_key(key: &str) -> bool {
     key == COMMENT_MARK_PREFIX || key.starts_with("comment--")
 }
 
-/// Reads a run's styles, link and comment keys from Yjs formatting attributes.
+/// The comment mark a formatting attribute's value holds (`{orphan, threadId}`); `None` for a
+/// removed mark (null). A value without a thread id reads with an empty one.
+fn comment_mark(v: &Any) -> Option<CommentMark> {
+    if !mark_on(v) {
+        return None;
+    }
+    let (thread_id, orphan) = match v {
+        Any::Map(m) => (
+            match m.get("threadId") {
+                Some(Any::String(s)) => s.to_string(),
+                _ => String::new(),
+            },
+            matches!(m.get("orphan"), Some(Any::Bool(true))),
+        ),
+        _ => (String::new(), false),
+    };
+    Some(CommentMark { thread_id, orphan })
+}
+
+/// Reads a run's styles, link and comment marks from Yjs formatting attributes.
 /// Unknown marks are ignored.
 pub(crate) fn run_from_attrs(text: String, attrs: Option<&Attrs>) -> TextRun {
     let mut run = TextRun::plain(text);
@@ -108,11 +127,12 @@ pub(crate) fn run_from_attrs(text: String, attrs: Option<&Attrs>) -> TextRun {
             "textColor" => run.styles.text_color = map_string(v, "stringValue"),
             "backgroundColor" => run.styles.background_color = map_string(v, "stringValue"),
             LINK_MARK => run.link = map_string(v, "href"),
-            _ if is_comment_key(k) && mark_on(v) => run.comments.push(k.to_string()),
+            _ if is_comment_key(k) => run.comments.extend(comment_mark(v)),
             _ => {}
         }
     }
     run.comments.sort();
+    run.comments.dedup();
     run
 }
 

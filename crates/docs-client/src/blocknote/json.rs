@@ -4,7 +4,11 @@
 use serde_json::{Map, Value, json};
 
 use super::nesting::MAX_NESTING;
-use super::tree::{Block, BlockContent, Inline, PropValue, Styles, TableContent, TextRun};
+use super::schema::{ContentKind, block_spec};
+use super::tree::{
+    Block, BlockContent, Inline, PropValue, Props, Styles, TableCell, TableContent, TableRow,
+    TextRun, inline_plain_text,
+};
 
 fn styles_json(s: &Styles) -> Value {
     let mut m = Map::new();
@@ -100,7 +104,7 @@ pub fn inline_json(inline: &[Inline]) -> Value {
     Value::Array(out)
 }
 
-fn props_json(props: &super::tree::Props) -> Value {
+fn props_json(props: &Props) -> Value {
     Value::Object(
         props
             .iter()
@@ -176,4 +180,214 @@ fn block_json_at(b: &Block, depth: usize) -> Value {
 /// Blocks as BlockNote JSON.
 pub fn blocks_json(blocks: &[Block]) -> Value {
     Value::Array(blocks.iter().map(block_json).collect())
+}
+
+// ---------------------------------------------------------------------------------------------
+// From BlockNote JSON (what another BlockNote writes: comment bodies, pasted blocks)
+
+fn prop_from_json(v: &Value) -> Option<PropValue> {
+    Some(match v {
+        Value::String(s) => PropValue::String(s.clone()),
+        Value::Bool(b) => PropValue::Bool(*b),
+        Value::Number(n) => PropValue::Number(n.as_f64()?),
+        Value::Null => PropValue::Undefined,
+        _ => return None,
+    })
+}
+
+fn props_from_json(v: Option<&Value>) -> Props {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), prop_from_json(v)?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn styles_from_json(v: Option<&Value>) -> Styles {
+    let Some(m) = v.and_then(Value::as_object) else {
+        return Styles::default();
+    };
+    let on = |k: &str| m.get(k).is_some_and(|v| v == &Value::Bool(true));
+    let color = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
+    Styles {
+        bold: on("bold"),
+        italic: on("italic"),
+        underline: on("underline"),
+        strike: on("strike"),
+        code: on("code"),
+        text_color: color("textColor"),
+        background_color: color("backgroundColor"),
+    }
+}
+
+/// Text as runs: a `"\n"` in BlockNote JSON's text is a hard break.
+fn push_text(out: &mut Vec<Inline>, text: &str, styles: &Styles, link: Option<&str>) {
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push(Inline::HardBreak);
+        }
+        if !line.is_empty() {
+            out.push(Inline::Text(TextRun {
+                text: line.to_owned(),
+                styles: styles.clone(),
+                link: link.map(str::to_owned),
+                comments: vec![],
+            }));
+        }
+    }
+}
+
+/// BlockNote inline content JSON (`"text"`, `[{type:"text", text, styles}, {type:"link",
+/// href, content}, {type, props}]`) as inline content: the inverse of [`inline_json`].
+/// Anything else is skipped.
+pub fn inline_from_json(value: &Value) -> Vec<Inline> {
+    let mut out = vec![];
+    let items = match value {
+        Value::Array(items) => items.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    for item in items {
+        match item {
+            Value::String(s) => push_text(&mut out, s, &Styles::default(), None),
+            Value::Object(m) => match m.get("type").and_then(Value::as_str) {
+                Some("text") => push_text(
+                    &mut out,
+                    m.get("text").and_then(Value::as_str).unwrap_or_default(),
+                    &styles_from_json(m.get("styles")),
+                    None,
+                ),
+                Some("link") => {
+                    let href = m.get("href").and_then(Value::as_str).unwrap_or_default();
+                    let parts = match m.get("content") {
+                        Some(Value::Array(parts)) => parts.as_slice(),
+                        Some(other) => std::slice::from_ref(other),
+                        None => &[],
+                    };
+                    for part in parts {
+                        match part {
+                            Value::String(s) => {
+                                push_text(&mut out, s, &Styles::default(), Some(href))
+                            }
+                            Value::Object(p) => push_text(
+                                &mut out,
+                                p.get("text").and_then(Value::as_str).unwrap_or_default(),
+                                &styles_from_json(p.get("styles")),
+                                Some(href),
+                            ),
+                            _ => {}
+                        }
+                    }
+                }
+                Some(kind) => out.push(Inline::Element {
+                    kind: kind.to_owned(),
+                    attrs: props_from_json(m.get("props")),
+                }),
+                None => {}
+            },
+            _ => {}
+        }
+    }
+    super::inline::normalize_inline(out)
+}
+
+fn table_from_json(value: &Value) -> TableContent {
+    let header_rows = value.get("headerRows").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let rows = value
+        .get("rows")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    TableContent {
+        rows: rows
+            .iter()
+            .enumerate()
+            .map(|(r, row)| TableRow {
+                cells: row
+                    .get("cells")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|cell| match cell.get("type").and_then(Value::as_str) {
+                        Some("tableCell") => TableCell {
+                            header: r < header_rows,
+                            props: props_from_json(cell.get("props")),
+                            colwidth: None,
+                            content: cell
+                                .get("content")
+                                .map(inline_from_json)
+                                .unwrap_or_default(),
+                        },
+                        // Older BlockNote: a cell is its inline content.
+                        _ => TableCell {
+                            header: r < header_rows,
+                            props: Props::new(),
+                            colwidth: None,
+                            content: inline_from_json(cell),
+                        },
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+fn block_from_json(value: &Value, depth: usize) -> Option<Block> {
+    let m = value.as_object()?;
+    let kind = m.get("type")?.as_str()?.to_owned();
+    let content = m.get("content").unwrap_or(&Value::Null);
+    let content = match block_spec(&kind).map(|spec| spec.content) {
+        Some(ContentKind::Inline) => BlockContent::Inline {
+            inline: inline_from_json(content),
+        },
+        Some(ContentKind::Code) => {
+            let text = inline_plain_text(&inline_from_json(content));
+            BlockContent::Inline {
+                inline: if text.is_empty() {
+                    vec![]
+                } else {
+                    vec![Inline::Text(TextRun::plain(text))]
+                },
+            }
+        }
+        Some(ContentKind::Table) => BlockContent::Table {
+            table: table_from_json(content),
+        },
+        Some(ContentKind::None) => BlockContent::None,
+        None => BlockContent::Opaque {
+            text: inline_plain_text(&inline_from_json(content)),
+            hidden_blocks: 0,
+        },
+    };
+    let children = match m.get("children") {
+        Some(Value::Array(children)) if depth < MAX_NESTING => children
+            .iter()
+            .filter_map(|c| block_from_json(c, depth + 1))
+            .collect(),
+        _ => vec![],
+    };
+    Some(Block {
+        id: m
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        kind,
+        props: props_from_json(m.get("props")),
+        content,
+        children,
+    })
+}
+
+/// BlockNote blocks JSON (as another BlockNote wrote it, e.g. a comment's body) as blocks, to
+/// read: the inverse of [`blocks_json`], tolerant — values that are not blocks are skipped,
+/// unknown block types read as opaque text, blocks nested deeper than [`MAX_NESTING`] are
+/// left out.
+pub fn blocks_from_json(value: &Value) -> Vec<Block> {
+    match value {
+        Value::Array(items) => items.iter().filter_map(|b| block_from_json(b, 1)).collect(),
+        other => block_from_json(other, 1).into_iter().collect(),
+    }
 }

@@ -21,7 +21,10 @@
 //!   model; every walk over blocks is bounded by it or iterative.
 //! - [`yjs_depth`]: how deep Yjs content nests, for refusing updates and documents nested
 //!   deeper than yrs can safely delete.
+//! - [`comments`]: BlockNote's `comment` mark (where a Docs comment thread is anchored):
+//!   reading anchors, writing the mark; comment bodies from and to markdown.
 
+pub mod comments;
 pub mod diff;
 pub mod error;
 pub mod inline;
@@ -41,6 +44,10 @@ pub mod yjs_depth;
 #[cfg(test)]
 mod tests;
 
+pub use comments::{
+    COMMENT_MARK, CommentAnchor, add_comment_mark, anchors_by_thread, comment_anchors,
+    comment_body_from_markdown, comment_body_to_markdown, comment_mark_key, text_occurrences,
+};
 pub use error::{ModelError, ModelResult};
 pub use locate::Position;
 pub use markdown::export::{
@@ -55,8 +62,8 @@ pub use outline::{
 pub use read::{Outermost, read_blocks, read_document, read_outermost, root_group};
 pub use schema::FRAGMENT_NAME;
 pub use tree::{
-    Block, BlockContent, Document, Inline, NewBlock, NewContent, PropValue, Props, Styles,
-    TableCell, TableContent, TableRow, TextRun,
+    Block, BlockContent, CommentMark, Document, Inline, NewBlock, NewContent, PropValue, Props,
+    Styles, TableCell, TableContent, TableRow, TextRun,
 };
 pub use validate::validate_block;
 pub use write::{

@@ -142,7 +142,18 @@ impl Styles {
     }
 }
 
-/// A run of text sharing the same styles and link.
+/// A BlockNote `comment` mark on a run of text: the comment thread anchored there (the id of
+/// a Docs thread), and whether BlockNote marked it orphaned (its editor does so when the
+/// thread is resolved or deleted). See [`comments`](super::comments).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentMark {
+    pub thread_id: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub orphan: bool,
+}
+
+/// A run of text sharing the same styles, link and comment marks.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextRun {
@@ -151,10 +162,11 @@ pub struct TextRun {
     pub styles: Styles,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
-    /// Comment marks (`comment--<hash>` keys) present on the run: kept, hidden from markdown,
-    /// never written by this crate.
+    /// The comment marks on the run (sorted, each once): kept by every edit of the text around
+    /// them, hidden from markdown. Runs given to a write never carry any (they are not read
+    /// from input); [`add_comment_mark`](super::comments::add_comment_mark) puts one on text.
     #[serde(default, skip_serializing_if = "Vec::is_empty", skip_deserializing)]
-    pub comments: Vec<String>,
+    pub comments: Vec<CommentMark>,
 }
 
 impl TextRun {

@@ -262,7 +262,7 @@ pub fn move_block(
 
 /// A block whose own content may be rewritten: where it is, its content (read without its
 /// children) and its content node, which holds nothing too deep to remove.
-fn editable_block<T: ReadTxn>(
+pub(crate) fn editable_block<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
     id: &str,

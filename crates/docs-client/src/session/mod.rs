@@ -52,7 +52,7 @@ use yrs::{Doc, OffsetKind, Options, Transact, TransactionMut, Update};
 use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, WriteRequest};
 pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
 use crate::error::{Error, Result};
-use crate::presence::Presence;
+use crate::presence::{CommentsPing, Presence};
 use crate::rest::{DocsClient, Document};
 
 /// Transaction origin of writes made through [`DocumentSession::write`].
@@ -475,14 +475,37 @@ impl DocumentSession {
         names
     }
 
-    /// Changes the name and colour other participants see (a no-op when unchanged).
+    /// Changes the name and colour other participants see (a no-op when unchanged); the last
+    /// comments ping stays.
     pub fn set_presence(&self, presence: &Presence) {
         self.presence.send_if_modified(|current| {
-            let changed = current != presence;
+            let wanted = Presence {
+                comments_ping: current.comments_ping.clone(),
+                ..presence.clone()
+            };
+            let changed = *current != wanted;
             if changed {
-                *current = presence.clone();
+                *current = wanted;
             }
             changed
+        });
+    }
+
+    /// Tells the other editors of the document that a comment thread changed (created,
+    /// replied to, resolved…), as Docs' editor does: our awareness state gets a new
+    /// `commentsPing` `{at, docId, threadId}` (see [`CommentsPing`]), and their editors reload
+    /// that thread (every thread with `None`). Works on a read-only connection too: awareness
+    /// is not a write.
+    pub fn ping_comments(&self, thread: Option<Uuid>) {
+        let doc_id = self.shared.id.to_string();
+        self.presence.send_modify(|current| {
+            // Editors skip a ping not newer than the last one they saw.
+            let after = current.comments_ping.as_ref().map_or(0, |p| p.at + 1);
+            current.comments_ping = Some(CommentsPing {
+                at: now_ms().max(after),
+                doc_id,
+                thread_id: thread.map(|t| t.to_string()),
+            });
         });
     }
 

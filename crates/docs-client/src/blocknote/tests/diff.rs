@@ -218,7 +218,7 @@ fn comments_survive_text_edits_elsewhere() {
     let Inline::Text(last) = inline.last().unwrap() else {
         panic!()
     };
-    assert_eq!(last.comments, vec!["comment--abc".to_string()]);
+    assert_eq!(last.comments, vec![cm("abc")]);
 }
 
 /// About `len` bytes of words drawn from a small vocabulary by a seeded generator: two seeds
@@ -243,7 +243,7 @@ fn commented(text: &str, comment: &str, styles: Styles) -> Inline {
         text: text.into(),
         styles,
         link: None,
-        comments: vec![comment.into()],
+        comments: vec![cm(comment)],
     })
 }
 
@@ -277,18 +277,8 @@ fn past_the_time_limit_only_the_middle_is_replaced() {
         text
     };
     let end = text.len(&txn);
-    text.format(
-        &mut txn,
-        0,
-        10,
-        Attrs::from([("comment--a".into(), flag())]),
-    );
-    text.format(
-        &mut txn,
-        end - 8,
-        8,
-        Attrs::from([("comment--b".into(), flag())]),
-    );
+    text.format(&mut txn, 0, 10, Attrs::from([comment_attr("a")]));
+    text.format(&mut txn, end - 8, 8, Attrs::from([comment_attr("b")]));
     let wanted = format!("Kept start {new_middle}**kept end**");
     crate::blocknote::write::set_block_content_within(
         &mut txn,
@@ -305,9 +295,9 @@ fn past_the_time_limit_only_the_middle_is_replaced() {
     assert_eq!(
         read_document(&txn, &f).blocks[0].inline().unwrap(),
         &[
-            commented("Kept start", "comment--a", Styles::default()),
+            commented("Kept start", "a", Styles::default()),
             t(&format!(" {new_middle}")),
-            commented("kept end", "comment--b", bold_style),
+            commented("kept end", "b", bold_style),
         ][..]
     );
 }
@@ -378,12 +368,12 @@ fn thousands_of_edits_are_merged_keeping_the_longest_unchanged_runs() {
     };
     for run in &kept {
         let at = old.find(run.as_str()).unwrap() as u32;
-        let comment = Attrs::from([("comment--k".into(), flag())]);
+        let comment = Attrs::from([comment_attr("k")]);
         text_node.format(&mut txn, at, run.len() as u32, comment);
     }
     for i in 0..300 {
         let at = old.find(&format!("e{i:03}")).unwrap() as u32 + 1;
-        let comment = Attrs::from([("comment--d".into(), flag())]);
+        let comment = Attrs::from([comment_attr("d")]);
         text_node.format(&mut txn, at, 3, comment);
     }
     crate::blocknote::write::set_block_content_within(
@@ -402,11 +392,11 @@ fn thousands_of_edits_are_merged_keeping_the_longest_unchanged_runs() {
             .unwrap()
             .iter()
             .filter_map(|i| match i {
-                Inline::Text(r) if r.comments == [comment] => Some(r.text.clone()),
+                Inline::Text(r) if r.comments == [cm(comment)] => Some(r.text.clone()),
                 _ => None,
             })
             .collect()
     };
-    assert_eq!(commented("comment--k"), kept);
-    assert_eq!(commented("comment--d").len(), 236);
+    assert_eq!(commented("k"), kept);
+    assert_eq!(commented("d").len(), 236);
 }

@@ -1,6 +1,7 @@
 //! Tests of the model (`cargo test -p docs-client --lib blocknote`), one module per concern;
 //! this one holds the shared helpers and the hand-built reference document.
 
+mod comments;
 mod diff;
 mod layout;
 mod markdown;
@@ -45,6 +46,26 @@ fn num(n: i64) -> Any {
 }
 fn flag() -> Any {
     Any::Map(Arc::new(HashMap::new()))
+}
+/// A comment mark's attribute value, as y-prosemirror stores it: `{orphan, threadId}`.
+fn comment_value(thread: &str) -> Any {
+    Any::Map(Arc::new(HashMap::from([
+        ("orphan".to_string(), Any::Bool(false)),
+        ("threadId".to_string(), s(thread)),
+    ])))
+}
+/// A comment mark's attribute (key and value) for a thread.
+fn comment_attr(thread: &str) -> (Arc<str>, Any) {
+    (
+        comment_mark_key(thread, false).into(),
+        comment_value(thread),
+    )
+}
+fn cm(thread: &str) -> CommentMark {
+    CommentMark {
+        thread_id: thread.into(),
+        orphan: false,
+    }
 }
 fn map1(k: &str, v: &str) -> Any {
     let mut m = HashMap::new();
@@ -144,7 +165,7 @@ fn hand_built() -> (Doc, XmlFragmentRef) {
             "red",
             Attrs::from([
                 ("textColor".into(), map1("stringValue", "red")),
-                ("comment--abc".into(), flag()),
+                comment_attr("abc"),
             ]),
         );
         // nested child: checkListItem checked, numberedListItem start undefined
@@ -213,7 +234,7 @@ fn expected_hand_built() -> Document {
             ..Default::default()
         },
         link: None,
-        comments: vec!["comment--abc".into()],
+        comments: vec![cm("abc")],
     });
     let link = Inline::Text(TextRun {
         text: " site".into(),
