@@ -35,6 +35,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
             "get_document",
             "get_outline",
             "insert_blocks",
+            "list_comments",
             "list_documents",
             "list_sessions",
             "move_block",
@@ -65,6 +66,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
                 | "get_changes"
                 | "list_sessions"
                 | "edit_status"
+                | "list_comments"
         );
         assert_eq!(read_only, !writes, "{name}: read-only hint");
         let schema = serde_json::to_value(&*tool.input_schema).unwrap();
@@ -1687,4 +1689,134 @@ async fn a_burst_of_agent_edits_is_one_version_of_the_document() {
         "one save, one version"
     );
     assert_eq!(stats.saves_off_websocket.get(&doc), None);
+}
+
+/// An agent asked to address the comments reads every thread with who said what, whether it
+/// is resolved, and the exact text it is attached to (or that its text is gone).
+#[tokio::test]
+async fn comment_threads_are_listed_with_their_anchored_text() {
+    use docs_client::blocknote::comment_body_from_markdown;
+    let server = DocsServer::start().await.unwrap();
+    let user = server
+        .create_user("ada@example.org", "Ada Lovelace")
+        .await
+        .unwrap();
+    let id = server
+        .create_document(
+            DocumentSpec::new("Draft")
+                .markdown("Intro paragraph.\n\nThe quick brown fox.")
+                .access(&user.id, "editor"),
+        )
+        .await
+        .unwrap();
+    let blocks = server.stored(id).await.unwrap().blocks;
+    let block = |i: usize| blocks[i]["id"].as_str().unwrap().to_owned();
+    let data = temp_dir();
+    let mut signed_in = config(&server, &data.0, Policy::Review);
+    signed_in.session_cookie = Some(docs_client::Secret::new(&user.session_cookie));
+    signed_in.csrf_token = Some(docs_client::Secret::new(&user.csrf_token));
+    let service = DocsService::start(signed_in).await.unwrap();
+    let rest = service.client().unwrap();
+    let body = |markdown: &str| comment_body_from_markdown(markdown).unwrap();
+    let fox = rest
+        .create_thread(id, &body("Say **which** fox."))
+        .await
+        .unwrap();
+    rest.reply(id, fox.id, &body("A red one.")).await.unwrap();
+    let intro = rest.create_thread(id, &body("Shorter?")).await.unwrap();
+    rest.resolve_thread(id, intro.id).await.unwrap();
+    let gone = rest
+        .create_thread(id, &body("About a deleted sentence."))
+        .await
+        .unwrap();
+    server
+        .add_comment_mark(id, &block(1), "quick brown", &fox.id.to_string(), false)
+        .await
+        .unwrap();
+    server
+        .add_comment_mark(id, &block(0), "Intro", &intro.id.to_string(), false)
+        .await
+        .unwrap();
+    let agent = Agent {
+        client: connect(service.clone(), "reviewer").await,
+        service,
+        data,
+    };
+    let doc = id.to_string();
+
+    let listed = agent.ok("list_comments", json!({"document": doc})).await;
+    let threads = listed["threads"].as_array().unwrap();
+    let view = |thread: &Uuid| {
+        threads
+            .iter()
+            .find(|t| t["thread_id"] == thread.to_string())
+            .unwrap_or_else(|| panic!("{thread} not listed: {listed}"))
+            .clone()
+    };
+    let fox_view = view(&fox.id);
+    assert_eq!(
+        fox_view["anchors"],
+        json!([{"block_id": block(1), "quoted_text": "quick brown"}])
+    );
+    assert_eq!(
+        (&fox_view["resolved"], &fox_view["orphaned"]),
+        (&json!(false), &json!(false))
+    );
+    let said: Vec<(&str, &str)> = fox_view["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["author"].as_str().unwrap(),
+                c["markdown"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("Ada Lovelace", "Say **which** fox."),
+            ("Ada Lovelace", "A red one.")
+        ]
+    );
+    assert_eq!(view(&intro.id)["resolved"], true);
+    assert_eq!(view(&intro.id)["anchors"][0]["quoted_text"], "Intro");
+    let gone_view = view(&gone.id);
+    assert_eq!(
+        (&gone_view["anchors"], &gone_view["orphaned"]),
+        (&json!([]), &json!(true))
+    );
+
+    let open: Vec<String> = agent
+        .ok(
+            "list_comments",
+            json!({"document": doc, "unresolved_only": true}),
+        )
+        .await["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(open.len(), 2);
+    assert!(!open.contains(&intro.id.to_string()));
+    let in_block: Vec<Value> = agent
+        .ok(
+            "list_comments",
+            json!({"document": doc, "block_id": block(1)}),
+        )
+        .await["threads"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(in_block.len(), 1);
+    assert_eq!(in_block[0]["thread_id"], fox.id.to_string());
+    let error = agent
+        .err(
+            "list_comments",
+            json!({"document": doc, "block_id": "nope"}),
+        )
+        .await;
+    assert_eq!(error["code"], "BLOCK_NOT_FOUND", "{error}");
 }

@@ -26,7 +26,7 @@ use uuid::Uuid;
 const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
 const BIN: &str = env!("CARGO_BIN_EXE_docs-mcp");
 
-const TOOLS: [&str; 16] = [
+const TOOLS: [&str; 17] = [
     "apply_edits",
     "create_document",
     "delete_blocks",
@@ -35,6 +35,7 @@ const TOOLS: [&str; 16] = [
     "get_document",
     "get_outline",
     "insert_blocks",
+    "list_comments",
     "list_documents",
     "list_sessions",
     "move_block",

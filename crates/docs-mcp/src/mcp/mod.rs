@@ -1,6 +1,7 @@
 //! The MCP face of the service — the only module that knows MCP. Tools are thin: they check
 //! and translate arguments, call [`DocsService`], and shape the answer.
 
+mod comments;
 mod errors;
 mod params;
 mod read;
@@ -37,7 +38,8 @@ apply_edits groups several operations into one atomic edit and one approval.
 5. A write may wait for the user's approval. If it returns status `pending`, call \
 edit_status with its edit_id (and wait_seconds) instead of repeating the write. A \
 rejection (EDIT_REJECTED) carries the user's comment: do not retry the same edit.
-6. Errors have a stable `code` and a `hint` saying what to do next.";
+6. Errors have a stable `code` and a `hint` saying what to do next.
+7. Asked to address the comments of a document: list_comments gives each thread (who said what, resolved or not) with the block and exact text it is attached to; read those blocks and edit them as usual.";
 
 /// An edit id as an agent quotes it.
 fn parse_edit_id(raw: &str) -> Result<uuid::Uuid, crate::error::ServiceError> {
@@ -66,7 +68,7 @@ impl DocsMcp {
             service,
             connection: connection.into(),
             reads: Arc::default(),
-            tool_router: Self::read_tools() + Self::write_tools(),
+            tool_router: Self::read_tools() + Self::write_tools() + Self::comment_tools(),
         }
     }
 
