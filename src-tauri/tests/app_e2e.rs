@@ -207,6 +207,27 @@ impl WebDriver {
             .to_owned()
     }
 
+    /// The text of the first element matching `css` once it is `expected`: the screen may
+    /// render it again meanwhile (an element found then replaced goes stale), so both the
+    /// element and its text are looked up again until they match or `timeout` passes.
+    async fn wait_for_text(&self, css: &str, expected: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let mut last = Value::Null;
+        loop {
+            if let Some(id) = self.find_all(css).await.into_iter().next() {
+                last = self.get(&format!("/element/{id}/property/innerText")).await;
+                if last.as_str() == Some(expected) {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{css} does not read {expected:?} after {timeout:?}: {last}"
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
     async fn attribute(&self, element: &str, name: &str) -> String {
         let value = self
             .get(&format!("/element/{element}/attribute/{name}"))
@@ -512,10 +533,13 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .await;
     assert_eq!(driver.text(&approve).await, "Approve");
     driver.click(&approve).await;
-    let notice = driver
-        .wait_for("#main .empty", Duration::from_secs(30))
+    driver
+        .wait_for_text(
+            "#main .empty",
+            "No edit waits for you.",
+            Duration::from_secs(30),
+        )
         .await;
-    assert_eq!(driver.text(&notice).await, "No edit waits for you.");
     tokio::time::sleep(Duration::from_millis(500)).await;
     driver
         .screenshot(&artifacts().join("e2e-approved.png"))
@@ -932,10 +956,13 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
     driver
         .wait_for("#main .empty", Duration::from_secs(30))
         .await;
-    let notice = driver
-        .text(&driver.wait_for(".notice p", Duration::from_secs(5)).await)
+    driver
+        .wait_for_text(
+            ".notice p",
+            "Applied 3 edits by Demo agent.",
+            Duration::from_secs(5),
+        )
         .await;
-    assert_eq!(notice, "Applied 3 edits by Demo agent.");
     app.quit().await;
 }
 
