@@ -79,9 +79,10 @@ app="$root/usr/bin/docs-mcp-app"
 [ -x "$app" ] || fail "no executable /usr/bin/docs-mcp-app"
 # The dist build, but for the few bytes where the bundler writes the package type.
 dist_app="$target_dir/dist/docs-mcp-app"
-[ "$(stat -c %s "$app")" = "$(stat -c %s "$dist_app")" ] &&
-  [ "$(cmp -l "$app" "$dist_app" | wc -l)" -le 16 ] ||
+if [ "$(stat -c %s "$app")" != "$(stat -c %s "$dist_app")" ] ||
+  [ "$(cmp -l "$app" "$dist_app" | wc -l)" -gt 16 ]; then
   fail "/usr/bin/docs-mcp-app is not the binary built with the dist profile ($dist_app)"
+fi
 file "$app" | grep -q ', stripped' || fail "/usr/bin/docs-mcp-app is not stripped: $(file "$app")"
 desktop=$(find "$root/usr/share/applications" -name '*.desktop' | head -n 1)
 [ -n "$desktop" ] || fail "no desktop entry in /usr/share/applications"
