@@ -2,9 +2,9 @@
 # Installs what building and testing need on Debian/Ubuntu, and only what is missing, and
 # builds the app's UI (ui/dist, which the Tauri app embeds) when its sources changed.
 # Usage: scripts/setup.sh [--test | --demo]   (--test also installs the Node packages of the
-# tests — the Docs-like server and the TypeScript SDK agent — and what the app's end-to-end
-# test needs: Xvfb, WebKitWebDriver, tauri-driver; --demo installs the Docs-like server, which
-# the app's demo runs)
+# tests — the Docs-like server and the TypeScript SDK agent —, what the app's end-to-end
+# test needs: Xvfb, WebKitWebDriver, tauri-driver, and rpm for the package test; --demo
+# installs the Docs-like server, which the app's demo runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +17,8 @@ packages=(build-essential pkg-config ca-certificates
   # Tauri 2 on Debian 12 (the desktop app, src-tauri)
   libwebkit2gtk-4.1-dev curl wget file libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
 if $want_tests; then
-  packages+=(xvfb xauth webkit2gtk-driver dbus-x11)
+  # rpm: scripts/package-test.sh reads the .rpm's fields and files.
+  packages+=(xvfb xauth webkit2gtk-driver dbus-x11 rpm)
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)

@@ -14,3 +14,5 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
+echo "== packages (.deb, .rpm, .mcpb): built, installed into a throwaway root, launched"
+scripts/package-test.sh
