@@ -129,36 +129,47 @@ impl Guard {
             });
         let path = request.uri().path();
         let control = path == "/control" || path.starts_with("/control/");
-        let client = presented.and_then(|token| self.clients.find(token));
-        match presented {
-            Some(token) if control && self.control_token.matches(token) => Ok(None),
-            Some(token) if !control && self.agent_token.matches(token) => Ok(None),
-            Some(_) if !control && client.is_some() => Ok(client),
-            Some(token) if control && (self.agent_token.matches(token) || client.is_some()) => {
-                Err(Box::new(error_response(
-                    StatusCode::FORBIDDEN,
-                    "AGENT_TOKEN_REFUSED",
-                    "agents' tokens cannot decide edits, change policies or pause agents",
-                    "Only a person decides: use the Docs MCP app, or `docs-mcp edits` in your own terminal.",
-                )))
+        // A named client's token is looked up (a hash) only when no other token matched.
+        let refused = match presented {
+            Some(token) if control => {
+                if self.control_token.matches(token) {
+                    return Ok(None);
+                }
+                self.agent_token.matches(token) || self.clients.find(token).is_some()
             }
-            other => {
-                let mut response = error_response(
-                    StatusCode::UNAUTHORIZED,
-                    "UNAUTHORIZED",
-                    if other.is_some() {
-                        "the bearer token is wrong"
-                    } else {
-                        "a bearer token is required"
-                    },
-                    "Send `Authorization: Bearer <token>`; `docs-mcp token` shows where the token is stored.",
-                );
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                Err(Box::new(response))
+            Some(token) => {
+                if self.agent_token.matches(token) {
+                    return Ok(None);
+                }
+                if let Some(client) = self.clients.find(token) {
+                    return Ok(Some(client));
+                }
+                false
             }
+            None => false,
+        };
+        if refused {
+            return Err(Box::new(error_response(
+                StatusCode::FORBIDDEN,
+                "AGENT_TOKEN_REFUSED",
+                "agents' tokens cannot decide edits, change policies or pause agents",
+                "Only a person decides: use the Docs MCP app, or `docs-mcp edits` in your own terminal.",
+            )));
         }
+        let mut response = error_response(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            if presented.is_some() {
+                "the bearer token is wrong"
+            } else {
+                "a bearer token is required"
+            },
+            "Send `Authorization: Bearer <token>`; `docs-mcp token` shows where the token is stored.",
+        );
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        Err(Box::new(response))
     }
 }
 
