@@ -4,8 +4,9 @@
 
 import { agentConfigs } from "../configs";
 import { clear, h, showStatus, statusLine, timeElement } from "../dom";
-import { copyText, errorText, rpc } from "../rpc";
+import { errorText, rpc } from "../rpc";
 import type { AgentClient, NewAgentClient, Overview } from "../types";
+import { renderConfigCard } from "./config-card";
 
 export class AgentClientsSection {
   readonly root: HTMLElement;
@@ -85,28 +86,7 @@ export class AgentClientsSection {
     );
     if (overview) {
       for (const config of agentConfigs(overview, added.token)) {
-        const status = h("span", { class: "copy-status", role: "status" });
-        this.added.append(
-          h("article", { class: "card config" },
-            h("h5", {}, config.client),
-            h("pre", {}, h("code", {}, config.text)),
-            h("div", { class: "actions" },
-              h("button", {
-                type: "button",
-                class: "secondary",
-                onclick: async () => {
-                  try {
-                    await copyText(config.text);
-                    status.textContent = "Copied.";
-                  } catch {
-                    status.textContent = "Copy failed: select the text and copy it.";
-                  }
-                },
-              }, `Copy for ${config.client}`),
-              status,
-            ),
-          ),
-        );
+        this.added.append(renderConfigCard(config, config.text, `client-${added.client.id}`));
       }
     }
     this.added.hidden = false;

@@ -3,9 +3,10 @@
 
 import { agentConfigs } from "../configs";
 import { clear, h, showStatus, statusLine } from "../dom";
-import { copyText, errorText, rpc } from "../rpc";
+import { errorText, rpc } from "../rpc";
 import type { Overview } from "../types";
 import { AgentClientsSection } from "./agent-clients";
+import { renderConfigCard } from "./config-card";
 
 /** `text` with the token shown as dots and its last four characters (enough to tell two
  * tokens apart, not to use one). */
@@ -104,32 +105,8 @@ export class AgentsScreen {
       ));
     }
     for (const config of agentConfigs(overview)) {
-      const codeId = `config-${config.id}`;
-      const status = h("span", { class: "copy-status", role: "status" });
-      this.body.append(
-        h("article", { class: "card config", "aria-labelledby": `${codeId}-title` },
-          h("h3", { id: `${codeId}-title` }, config.client),
-          h("p", { class: "where" }, "In ", config.where, ":"),
-          h("pre", {}, h("code", { id: codeId }, this.revealed ? config.text : maskToken(config.text, overview.token))),
-          config.note ? h("p", { class: "note" }, config.note) : null,
-          h("div", { class: "actions" },
-            h("button", {
-              type: "button",
-              class: "secondary",
-              "aria-describedby": `${codeId}-title`,
-              onclick: async () => {
-                try {
-                  await copyText(config.text);
-                  status.textContent = "Copied.";
-                } catch {
-                  status.textContent = "Copy failed: select the text and copy it.";
-                }
-              },
-            }, `Copy for ${config.client}`),
-            status,
-          ),
-        ),
-      );
+      const shown = this.revealed ? config.text : maskToken(config.text, overview.token);
+      this.body.append(renderConfigCard(config, shown, "config"));
     }
   }
 }

@@ -1,0 +1,34 @@
+// One agent configuration as a card: which client, where it goes, the text (as shown: the
+// token may be masked), and a button copying the text whole.
+
+import type { AgentConfig } from "../configs";
+import { h } from "../dom";
+import { copyText } from "../rpc";
+
+/** `idPrefix` keeps ids apart when several sets of configurations are on screen. */
+export function renderConfigCard(config: AgentConfig, shown: string, idPrefix: string): HTMLElement {
+  const codeId = `${idPrefix}-${config.id}`;
+  const status = h("span", { class: "copy-status", role: "status" });
+  return h("article", { class: "card config", "aria-labelledby": `${codeId}-title` },
+    h("h3", { id: `${codeId}-title` }, config.client),
+    h("p", { class: "where" }, "In ", config.where, ":"),
+    h("pre", {}, h("code", { id: codeId }, shown)),
+    config.note ? h("p", { class: "note" }, config.note) : null,
+    h("div", { class: "actions" },
+      h("button", {
+        type: "button",
+        class: "secondary",
+        "aria-describedby": `${codeId}-title`,
+        onclick: async () => {
+          try {
+            await copyText(config.text);
+            status.textContent = "Copied.";
+          } catch {
+            status.textContent = "Copy failed: select the text and copy it.";
+          }
+        },
+      }, `Copy for ${config.client}`),
+      status,
+    ),
+  );
+}
