@@ -895,6 +895,16 @@ async fn writes_nobody_waits_on_are_saved_together_after_the_interval() {
     assert_eq!(stored.last().map(String::as_str), Some("waited on"));
 }
 
+/// Takes the collaboration server down and waits until `session` noticed.
+async fn take_collaboration_down(server: &DocsServer, session: &DocumentSession) {
+    server.set_collaboration_down(true).await.unwrap();
+    let mut progress = session.progress();
+    tokio::time::timeout(WAIT, progress.wait_for(|p| !p.connected))
+        .await
+        .unwrap()
+        .unwrap();
+}
+
 /// A save says whether we are in the room (Docs' `websocket` field), so Docs' "read-only
 /// unless connected" rule applies to us: out of the room while someone else edits there,
 /// the save is refused, and it is made again once we are back.
@@ -928,12 +938,7 @@ async fn a_save_tells_whether_we_are_in_the_room_and_a_refused_one_is_retried_fr
         .await
         .unwrap();
     write.acknowledged().await.unwrap();
-    server.set_collaboration_down(true).await.unwrap();
-    let mut progress = session.progress();
-    tokio::time::timeout(WAIT, progress.wait_for(|p| !p.connected))
-        .await
-        .unwrap()
-        .unwrap();
+    take_collaboration_down(&server, &session).await;
     server.set_collaboration_down(false).await.unwrap();
     let mut theirs = other.progress();
     tokio::time::timeout(WAIT, theirs.wait_for(|p| p.connected))
@@ -970,12 +975,7 @@ async fn a_save_tells_whether_we_are_in_the_room_and_a_refused_one_is_retried_fr
         .await
         .unwrap();
     write.acknowledged().await.unwrap();
-    server.set_collaboration_down(true).await.unwrap();
-    let mut progress = session.progress();
-    tokio::time::timeout(WAIT, progress.wait_for(|p| !p.connected))
-        .await
-        .unwrap()
-        .unwrap();
+    take_collaboration_down(&server, &session).await;
     session.flush(WAIT).await.unwrap();
     let stats = server.stats().await.unwrap();
     assert_eq!(stats.saves_off_websocket.get(&id.to_string()), Some(&1));
