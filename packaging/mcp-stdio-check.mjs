@@ -1,5 +1,7 @@
 // Starts an MCP server over stdio as an MCP client would (Claude Desktop with the .mcpb),
 // initializes, lists the tools and prints their names as a JSON array; fails after 60 s.
+// With MCP_CHECK_AGAIN_AFTER=FILE, it then keeps the session open until FILE exists and
+// lists the tools again in the same session (which must give the same names).
 // Usage: node packaging/mcp-stdio-check.mjs STDERR_FILE COMMAND [ARGS...]
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
@@ -53,9 +55,20 @@ const init = await request("initialize", {
 });
 if (!init?.serverInfo) fail(`initialize answered ${JSON.stringify(init)}`);
 child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-const { tools } = await request("tools/list", {});
+const names = async () =>
+  JSON.stringify((await request("tools/list", {})).tools.map((tool) => tool.name).sort());
+const first = await names();
 clearTimeout(timer);
-console.log(JSON.stringify(tools.map((tool) => tool.name).sort()));
+console.log(first);
+const againAfter = process.env.MCP_CHECK_AGAIN_AFTER;
+if (againAfter) {
+  const { existsSync } = await import("node:fs");
+  while (!existsSync(againAfter)) await new Promise((resolve) => setTimeout(resolve, 100));
+  const later = setTimeout(() => fail("no answer to the second tools/list within 60 s"), 60_000);
+  const again = await names();
+  clearTimeout(later);
+  if (again !== first) fail(`the second tools/list gave ${again}`);
+}
 child.stdin.end();
 const exited = new Promise((resolve) => child.on("exit", resolve));
 const late = setTimeout(() => child.kill(), 10_000);

@@ -158,7 +158,23 @@ tools=$(run_bundle "$work/bundle-alone.log") || fail "the bundle's server alone"
 [ "$tools" = "$manifest_tools" ] || fail "tools/list gave $tools; the manifest says $manifest_tools"
 grep -q relaying "$work/bundle-alone.log" && fail "the bundle relayed with no app running"
 
-step "the installed app, --minimized under Xvfb, in a session bus of its own"
+step "the .mcpb's server holds the data directory before the app starts"
+# Claude Desktop may start before the app at login: its session is kept open meanwhile.
+first_port=$(free_port)
+MCP_CHECK_AGAIN_AFTER="$work/app-started" node packaging/mcp-stdio-check.mjs "$work/bundle-first.log" \
+  env -u DBUS_SESSION_BUS_ADDRESS -u DOCS_MCP_TOKEN -u DOCS_INSTANCE_URL HOME="$work/home" \
+  DOCS_MCP_DATA_DIR="$work/data" RUST_LOG=info "$server" serve --stdio \
+  --instance http://127.0.0.1:9 --listen "127.0.0.1:$first_port" >"$work/bundle-first.tools" &
+first_client=$!
+pids+=("$first_client")
+for _ in $(seq 1 120); do
+  [ -s "$work/bundle-first.tools" ] && break
+  kill -0 "$first_client" 2>/dev/null || fail "the bundle's server did not start: $(cat "$work/bundle-first.log")"
+  sleep 0.25
+done
+[ "$(cat "$work/bundle-first.tools")" = "$manifest_tools" ] || fail "tools/list of the first client gave $(cat "$work/bundle-first.tools")"
+
+step "the installed app, --minimized under Xvfb, in a session bus of its own: it takes the data directory over"
 exec {xvfb_fd}< <(exec Xvfb -displayfd 1 -screen 0 1280x900x24 -nolisten tcp 2>/dev/null)
 pids+=($!)
 read -r -t 30 display <&"$xvfb_fd" || fail "Xvfb did not start"
@@ -200,6 +216,13 @@ done
 [ -n "$app_pid" ] || fail "no docs-mcp-app process under dbus-run-session"
 echo "GET /health: $health"
 grep -q "\"version\":\"$version\"" <<<"$health" || fail "/health does not report version $version"
+grep -q "hands the data directory over" "$work/app.log" || fail "the app did not take the directory over: $(cat "$work/app.log")"
+
+step "the first client's session carries on at the app"
+touch "$work/app-started"
+wait "$first_client" || fail "the first client's second tools/list: $(cat "$work/bundle-first.log")"
+grep -q "relaying this stdio client to http://127.0.0.1:$port/mcp\|the client's session continues at this service" "$work/bundle-first.log" ||
+  fail "the bundle's server did not relay its client to the app: $(cat "$work/bundle-first.log")"
 
 step "the .mcpb's server while the app runs: it relays to the app"
 # In the app's desktop session: its session bus (and keyring, where there is one).

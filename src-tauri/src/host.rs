@@ -100,7 +100,8 @@ impl Host {
             }
         });
         let listen = config.listen;
-        let service = DocsService::start(config)
+        // A stdio service (Claude Desktop's extension, started first) hands the directory over.
+        let service = DocsService::start_taking_over(config)
             .await
             .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
         // The session stored by an earlier sign-in, checked in the background: the window

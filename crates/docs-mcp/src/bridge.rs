@@ -4,12 +4,15 @@
 //! SSE stream of messages) comes back one message per line.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
+use crate::stdio::Front;
 use crate::token::BearerToken;
 
 const HEADER_SESSION_ID: &str = "mcp-session-id";
@@ -21,9 +24,9 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// JSON-RPC error code of a failure between the bridge and the service.
 pub const BRIDGE_ERROR: i64 = -32000;
 
-/// Messages waiting to be written to stdout. When the client stops reading, relays wait
-/// (and stop reading the service's answers) instead of piling messages up in memory.
-const OUTPUT_QUEUE: usize = 64;
+/// How long a client's session waits for a service that just took the data directory over
+/// to listen.
+const INTRODUCTION_WAIT: Duration = Duration::from_secs(10);
 
 /// What the service told us to send back.
 #[derive(Debug, Default)]
@@ -32,12 +35,34 @@ struct Connection {
     protocol_version: Option<String>,
 }
 
-struct Bridge {
+/// Why a message did not reach the service.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SendError {
+    /// Nothing listens at the endpoint (the service stopped, or has not started yet).
+    #[error(
+        "the Docs MCP service is not running at {0}: start the Docs MCP app or `docs-mcp serve`"
+    )]
+    Unreachable(String),
+    #[error("the request to the Docs MCP service at {url} failed: {error}")]
+    Failed { url: String, error: String },
+}
+
+/// One service endpoint, and the HTTP session the client has there.
+pub(crate) struct Bridge {
     url: String,
     token: Option<BearerToken>,
     http: reqwest::Client,
     connection: Mutex<Connection>,
     out: mpsc::Sender<String>,
+}
+
+/// How a relay to the service ended.
+pub(crate) enum Relayed {
+    /// The client closed stdin.
+    Ended,
+    /// The service is gone and nobody holds the data directory: `Front::hold` keeps the
+    /// message that did not reach it.
+    Unreachable,
 }
 
 /// Proxies stdin/stdout to `url` until stdin closes (and the answers in flight are written).
@@ -49,67 +74,75 @@ pub async fn run_bridge(url: String, token: Option<BearerToken>) -> anyhow::Resu
 pub async fn run_bridge_on(
     url: String,
     token: Option<BearerToken>,
-    input: impl tokio::io::AsyncRead + Unpin,
-    mut output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
+    input: impl tokio::io::AsyncRead + Send + 'static,
+    output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> anyhow::Result<()> {
-    let (out, mut lines) = mpsc::channel::<String>(OUTPUT_QUEUE);
-    let writer = tokio::spawn(async move {
-        while let Some(line) = lines.recv().await {
-            if output.write_all(line.as_bytes()).await.is_err()
-                || output.write_all(b"\n").await.is_err()
-                || output.flush().await.is_err()
-            {
-                break;
-            }
-        }
-    });
-    let bridge = Arc::new(Bridge {
-        url,
-        token,
-        http: reqwest::Client::builder()
-            .pool_max_idle_per_host(0)
-            .build()?,
-        connection: Mutex::new(Connection::default()),
-        out,
-    });
-
-    let mut input = BufReader::new(input).lines();
-    let mut in_flight = tokio::task::JoinSet::new();
-    while let Some(line) = input.next_line().await? {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let message: Value = match serde_json::from_str(line) {
-            Ok(message) => message,
-            Err(e) => {
-                bridge
-                    .emit(&json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {"code": -32700, "message": format!("Parse error: {e}")},
-                    }))
-                    .await;
-                continue;
-            }
-        };
-        // Sent in order (up to the response headers), answered concurrently: a write waiting
-        // for approval does not hold up other requests.
-        if let Some(body) = bridge.post(&message).await {
-            let bridge = bridge.clone();
-            in_flight.spawn(async move { bridge.relay(message, body).await });
-        }
-        while in_flight.try_join_next().is_some() {}
-    }
-    while in_flight.join_next().await.is_some() {}
-    bridge.close_session().await;
-    drop(bridge);
-    let _ = writer.await;
+    let mut front = Front::new(input, output);
+    let bridge = Bridge::new(url, token, front.out())?;
+    relay_from(&mut front, bridge, None, &CancellationToken::new()).await?;
+    front.finish().await;
     Ok(())
 }
 
+/// Relays the client's messages to `bridge`'s service until stdin closes or `quit`.
+/// With the `data_dir` a failed service is taken over from: when the service cannot be
+/// reached and nobody holds the directory any more, returns [`Relayed::Unreachable`] with
+/// the message held in `front`. A client that initialized with another backend is
+/// introduced to this one first (its `initialize` replayed, the answer kept from it).
+pub(crate) async fn relay_from(
+    front: &mut Front,
+    bridge: Arc<Bridge>,
+    data_dir: Option<&Path>,
+    quit: &CancellationToken,
+) -> anyhow::Result<Relayed> {
+    let mut introduced = front.initialize().is_none();
+    let mut in_flight = tokio::task::JoinSet::new();
+    let ended = loop {
+        let message = tokio::select! {
+            () = quit.cancelled() => break Relayed::Ended,
+            message = front.next() => message?,
+        };
+        let Some(message) = message else {
+            break Relayed::Ended;
+        };
+        let sent = match introduced {
+            true => bridge.send(&message).await,
+            false => match bridge.introduce(front, data_dir.is_some()).await {
+                Ok(()) => {
+                    introduced = true;
+                    bridge.send(&message).await
+                }
+                Err(e) => Err(e),
+            },
+        };
+        match sent {
+            Ok(body) => {
+                let bridge = bridge.clone();
+                in_flight.spawn(async move { bridge.relay(message, body).await });
+            }
+            Err(SendError::Unreachable(_))
+                if data_dir.is_some_and(|dir| crate::lock::holder(dir).is_none()) =>
+            {
+                front.hold(message);
+                break Relayed::Unreachable;
+            }
+            Err(error) => {
+                let text = error.to_string();
+                eprintln!("docs-mcp bridge: {text}");
+                bridge.fail(&message, &text).await;
+            }
+        }
+        while in_flight.try_join_next().is_some() {}
+    };
+    while in_flight.join_next().await.is_some() {}
+    if matches!(ended, Relayed::Ended) {
+        bridge.close_session().await;
+    }
+    Ok(ended)
+}
+
 /// Ids of the requests in a message (or batch) that expect an answer.
-fn request_ids(message: &Value) -> Vec<Value> {
+pub(crate) fn request_ids(message: &Value) -> Vec<Value> {
     let one = |m: &Value| -> Option<Value> {
         m.get("method")?;
         m.get("id").filter(|id| !id.is_null()).cloned()
@@ -120,7 +153,7 @@ fn request_ids(message: &Value) -> Vec<Value> {
     }
 }
 
-fn error_message(id: Value, message: String) -> Value {
+pub(crate) fn error_message(id: Value, message: String) -> Value {
     json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -129,6 +162,22 @@ fn error_message(id: Value, message: String) -> Value {
 }
 
 impl Bridge {
+    pub(crate) fn new(
+        url: String,
+        token: Option<BearerToken>,
+        out: mpsc::Sender<String>,
+    ) -> anyhow::Result<Arc<Bridge>> {
+        Ok(Arc::new(Bridge {
+            url,
+            token,
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()?,
+            connection: Mutex::new(Connection::default()),
+            out,
+        }))
+    }
+
     async fn emit(&self, message: &Value) {
         let _ = self.out.send(message.to_string()).await;
     }
@@ -139,8 +188,65 @@ impl Bridge {
         }
     }
 
+    /// Opens a session for a client that already initialized elsewhere: its `initialize`
+    /// and `notifications/initialized` again, the answer read and dropped (the client has
+    /// one). A service just taking the directory over may not listen yet: `patient` waits
+    /// for it a while.
+    async fn introduce(&self, front: &Front, patient: bool) -> Result<(), SendError> {
+        let Some(initialize) = front.initialize() else {
+            return Ok(());
+        };
+        let deadline = tokio::time::Instant::now() + INTRODUCTION_WAIT;
+        let response = loop {
+            match self.send(initialize).await {
+                Err(SendError::Unreachable(_))
+                    if patient && tokio::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                other => break other?,
+            }
+        };
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(SendError::Failed {
+                url: self.url.clone(),
+                error: format!(
+                    "initialize answered HTTP {}: {}",
+                    status.as_u16(),
+                    body.trim()
+                ),
+            });
+        }
+        let mut parser = SseParser::default();
+        let mut events = parser.push(body.as_bytes());
+        events.extend(parser.finish());
+        if events.is_empty() {
+            events.push(body);
+        }
+        for event in events {
+            if let Some(version) = serde_json::from_str::<Value>(event.trim())
+                .ok()
+                .as_ref()
+                .and_then(|m| m.pointer("/result/protocolVersion"))
+                .and_then(Value::as_str)
+            {
+                self.connection
+                    .lock()
+                    .expect("bridge connection lock")
+                    .protocol_version = Some(version.to_owned());
+            }
+        }
+        if let Some(initialized) = front.initialized() {
+            self.send(initialized).await?;
+        }
+        tracing::info!(url = %self.url, "the client's session continues at this service");
+        Ok(())
+    }
+
     /// POSTs one message; returns the response when there is a body to relay.
-    async fn post(&self, message: &Value) -> Option<reqwest::Response> {
+    async fn send(&self, message: &Value) -> Result<reqwest::Response, SendError> {
         let mut request = self
             .http
             .post(&self.url)
@@ -210,24 +316,13 @@ impl Bridge {
                 {
                     connection.protocol_version = Some(version.to_owned());
                 }
-                Some(response)
+                Ok(response)
             }
-            Err(error) => {
-                let text = if error.is_connect() {
-                    format!(
-                        "the Docs MCP service is not running at {}: start the Docs MCP app or `docs-mcp serve`",
-                        self.url
-                    )
-                } else {
-                    format!(
-                        "the request to the Docs MCP service at {} failed: {error}",
-                        self.url
-                    )
-                };
-                eprintln!("docs-mcp bridge: {text}");
-                self.fail(message, &text).await;
-                None
-            }
+            Err(error) if error.is_connect() => Err(SendError::Unreachable(self.url.clone())),
+            Err(error) => Err(SendError::Failed {
+                url: self.url.clone(),
+                error: error.to_string(),
+            }),
         }
     }
 

@@ -14,7 +14,6 @@ use tracing_subscriber::EnvFilter;
 
 use crate::clients::{AgentClient, NewAgentClient};
 use crate::config::{DEFAULT_PORT, ServiceConfig, default_data_dir};
-use crate::error::ServiceError;
 use crate::record::{EditRecord, Policy};
 use crate::service::DocsService;
 use crate::token::{BearerToken, TOKEN_ENV, TokenSource, TokenStore};
@@ -293,25 +292,67 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
     } else {
         "docs-mcp serve".into()
     };
+    // A stdio service runs for one client: it gives the directory up to a lasting one.
+    config.hands_over = args.stdio;
     crate::lock::private_dir(&data_dir)
         .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
     let (token, source) = TokenStore::new(&data_dir).load_or_create()?;
     tracing::info!("MCP bearer token: in {source}");
-    let service = match DocsService::start(config).await {
-        Ok(service) => service,
-        // Another service (the app, say) has the data directory: over stdio, relay to it.
-        Err(ServiceError::DataDirInUse(holder)) if args.stdio => {
-            let endpoint = crate::lock::holder(&data_dir)
-                .map(|h| h.endpoint)
-                .unwrap_or_else(default_mcp_url);
-            tracing::info!("{holder}; relaying this stdio client to {endpoint}");
-            return crate::bridge::run_bridge(endpoint, Some(token)).await;
-        }
-        Err(e) => {
-            return Err(anyhow::anyhow!("{} ({})", e, e.hint())).context("starting the service");
-        }
-    };
+    if args.stdio {
+        let quit = CancellationToken::new();
+        let signal = {
+            let quit = quit.clone();
+            tokio::spawn(async move {
+                shutdown_signal().await;
+                quit.cancel();
+            })
+        };
+        let served = crate::stdio::serve_stdio(config, token, quit).await;
+        signal.abort();
+        return served;
+    }
+    let service = DocsService::start_taking_over(config)
+        .await
+        .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
+        .context("starting the service")?;
+    announce(&service).await;
 
+    let shutdown = CancellationToken::new();
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("listening on {}", args.listen))?;
+    tracing::info!(
+        "agents send `Authorization: Bearer <token>`; `docs-mcp token --show` prints it"
+    );
+    let mut http = {
+        let service = service.clone();
+        let shutdown = shutdown.clone();
+        tokio::spawn(
+            async move { crate::http::serve_http(service, token, listener, shutdown).await },
+        )
+    };
+    let result = tokio::select! {
+        () = shutdown_signal() => Ok(()),
+        ended = &mut http => match ended {
+            Ok(result) => result,
+            Err(e) => Err(anyhow::anyhow!("the HTTP endpoint task failed: {e}")),
+        },
+    };
+    shutdown.cancel();
+    if !http.is_finished() {
+        match tokio::time::timeout(Duration::from_secs(5), http).await {
+            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "the HTTP endpoint stopped with an error"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "the HTTP endpoint task failed"),
+            _ => {}
+        }
+    }
+    tracing::info!("shutting down: saving pending work");
+    service.shutdown().await;
+    result
+}
+
+/// Checks the stored Docs session and says what the service runs with.
+pub(crate) async fn announce(service: &DocsService) {
     // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
     if let Err(e) = service.restore_session().await {
         tracing::warn!(error = %e, "could not check the Docs session");
@@ -329,85 +370,16 @@ async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<()> {
             tracing::warn!("no Docs instance configured: pass --instance or set DOCS_INSTANCE_URL")
         }
     }
+    let policy = service.config().default_policy;
     tracing::info!(
         "agent edits: {} by default{}",
-        args.approval.as_str(),
-        if args.approval == crate::record::Policy::Review {
+        policy.as_str(),
+        if policy == crate::record::Policy::Review {
             " — review them with `docs-mcp edits list` / `docs-mcp edits approve ID`"
         } else {
             ""
         }
     );
-    let shutdown = CancellationToken::new();
-    let mut http = match tokio::net::TcpListener::bind(args.listen).await {
-        Ok(listener) => {
-            tracing::info!(
-                "agents send `Authorization: Bearer <token>`; `docs-mcp token --show` prints it"
-            );
-            let service = service.clone();
-            let shutdown = shutdown.clone();
-            Some(tokio::spawn(async move {
-                crate::http::serve_http(service, token, listener, shutdown).await
-            }))
-        }
-        Err(e) if args.stdio => {
-            tracing::warn!(
-                address = %args.listen,
-                error = %e,
-                "the HTTP endpoint is not served (is another Docs MCP service running?); \
-                 MCP runs over stdio only and `docs-mcp edits` talks to the other service"
-            );
-            None
-        }
-        Err(e) => {
-            return Err(e).with_context(|| format!("listening on {}", args.listen));
-        }
-    };
-
-    let result = if args.stdio {
-        use rmcp::ServiceExt;
-        let mcp = crate::mcp::DocsMcp::new(service.clone(), "stdio");
-        let running = mcp
-            .serve(rmcp::transport::stdio())
-            .await
-            .context("starting MCP over stdio")?;
-        let ct = running.cancellation_token();
-        tokio::select! {
-            ended = running.waiting() => {
-                tracing::info!(reason = ?ended.ok(), "the stdio client disconnected");
-            }
-            () = shutdown_signal() => {
-                ct.cancel();
-            }
-        }
-        Ok(())
-    } else {
-        let handle = http
-            .as_mut()
-            .expect("the HTTP endpoint runs without --stdio");
-        tokio::select! {
-            () = shutdown_signal() => Ok(()),
-            ended = handle => {
-                http = None;
-                match ended {
-                    Ok(result) => result,
-                    Err(e) => Err(anyhow::anyhow!("the HTTP endpoint task failed: {e}")),
-                }
-            }
-        }
-    };
-
-    shutdown.cancel();
-    if let Some(http) = http {
-        match tokio::time::timeout(Duration::from_secs(5), http).await {
-            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "the HTTP endpoint stopped with an error"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "the HTTP endpoint task failed"),
-            _ => {}
-        }
-    }
-    tracing::info!("shutting down: saving pending work");
-    service.shutdown().await;
-    result
 }
 
 /// Ctrl-C or SIGTERM.

@@ -38,6 +38,9 @@ pub struct ServiceConfig {
     pub save_interval: Duration,
     /// What runs the service, as a second service on the same data directory is told.
     pub owner: String,
+    /// Whether the service gives the data directory up when a lasting one (the app,
+    /// `docs-mcp serve`) asks for it: a stdio service runs for one client only.
+    pub hands_over: bool,
     /// Sessions unused for this long are closed.
     pub idle_ttl: Duration,
     /// Name shown in Docs when the agent's own name is unknown.
@@ -75,6 +78,7 @@ impl ServiceConfig {
             confirm_wait: Duration::from_secs(20),
             save_interval: Duration::from_secs(60),
             owner: "docs-mcp".into(),
+            hands_over: false,
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
             fallback_agent_name: "AI agent".into(),
             requests_per_minute: 80,

@@ -261,6 +261,7 @@ fn router(
         .route("/control/sessions", get(sessions))
         .route("/control/policies", get(get_policies).put(put_policies))
         .route("/control/pause", post(pause))
+        .route("/control/handover", post(hand_over))
         .route("/control/clients", get(list_clients).post(add_client))
         .route("/control/clients/{id}/revoke", post(revoke_client))
         .route_service(
@@ -560,4 +561,20 @@ async fn pause(State(state): State<AppState>, body: Bytes) -> ApiResult {
     })?;
     state.service.set_paused(body.paused).await?;
     ok(json!({ "paused": state.service.is_paused() }))
+}
+
+/// A lasting service (the app) asks this stdio service for the data directory.
+async fn hand_over(State(state): State<AppState>) -> ApiResult {
+    if state.service.hand_over() {
+        Ok((
+            StatusCode::ACCEPTED,
+            axum::Json(json!({ "handing_over": true })),
+        )
+            .into_response())
+    } else {
+        Err(invalid(
+            "this service does not hand its data directory over",
+            "Only `docs-mcp serve --stdio` hands over; stop this service to start another on its data directory.",
+        ))
+    }
 }

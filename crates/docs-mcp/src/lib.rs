@@ -20,6 +20,7 @@ pub mod mcp;
 pub mod record;
 pub mod revisions;
 pub mod service;
+pub mod stdio;
 pub mod store;
 pub mod token;
 

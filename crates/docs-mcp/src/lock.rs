@@ -22,6 +22,9 @@ pub struct Holder {
     pub program: String,
     /// Its MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
     pub endpoint: String,
+    /// Whether it gives the directory up when asked (`POST /control/handover`).
+    #[serde(default)]
+    pub hands_over: bool,
 }
 
 impl std::fmt::Display for Holder {
@@ -156,7 +159,17 @@ mod tests {
             pid: std::process::id(),
             program: program.into(),
             endpoint: "http://127.0.0.1:7658/mcp".into(),
+            hands_over: false,
         }
+    }
+
+    /// A lock file written before `hands_over` existed reads as a holder that does not.
+    #[test]
+    fn an_older_lock_file_reads_as_a_holder_that_does_not_hand_over() {
+        let old = r#"{"pid":7,"program":"docs-mcp serve","endpoint":"http://127.0.0.1:7658/mcp"}"#;
+        let holder: Holder = serde_json::from_str(old).unwrap();
+        assert!(!holder.hands_over);
+        assert_eq!(holder.pid, 7);
     }
 
     #[test]

@@ -23,8 +23,10 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+mod support;
+use support::process::{BIN, free_port, isolate};
+
 const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
-const BIN: &str = env!("CARGO_BIN_EXE_docs-mcp");
 
 const TOOLS: [&str; 17] = [
     "apply_edits",
@@ -220,32 +222,6 @@ async fn control(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-/// Child processes write nothing under the real home and find no keyring.
-fn isolate(cmd: &mut tokio::process::Command, home: &Path) {
-    cmd.env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_RUNTIME_DIR", home.join("run"))
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .env_remove("DOCS_INSTANCE_URL")
-        .env_remove("DOCS_MCP_DATA_DIR")
-        .env_remove("DOCS_MCP_APPROVAL")
-        .env_remove("DOCS_SESSION_COOKIE")
-        .env_remove("DOCS_CSRF_TOKEN")
-        .env(
-            "RUST_LOG",
-            std::env::var("DOCS_MCP_TEST_CHILD_LOG").unwrap_or_else(|_| "warn".into()),
-        );
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn seed(server: &DocsServer, title: &str) -> Uuid {
     server
         .create_document(DocumentSpec::new(title).markdown("First paragraph."))
@@ -434,6 +410,11 @@ async fn an_agents_token_can_neither_decide_nor_change_policies_nor_pause() {
         (
             reqwest::Method::GET,
             format!("{base}/control/sessions"),
+            None,
+        ),
+        (
+            reqwest::Method::POST,
+            format!("{base}/control/handover"),
             None,
         ),
         (reqwest::Method::POST, format!("{base}/control"), None),

@@ -284,7 +284,9 @@ impl DocsMcp {
                 record = self.service.wait_for_decision(id, remaining.min(Duration::from_secs(2))) => record?,
                 _ = context.ct.cancelled() => return self.service.edit(id).await,
             };
-            if record.status.is_final() || remaining.is_zero() {
+            // Handing the directory over: the agent hears `pending` now and asks the next
+            // service for the decision.
+            if record.status.is_final() || remaining.is_zero() || self.service.is_handing_over() {
                 return Ok(record);
             }
             step += 1;

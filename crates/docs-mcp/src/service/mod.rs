@@ -13,6 +13,7 @@
 mod amend;
 mod clients;
 mod decide;
+mod handover;
 mod instance;
 mod locks;
 mod merge;
@@ -84,6 +85,8 @@ pub struct DocsService {
     resaving: Mutex<HashSet<Uuid>>,
     settle_tasks: TaskTracker,
     stopping: CancellationToken,
+    /// Cancelled when another service asked for the data directory (see [`crate::stdio`]).
+    handover: CancellationToken,
     paused: AtomicBool,
     /// How long write tools wait for a decision; the app's settings change it at runtime.
     approval_wait_ms: AtomicU64,
@@ -101,6 +104,7 @@ impl DocsService {
             pid: std::process::id(),
             program: config.owner.clone(),
             endpoint: format!("http://{}/mcp", config.listen),
+            hands_over: config.hands_over,
         };
         let lock = DataDirLock::acquire(&config.data_dir, &holder)
             .map_err(|e| ServiceError::DataDirInUse(e.to_string()))?;
@@ -137,6 +141,7 @@ impl DocsService {
             resaving: Mutex::new(HashSet::new()),
             settle_tasks: TaskTracker::new(),
             stopping: CancellationToken::new(),
+            handover: CancellationToken::new(),
             paused: AtomicBool::new(paused),
             approval_wait_ms: AtomicU64::new(config.approval_wait.as_millis() as u64),
             started: Instant::now(),
@@ -279,6 +284,7 @@ impl DocsService {
                     }
                 }
                 _ = tokio::time::sleep_until(deadline) => return self.edit(id).await,
+                () = self.handover.cancelled() => return Ok(record),
             }
         }
     }
