@@ -1819,4 +1819,67 @@ async fn comment_threads_are_listed_with_their_anchored_text() {
         )
         .await;
     assert_eq!(error["code"], "BLOCK_NOT_FOUND", "{error}");
+
+    // Reading the document shows where the threads are, in the text and by block.
+    let read = agent.ok("read_document", json!({"document": doc})).await;
+    assert_eq!(
+        read["markdown"],
+        format!(
+            "<!-- block:{b0} -->\n<!-- comment:{intro} -->Intro<!-- /comment:{intro} --> paragraph.\n\n\
+             <!-- block:{b1} -->\nThe <!-- comment:{fox} -->quick brown<!-- /comment:{fox} --> fox.\n",
+            b0 = block(0),
+            b1 = block(1),
+            intro = intro.id,
+            fox = fox.id,
+        )
+    );
+    let by_block = json!({block(0): [intro.id.to_string()], block(1): [fox.id.to_string()]});
+    assert_eq!(read["comment_threads"], by_block);
+    let typed = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    assert_eq!(typed["comment_threads"], by_block);
+    let bare = agent
+        .ok("read_document", json!({"document": doc, "anchors": false}))
+        .await;
+    assert_eq!(
+        bare["markdown"],
+        "Intro paragraph.\n\nThe quick brown fox.\n"
+    );
+
+    // The block rewritten from what was read, markers kept: the text around changes, the
+    // commented words keep their thread.
+    let proposed = agent
+        .ok(
+            "update_block",
+            json!({
+                "document": doc,
+                "block_id": block(1),
+                "text": format!("The <!-- comment:{fox} -->quick brown<!-- /comment:{fox} --> fox jumps.", fox = fox.id),
+            }),
+        )
+        .await;
+    let edit: Uuid = proposed["edit_id"].as_str().unwrap().parse().unwrap();
+    agent.service.approve(edit, "test").await.unwrap();
+    let reread = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "from_block": block(1)}),
+        )
+        .await;
+    assert_eq!(
+        reread["markdown"],
+        format!(
+            "<!-- block:{b1} -->\nThe <!-- comment:{fox} -->quick brown<!-- /comment:{fox} --> fox jumps.\n",
+            b1 = block(1),
+            fox = fox.id,
+        )
+    );
+    assert_eq!(
+        stored_texts(&server, id).await,
+        ["Intro paragraph.", "The quick brown fox jumps."]
+    );
 }

@@ -1,11 +1,13 @@
 //! Read tools: list, search, metadata, reading (whole, by section, by page), outline,
 //! changes since a revision, sessions, and the status of an edit.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use docs_client::ListQuery;
 use docs_client::blocknote::{
     self, Document, ExportOptions, OutlineNode, SectionSelector, Slice, StartAt,
+    comments::comment_anchors,
 };
 use rmcp::{Json, tool, tool_router};
 use schemars::JsonSchema;
@@ -171,6 +173,10 @@ pub struct ReadResult {
     pub next_block_id: Option<String>,
     /// What the markdown could not express (colours, alignment, ...).
     pub fidelity: Vec<FidelityNote>,
+    /// Comment threads attached to text in the blocks read, by block id (any nesting
+    /// depth), in the order they appear; see `list_comments`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub comment_threads: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -512,7 +518,11 @@ impl DocsMcp {
 
     /// Reads a document as markdown with block-id anchors (or as typed blocks): whole, one
     /// section, or a page from a block, within a size budget. Returns the revision to quote
-    /// in writes, and what markdown could not express.
+    /// in writes, and what markdown could not express. Text people commented on is shown
+    /// between `<!-- comment:THREAD -->` and `<!-- /comment:THREAD -->` (with the anchors),
+    /// and `comment_threads` lists the threads of each block read: `list_comments` has what
+    /// they say. Markdown written back (update_block, insert_blocks) may keep the markers:
+    /// they are dropped, and text left as it was keeps its comments.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -542,8 +552,10 @@ impl DocsMcp {
             .await?;
         // The revision is taken before the content, so it is never newer than what is read.
         let (revision, document) = open.tracker.read();
+        let anchors = args.anchors.unwrap_or(true);
         let opts = ExportOptions {
-            anchors: args.anchors.unwrap_or(true),
+            anchors,
+            comments: anchors,
         };
         // A block link with nothing else asked: start where the link points.
         let from_block = args.from_block.clone().or_else(|| {
@@ -584,15 +596,26 @@ impl DocsMcp {
                 .iter()
                 .filter(|b| read.contains(b.id.as_str())),
         );
+        let mut comment_threads: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let tops: Vec<&blocknote::Block> = document
+            .blocks
+            .iter()
+            .filter(|b| read.contains(b.id.as_str()))
+            .collect();
+        for anchor in tops
+            .iter()
+            .flat_map(|top| comment_anchors(std::slice::from_ref(*top)))
+            .filter(|a| !a.orphan && !a.thread_id.is_empty())
+        {
+            let threads = comment_threads.entry(anchor.block_id).or_default();
+            if !threads.contains(&anchor.thread_id) {
+                threads.push(anchor.thread_id);
+            }
+        }
         let (markdown, blocks, format) = match args.format {
             ReadFormat::Markdown => (Some(slice.markdown.clone()), None, "markdown"),
             ReadFormat::Blocks => {
-                let chosen: Vec<_> = document
-                    .blocks
-                    .iter()
-                    .filter(|b| read.contains(b.id.as_str()))
-                    .cloned()
-                    .collect();
+                let chosen: Vec<_> = tops.into_iter().cloned().collect();
                 (None, Some(blocknote::json::blocks_json(&chosen)), "blocks")
             }
         };
@@ -615,6 +638,7 @@ impl DocsMcp {
                     dropped: f.dropped,
                 })
                 .collect(),
+            comment_threads,
         }))
     }
 

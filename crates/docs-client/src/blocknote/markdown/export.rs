@@ -2,7 +2,9 @@
 //! express is listed with the block id, the block type and what was dropped.
 //!
 //! Anchors (optional): a line `<!-- block:<id> -->` right before each block, at the block's
-//! indentation.
+//! indentation. Comment markers (optional): `<!-- comment:<thread> -->` and
+//! `<!-- /comment:<thread> -->` around the text a comment thread is attached to. Both are
+//! HTML comments, which the import drops: markdown read with them can be written back.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +20,9 @@ pub struct ExportOptions {
     /// Emit `<!-- block:<id> -->` before each block.
     #[serde(default)]
     pub anchors: bool,
+    /// Emit `<!-- comment:<thread> -->…<!-- /comment:<thread> -->` around commented text.
+    #[serde(default)]
+    pub comments: bool,
 }
 
 /// One thing markdown could not express.
@@ -48,6 +53,16 @@ pub(crate) struct Chunk {
 /// Anchor comment for a block id.
 pub fn anchor(id: &str) -> String {
     format!("<!-- block:{id} -->")
+}
+
+/// Opening marker of the text a comment thread is attached to.
+pub fn comment_open(thread_id: &str) -> String {
+    format!("<!-- comment:{thread_id} -->")
+}
+
+/// Closing marker of the text a comment thread is attached to.
+pub fn comment_close(thread_id: &str) -> String {
+    format!("<!-- /comment:{thread_id} -->")
 }
 
 /// Exports blocks to markdown.
@@ -464,8 +479,13 @@ impl Writer<'_> {
         // documents without math, it stays as it is.
         let dollars = MathInput::rewriting(inline).reads_dollars();
         let mut s = String::new();
+        // Threads whose marked text is being written, in the order they opened.
+        let mut threads: Vec<&str> = vec![];
         let mut i = 0;
         while i < inline.len() {
+            if !matches!(inline[i], Inline::Text(_)) {
+                self.comment_markers(&mut s, &mut threads, &[]);
+            }
             match &inline[i] {
                 Inline::Text(r) if r.link.is_some() => {
                     let href = r.link.clone().unwrap_or_default();
@@ -474,13 +494,19 @@ impl Writer<'_> {
                         if r.link.as_deref() != Some(href.as_str()) {
                             break;
                         }
+                        self.comment_markers(&mut inner, &mut threads, &r.comments);
                         inner.push_str(&self.run(b, r, in_table, dollars));
                         i += 1;
                     }
+                    // A marker open at the end of the link text closes in it.
+                    self.comment_markers(&mut inner, &mut threads, &[]);
                     s.push_str(&format!("[{inner}]({})", url_escape(&href)));
                     continue;
                 }
-                Inline::Text(r) => s.push_str(&self.run(b, r, in_table, dollars)),
+                Inline::Text(r) => {
+                    self.comment_markers(&mut s, &mut threads, &r.comments);
+                    s.push_str(&self.run(b, r, in_table, dollars));
+                }
                 Inline::HardBreak => s.push_str(if in_table { "<br>" } else { "\\\n" }),
                 Inline::Element { kind, attrs } => {
                     let title = attrs
@@ -505,7 +531,34 @@ impl Writer<'_> {
             }
             i += 1;
         }
+        self.comment_markers(&mut s, &mut threads, &[]);
         s
+    }
+
+    /// Closes the markers of threads not on the next run and opens those of threads that
+    /// start on it (an orphaned mark is not shown: Docs no longer shows it at a place).
+    fn comment_markers<'a>(
+        &self,
+        s: &mut String,
+        threads: &mut Vec<&'a str>,
+        marks: &'a [crate::blocknote::tree::CommentMark],
+    ) {
+        if !self.opts.comments {
+            return;
+        }
+        let on = |id: &str| marks.iter().any(|m| !m.orphan && m.thread_id == id);
+        while let Some(pos) = threads.iter().rposition(|id| !on(id)) {
+            s.push_str(&comment_close(threads.remove(pos)));
+        }
+        for mark in marks {
+            if !mark.orphan
+                && !mark.thread_id.is_empty()
+                && !threads.contains(&mark.thread_id.as_str())
+            {
+                s.push_str(&comment_open(&mark.thread_id));
+                threads.push(&mark.thread_id);
+            }
+        }
     }
 
     /// `$<latex>$` on one line, as BlockNote exports inline math. `$…$` holds no newline, no

@@ -407,3 +407,71 @@ fn text_typed_against_a_mark_does_not_join_it() {
         [("brave", 7)]
     );
 }
+
+/// A run of text on `threads` (an orphaned mark for a thread named `orphan`).
+fn run_on(text: &str, threads: &[&str], styles: Styles, link: Option<&str>) -> Inline {
+    Inline::Text(TextRun {
+        text: text.into(),
+        styles,
+        link: link.map(str::to_owned),
+        comments: threads
+            .iter()
+            .map(|t| CommentMark {
+                thread_id: (*t).into(),
+                orphan: *t == "orphan",
+            })
+            .collect(),
+    })
+}
+
+#[test]
+fn commented_text_is_marked_in_markdown_and_the_markers_do_not_import() {
+    let bold = Styles {
+        bold: true,
+        ..Styles::default()
+    };
+    let inline = vec![
+        run_on("The ", &[], Styles::default(), None),
+        run_on("quick", &["t1"], Styles::default(), None),
+        run_on(" brown", &["t1", "t2"], bold.clone(), None),
+        run_on(" fox", &["t2"], Styles::default(), None),
+        run_on(" jumps ", &["orphan"], Styles::default(), None),
+        run_on(
+            "over",
+            &["t3"],
+            Styles::default(),
+            Some("https://example.org/"),
+        ),
+        Inline::HardBreak,
+        run_on("the dog.", &[], Styles::default(), None),
+    ];
+    let block = Block {
+        id: "p1".into(),
+        kind: "paragraph".into(),
+        props: Props::new(),
+        content: BlockContent::Inline { inline },
+        children: vec![],
+    };
+    let marked = export_markdown(
+        std::slice::from_ref(&block),
+        &ExportOptions {
+            anchors: false,
+            comments: true,
+        },
+    )
+    .markdown;
+    assert_eq!(
+        marked,
+        "The <!-- comment:t1 -->quick<!-- comment:t2 --> **brown**<!-- /comment:t1 --> fox<!-- /comment:t2 --> jumps [<!-- comment:t3 -->over<!-- /comment:t3 -->](https://example.org/)\\\nthe dog.\n"
+    );
+    let plain = export_markdown(std::slice::from_ref(&block), &ExportOptions::default()).markdown;
+    assert_eq!(
+        plain,
+        "The quick **brown** fox jumps [over](https://example.org/)\\\nthe dog.\n"
+    );
+    // Written back as it was read, the markers are gone and the text is the same.
+    assert_eq!(
+        import_markdown(&marked).unwrap(),
+        import_markdown(&plain).unwrap()
+    );
+}

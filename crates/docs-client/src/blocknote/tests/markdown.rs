@@ -322,7 +322,13 @@ u 1. \\*x\\*
         format!("paragraph:{}:underline", ids[10]),
     ];
     assert_eq!(lost, want);
-    let anchored = export_markdown(&docu.blocks[..1], &ExportOptions { anchors: true });
+    let anchored = export_markdown(
+        &docu.blocks[..1],
+        &ExportOptions {
+            anchors: true,
+            ..ExportOptions::default()
+        },
+    );
     assert_eq!(anchored.markdown, "<!-- block:h1 -->\n## Title\n");
     // export → import keeps the text of every block
     let re = import_markdown(&out.markdown).unwrap();

@@ -176,6 +176,6 @@ proptest! {
         let mut txn = d.transact_mut();
         insert_blocks(&mut txn, &f, &Position::End, &blocks).unwrap();
         let docu = read_document(&txn, &f);
-        let _ = export_markdown(&docu.blocks, &ExportOptions { anchors: true });
+        let _ = export_markdown(&docu.blocks, &ExportOptions { anchors: true, ..ExportOptions::default() });
     }
 }
