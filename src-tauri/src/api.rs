@@ -500,7 +500,9 @@ mod tests {
     #[test]
     fn ui_bindings_are_generated_from_the_rust_types() {
         use docs_mcp::events::ServiceEvent;
-        use docs_mcp::record::{AgentInfo, DiffSpan, Preview, PreviewBlock};
+        use docs_mcp::record::{
+            AgentInfo, CommentAction, DiffSpan, Preview, PreviewBlock, ProposedComment,
+        };
         use ts_rs::TS;
 
         let declarations = [
@@ -511,6 +513,8 @@ mod tests {
             PreviewBlock::decl(),
             DiffSpan::decl(),
             Preview::decl(),
+            CommentAction::decl(),
+            ProposedComment::decl(),
             EditRecord::decl(),
             ServiceEvent::decl(),
             Account::decl(),

@@ -8,7 +8,7 @@ export type ErrorInfo = { code: string, message: string, hint: string, };
 
 export type EditStatus = "pending" | "applying" | "applied" | "rejected" | "conflict" | "failed" | "undone";
 
-export type Policy = "auto" | "review" | "read-only";
+export type Policy = "auto" | "review" | "read-only" | "comment-only";
 
 export type AgentInfo = { name: string, connection: string, 
 /**
@@ -38,6 +38,31 @@ heading_path?: Array<string>, before: Array<PreviewBlock>, after: Array<PreviewB
  * The block before the change and the one after it, without children: where it lands.
  */
 context_before?: PreviewBlock, context_after?: PreviewBlock, diff: Array<DiffSpan>, words_added: number, words_removed: number, };
+
+export type CommentAction = "add" | "reply" | "resolve" | "reopen";
+
+export type ProposedComment = { action: CommentAction, 
+/**
+ * The thread replied to, resolved or reopened; for `add`, the one created (once it is).
+ */
+thread_id?: string, 
+/**
+ * The block the thread is attached to (for `add`, where it will be).
+ */
+block_id?: string, 
+/**
+ * The exact text the thread is attached to.
+ */
+quoted_text?: string, 
+/**
+ * The comment, as markdown (`add`, `reply`).
+ */
+body?: string, 
+/**
+ * `add` only, once made: whether the text carries the thread's mark. A commenter's
+ * connection may not change the document: its thread exists, attached to no text.
+ */
+anchored?: boolean, };
 
 export type EditRecord = { id: string, document_id: string, document_title: string | null, agent: AgentInfo, 
 /**
@@ -80,7 +105,11 @@ decided_by: string | null,
  * The text the person approved instead of the agent's (approved with changes); the
  * preview then shows it.
  */
-approved_text?: string, error: ErrorInfo | null, 
+approved_text?: string, 
+/**
+ * For the comment tools: the comment (or the thread's change) the agent asked for.
+ */
+proposed_comment?: ProposedComment, error: ErrorInfo | null, 
 /**
  * Milliseconds since the Unix epoch.
  */

@@ -6,6 +6,7 @@ export const POLICY_LABELS: Record<Policy, string> = {
   auto: "Automatic",
   review: "Review",
   "read-only": "Read-only",
+  "comment-only": "Comment only",
 };
 
 export const POLICIES = Object.keys(POLICY_LABELS) as Policy[];

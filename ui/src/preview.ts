@@ -2,7 +2,7 @@
 
 import { h, nameLabel } from "./dom";
 import { hasBlocks, renderChange } from "./render";
-import type { EditRecord, EditStatus, PreviewBlock } from "./types";
+import type { EditRecord, EditStatus, PreviewBlock, ProposedComment } from "./types";
 
 /** An edit's status, in words. */
 export const STATUS_LABELS: Record<EditStatus, string> = {
@@ -32,6 +32,31 @@ export function documentLabel(edit: EditRecord): HTMLElement {
 /** "the edit of <agent> to <document>". */
 export function theEditOf(edit: EditRecord, capital = false): (Node | string)[] {
   return [capital ? "The edit of " : "the edit of ", agentName(edit.agent.name), " to ", documentLabel(edit)];
+}
+
+/** What a comment does, as a card's title says it after the agent's name. */
+export function commentVerb(comment: ProposedComment | undefined): string {
+  switch (comment?.action) {
+    case undefined: return " wants to edit ";
+    case "add": return " wants to comment on ";
+    case "reply": return " wants to reply to a comment on ";
+    case "resolve": return " wants to resolve a comment on ";
+    case "reopen": return " wants to reopen a comment on ";
+  }
+}
+
+/** A comment as people will read it in Docs: the text it is about, quoted, and what it says
+ * (its markdown, as written). */
+export function renderComment(comment: ProposedComment): HTMLElement {
+  const about = comment.action === "add" ? "On " : "The thread on ";
+  return h("figure", { class: "comment-preview" },
+    comment.quoted_text
+      ? h("p", { class: "quoted" }, about, h("q", {}, comment.quoted_text))
+      : h("p", { class: "quoted" }, "A thread attached to no text"),
+    comment.body
+      ? h("blockquote", { class: "comment-body" }, comment.body)
+      : null,
+  );
 }
 
 /** The counts of words added and removed. */
@@ -81,6 +106,7 @@ function foldedMarkdown(edit: EditRecord): HTMLDetailsElement {
 /** The change as the document will look, with the markdown folded under it; for records
  * without typed blocks (earlier versions), the word diff and the markdown before and after. */
 export function renderPreview(edit: EditRecord): HTMLElement[] {
+  if (edit.proposed_comment) return [renderComment(edit.proposed_comment)];
   const { before, after, context_before, context_after, heading_path } = edit.preview;
   if (before.length + after.length > 0 && hasBlocks(before) && hasBlocks(after)) {
     const where = heading_path && heading_path.length > 0

@@ -40,6 +40,7 @@ export type {
   Policy,
   Preview,
   PreviewBlock,
+  ProposedComment,
   SessionRow,
   Settings,
   Decision,

@@ -48,6 +48,7 @@ describe("the documents screen, signed out", () => {
       ["auto", "Automatic"],
       ["review", "Review"],
       ["read-only", "Read-only"],
+      ["comment-only", "Comment only"],
     ]);
     expect([select(screen, "a").value, select(screen, "b").value]).toEqual(["", "read-only"]);
     expect(texts(screen.root, "tbody button")).toEqual(["Open in browser", "Open in browser"]);

@@ -806,3 +806,42 @@ describe("approving with one's own text", () => {
     expect(card.querySelector(".card-status")!.textContent).toBe("Give the text to apply, or Cancel.");
   });
 });
+
+describe("a comment an agent proposes", () => {
+  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+  const comment: EditRecord = {
+    ...edit,
+    tool: "add_comment",
+    preview: { before: [], after: [], diff: [], words_added: 0, words_removed: 0 },
+    proposed_comment: { action: "add", block_id: "b1", quoted_text: "ship on Monday", body: "Is **Monday** still right?" },
+  };
+
+  it("shows the text it is about and what it says, not a diff, and cannot be rewritten", () => {
+    const card = renderEditCard(comment, actions());
+    expect(card.querySelector("h3")!.textContent).toBe("Claude Code wants to comment on Meeting notes");
+    expect(card.querySelector(".comment-preview .quoted")!.textContent).toBe("On ship on Monday");
+    expect(card.querySelector(".comment-preview q")!.textContent).toBe("ship on Monday");
+    expect(card.querySelector(".comment-body")!.textContent).toBe("Is **Monday** still right?");
+    expect(card.querySelector(".diff")).toBeNull();
+    expect(card.querySelector(".words")).toBeNull();
+    expect(card.querySelector(".amend")).toBeNull();
+    expect(card.querySelector(".tool")!.textContent).toBe("add_comment");
+  });
+
+  it("says what a thread change does, and where the thread is", () => {
+    const resolve = renderEditCard(
+      { ...comment, tool: "resolve_comment", proposed_comment: { action: "resolve", thread_id: "t1", quoted_text: "ship on Monday" } },
+      actions(),
+    );
+    expect(resolve.querySelector("h3")!.textContent).toBe("Claude Code wants to resolve a comment on Meeting notes");
+    expect(resolve.querySelector(".quoted")!.textContent).toBe("The thread on ship on Monday");
+    expect(resolve.querySelector(".comment-body")).toBeNull();
+    const reply = renderEditCard(
+      { ...comment, tool: "reply_comment", proposed_comment: { action: "reply", thread_id: "t1", body: "Done." } },
+      actions(),
+    );
+    expect(reply.querySelector("h3")!.textContent).toBe("Claude Code wants to reply to a comment on Meeting notes");
+    expect(reply.querySelector(".quoted")!.textContent).toBe("A thread attached to no text");
+    expect(reply.querySelector(".comment-body")!.textContent).toBe("Done.");
+  });
+});

@@ -23,6 +23,7 @@ const FIELDS: Record<keyof EditRecord, boolean> = {
   comment: true,
   decided_by: true,
   approved_text: false,
+  proposed_comment: false,
   error: true,
   created_at: true,
   decided_at: true,

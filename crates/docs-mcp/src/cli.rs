@@ -85,7 +85,7 @@ pub struct ServeArgs {
     /// The La Suite Docs instance, e.g. https://docs.example.org.
     #[arg(long, env = "DOCS_INSTANCE_URL", value_name = "URL")]
     pub instance: Option<String>,
-    /// Policy of documents without their own: auto, review or read-only.
+    /// Policy of documents without their own: auto, review, read-only or comment-only.
     #[arg(
         long,
         env = "DOCS_MCP_APPROVAL",

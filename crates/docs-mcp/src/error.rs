@@ -104,6 +104,8 @@ pub enum ServiceError {
     Paused,
     #[error("writes to this document are disabled by the user's policy (read-only)")]
     PolicyReadOnly,
+    #[error("agents may only comment on this document (the user's policy: comment only)")]
+    PolicyCommentOnly,
     #[error("the user rejected the edit{}", comment.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
     Rejected { comment: Option<String> },
     #[error("the edit no longer applies: {reason}")]
@@ -175,9 +177,10 @@ impl ServiceError {
             ServiceError::NoInstance | ServiceError::NotSignedIn | ServiceError::SessionInvalid => {
                 ErrorCode::NotSignedIn
             }
-            ServiceError::PolicyReadOnly | ServiceError::Paused | ServiceError::Rejected { .. } => {
-                ErrorCode::EditRejected
-            }
+            ServiceError::PolicyReadOnly
+            | ServiceError::PolicyCommentOnly
+            | ServiceError::Paused
+            | ServiceError::Rejected { .. } => ErrorCode::EditRejected,
             ServiceError::Conflict { .. } | ServiceError::UndoQueued { .. } => {
                 ErrorCode::EditConflict
             }
@@ -223,6 +226,7 @@ impl ServiceError {
             ServiceError::DataDirInUse(_) => "Stop the other Docs MCP service, or connect your agents to it instead.".into(),
             ServiceError::NoInstance => "Configure the Docs instance URL (DOCS_INSTANCE_URL, --instance, or the app).".into(),
             ServiceError::PolicyReadOnly => "The user set this document to read-only for agents; ask them to change its policy.".into(),
+            ServiceError::PolicyCommentOnly => "Comment instead: add_comment on the text you would change, saying what you propose.".into(),
             ServiceError::SessionInvalid => "Sign in again in the Docs MCP app (or give the session of a freshly signed-in browser in DOCS_SESSION_COOKIE).".into(),
             ServiceError::NotSignedIn => "Sign in to the Docs instance in the Docs MCP app (or set DOCS_SESSION_COOKIE).".into(),
             ServiceError::Paused => "The user paused agents; try again later.".into(),

@@ -535,7 +535,7 @@ async fn put_policies(State(state): State<AppState>, body: Bytes) -> ApiResult {
     let body: PolicyBody = serde_json::from_slice(&body).map_err(|e| {
         invalid(
             format!("invalid JSON body: {e}"),
-            r#"Send {"document_id": "<id>" or null, "policy": "auto" | "review" | "read-only" | null}."#,
+            r#"Send {"document_id": "<id>" or null, "policy": "auto" | "review" | "read-only" | "comment-only" | null}."#,
         )
     })?;
     let document = match body.document_id.as_deref().filter(|d| !d.trim().is_empty()) {

@@ -17,6 +17,9 @@ pub enum Policy {
     Review,
     /// Refused.
     ReadOnly,
+    /// Edits refused; comments (add, reply, resolve, reopen) made at once: an agent reviews
+    /// the document by commenting.
+    CommentOnly,
 }
 
 impl Policy {
@@ -25,6 +28,7 @@ impl Policy {
             Policy::Auto => "auto",
             Policy::Review => "review",
             Policy::ReadOnly => "read-only",
+            Policy::CommentOnly => "comment-only",
         }
     }
 }
@@ -37,8 +41,9 @@ impl std::str::FromStr for Policy {
             "auto" => Ok(Policy::Auto),
             "review" => Ok(Policy::Review),
             "read-only" | "readonly" | "read_only" => Ok(Policy::ReadOnly),
+            "comment-only" | "commentonly" | "comment_only" => Ok(Policy::CommentOnly),
             other => Err(format!(
-                "unknown approval policy {other:?}: use auto, review or read-only"
+                "unknown approval policy {other:?}: use auto, review, read-only or comment-only"
             )),
         }
     }
@@ -277,6 +282,10 @@ pub struct EditRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub approved_text: Option<String>,
+    /// For the comment tools: the comment (or the thread's change) the agent asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub proposed_comment: Option<ProposedComment>,
     pub error: Option<ErrorInfo>,
     /// Milliseconds since the Unix epoch.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -285,6 +294,50 @@ pub struct EditRecord {
     pub decided_at: Option<i64>,
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub applied_at: Option<i64>,
+}
+
+/// What an agent asks of a document's comment threads.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommentAction {
+    /// A new thread attached to text (`add_comment`).
+    Add,
+    /// A comment added to a thread (`reply_comment`).
+    Reply,
+    /// `resolve_comment`.
+    Resolve,
+    /// `reopen_comment`.
+    Reopen,
+}
+
+/// A comment an agent proposes (a record of a comment tool): what a person sees on its card
+/// and what is carried out once decided.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposedComment {
+    pub action: CommentAction,
+    /// The thread replied to, resolved or reopened; for `add`, the one created (once it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub thread_id: Option<String>,
+    /// The block the thread is attached to (for `add`, where it will be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub block_id: Option<String>,
+    /// The exact text the thread is attached to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub quoted_text: Option<String>,
+    /// The comment, as markdown (`add`, `reply`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub body: Option<String>,
+    /// `add` only, once made: whether the text carries the thread's mark. A commenter's
+    /// connection may not change the document: its thread exists, attached to no text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub anchored: Option<bool>,
 }
 
 /// Filters of the edit lists; empty = everything, newest first.
@@ -334,6 +387,20 @@ pub struct EditPayload {
     /// someone typed in one of these blocks meanwhile, elsewhere than the edit changes.
     #[serde(default)]
     pub texts: Vec<PlannedText>,
+}
+
+impl EditPayload {
+    /// The payload of a record that changes nothing in the document by itself (a comment).
+    pub fn none() -> Self {
+        EditPayload {
+            update: vec![],
+            base_state_vector: vec![],
+            depends_on: vec![],
+            leaves: vec![],
+            inverse: None,
+            texts: vec![],
+        }
+    }
 }
 
 /// A block's text as an edit found it (when planned) and leaves it, as inline markdown.

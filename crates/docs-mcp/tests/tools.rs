@@ -27,6 +27,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
     assert_eq!(
         names,
         [
+            "add_comment",
             "apply_edits",
             "create_document",
             "delete_blocks",
@@ -40,7 +41,10 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
             "list_sessions",
             "move_block",
             "read_document",
+            "reopen_comment",
             "replace_text",
+            "reply_comment",
+            "resolve_comment",
             "search",
             "undo_edit",
             "update_block"

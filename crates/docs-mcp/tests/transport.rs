@@ -28,7 +28,8 @@ use support::process::{BIN, free_port, isolate};
 
 const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
 
-const TOOLS: [&str; 17] = [
+const TOOLS: [&str; 21] = [
+    "add_comment",
     "apply_edits",
     "create_document",
     "delete_blocks",
@@ -42,7 +43,10 @@ const TOOLS: [&str; 17] = [
     "list_sessions",
     "move_block",
     "read_document",
+    "reopen_comment",
     "replace_text",
+    "reply_comment",
+    "resolve_comment",
     "search",
     "undo_edit",
     "update_block",

@@ -2,7 +2,7 @@
 // comment for the agent.
 
 import { h, showStatus, timeAgoElement } from "../dom";
-import { agentName, documentLabel, renderPreview, renderWords } from "../preview";
+import { agentName, commentVerb, documentLabel, renderPreview, renderWords } from "../preview";
 import { errorText } from "../rpc";
 import type { EditRecord } from "../types";
 
@@ -157,7 +157,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id, tabindex: -1 },
     h("h3", { id: titleId },
       agentName(edit.agent.name),
-      " wants to edit ",
+      commentVerb(edit.proposed_comment),
       documentLabel(edit),
     ),
     h("p", { class: "changed-since problem", role: "note", hidden: true }),
@@ -166,7 +166,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
       h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at)),
       h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),
-      h("dt", {}, "Words"), renderWords(edit),
+      edit.proposed_comment ? null : [h("dt", {}, "Words"), renderWords(edit)],
     ),
     ...renderPreview(edit),
     h("div", { class: "actions" }, approveButton, amendButton, rejectButton, openButton),

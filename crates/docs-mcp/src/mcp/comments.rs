@@ -1,6 +1,7 @@
 //! Comment tools: the document's comment threads as Docs keeps them (REST), each with where it
 //! is anchored in the text (BlockNote's `comment` mark in the live document), so an agent can
-//! address what people asked for.
+//! address what people asked for; and comments of the agent's own (a new thread on text, a
+//! reply, resolving, reopening), which follow the document's policy like edits.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::DocsMcp;
 use super::errors::ToolError;
 use super::params::Parameters;
+use super::write::EditResult;
+use crate::record::CommentAction;
+use crate::service::CommentRequest;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListCommentsArgs {
@@ -64,6 +68,55 @@ pub struct CommentsResult {
     pub revision: String,
     /// Newest first, as Docs lists them.
     pub threads: Vec<ThreadView>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct AddCommentArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    /// The block the comment is about (from read_document).
+    pub block_id: String,
+    /// The exact text in that block to attach the comment to (it must occur once there);
+    /// without it, the block's whole text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The comment, as markdown (bold, italic, links, lists).
+    pub body: String,
+    /// Why you comment (shown to the user when the comment waits for approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct ReplyCommentArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    /// The thread to answer (from list_comments).
+    pub thread_id: String,
+    /// The reply, as markdown.
+    pub body: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct ThreadArgs {
+    /// Document id (UUID) or URL (https://HOST/docs/<id>/).
+    pub document: String,
+    /// The thread (from list_comments).
+    pub thread_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn thread_id(raw: &str) -> Result<uuid::Uuid, ToolError> {
+    raw.trim().parse().map_err(|_| {
+        crate::error::ServiceError::invalid(
+            format!("thread_id {raw:?} is not a thread id"),
+            "Use a thread_id from list_comments.",
+        )
+        .into()
+    })
 }
 
 #[tool_router(router = comment_tools, vis = "pub(super)")]
@@ -145,5 +198,137 @@ impl DocsMcp {
             revision,
             threads,
         }))
+    }
+
+    /// Comments on a document as a person would in Docs: opens a thread attached to a
+    /// block's text (or exactly `text` in it) with `body` as its first comment. Follows the
+    /// document's policy like an edit: it may wait for the user's approval (`pending`; call
+    /// edit_status). Returns the new `thread_id`. Use it to review without editing, or to
+    /// ask before changing something.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn add_comment(
+        &self,
+        Parameters(args): Parameters<AddCommentArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
+        let request = CommentRequest {
+            document: args.document.clone(),
+            action: CommentAction::Add,
+            thread_id: None,
+            block_id: Some(args.block_id.clone()),
+            text: args.text.clone(),
+            body: Some(args.body.clone()),
+            tool: "add_comment".into(),
+            arguments: serde_json::to_value(&args).unwrap_or_default(),
+            reason: args.reason,
+            agent: self.agent(&context),
+        };
+        self.comment(request, &context).await
+    }
+
+    /// Answers a comment thread (from list_comments) with `body`. Follows the document's
+    /// policy like an edit.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = true
+    ))]
+    async fn reply_comment(
+        &self,
+        Parameters(args): Parameters<ReplyCommentArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        let args = args?;
+        let request = CommentRequest {
+            document: args.document.clone(),
+            action: CommentAction::Reply,
+            thread_id: Some(thread_id(&args.thread_id)?),
+            block_id: None,
+            text: None,
+            body: Some(args.body.clone()),
+            tool: "reply_comment".into(),
+            arguments: serde_json::to_value(&args).unwrap_or_default(),
+            reason: args.reason,
+            agent: self.agent(&context),
+        };
+        self.comment(request, &context).await
+    }
+
+    /// Marks a comment thread resolved (once what it asked is done). Docs lets a thread's
+    /// creator, or an owner or administrator of the document, resolve it. Follows the
+    /// document's policy like an edit.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn resolve_comment(
+        &self,
+        Parameters(args): Parameters<ThreadArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        self.change_thread(args?, CommentAction::Resolve, "resolve_comment", &context)
+            .await
+    }
+
+    /// Reopens a resolved comment thread. Follows the document's policy like an edit.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn reopen_comment(
+        &self,
+        Parameters(args): Parameters<ThreadArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        self.change_thread(args?, CommentAction::Reopen, "reopen_comment", &context)
+            .await
+    }
+}
+
+impl DocsMcp {
+    async fn change_thread(
+        &self,
+        args: ThreadArgs,
+        action: CommentAction,
+        tool: &str,
+        context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        let request = CommentRequest {
+            document: args.document.clone(),
+            action,
+            thread_id: Some(thread_id(&args.thread_id)?),
+            block_id: None,
+            text: None,
+            body: None,
+            tool: tool.into(),
+            arguments: serde_json::to_value(&args).unwrap_or_default(),
+            reason: args.reason,
+            agent: self.agent(context),
+        };
+        self.comment(request, context).await
+    }
+
+    /// Submits a comment, waits for its decision as a write tool does, and answers.
+    async fn comment(
+        &self,
+        request: CommentRequest,
+        context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<Json<EditResult>, ToolError> {
+        let mut record = self.service.submit_comment(request).await?;
+        if !record.status.is_final() {
+            record = self.wait_for_outcome(record.id, context).await?;
+        }
+        self.finish(record).await
     }
 }

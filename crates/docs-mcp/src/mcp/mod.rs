@@ -39,7 +39,8 @@ apply_edits groups several operations into one atomic edit and one approval.
 edit_status with its edit_id (and wait_seconds) instead of repeating the write. A \
 rejection (EDIT_REJECTED) carries the user's comment: do not retry the same edit.
 6. Errors have a stable `code` and a `hint` saying what to do next.
-7. Asked to address the comments of a document: list_comments gives each thread (who said what, resolved or not) with the block and exact text it is attached to; read_document marks that text with <!-- comment:THREAD --> … <!-- /comment:THREAD --> (markers may stay in text you write back); read those blocks and edit them as usual.";
+7. Asked to address the comments of a document: list_comments gives each thread (who said what, resolved or not) with the block and exact text it is attached to; read_document marks that text with <!-- comment:THREAD --> … <!-- /comment:THREAD --> (markers may stay in text you write back); read those blocks and edit them as usual.
+8. To review without editing, or to ask before changing something, comment: add_comment on a block (or exact text in it), reply_comment, resolve_comment once addressed. Comments follow the document's policy like edits; under `comment-only` (get_document's `policy`) edits are refused and comments are the way.";
 
 /// An edit id as an agent quotes it.
 fn parse_edit_id(raw: &str) -> Result<uuid::Uuid, crate::error::ServiceError> {

@@ -101,7 +101,8 @@ pub struct DocumentInfo {
     pub link_reach: Option<String>,
     pub link_role: Option<String>,
     pub user_role: Option<String>,
-    /// How agent edits are handled here: `auto`, `review` or `read-only`.
+    /// How agent edits are handled here: `auto`, `review`, `read-only` or `comment-only`
+    /// (edits refused, comments made at once).
     pub policy: String,
     pub revision: String,
     pub blocks: usize,

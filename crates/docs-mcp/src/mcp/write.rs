@@ -19,6 +19,7 @@ use crate::edits::{
     DeleteBlocks, EditOp, InsertBlocks, MoveBlock, Position, ReplaceText, UpdateBlock,
 };
 use crate::error::{ErrorInfo, ServiceError, ServiceResult};
+use crate::record::CommentAction;
 use crate::record::{EditRecord, EditStatus};
 use crate::service::EditRequest;
 
@@ -51,11 +52,20 @@ pub struct EditResult {
     /// says now (inline markdown). Do not redo your version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approved_text: Option<String>,
+    /// For a comment: its thread (the new one, for add_comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<String>,
+    /// For add_comment, once made: whether the text carries the thread (a commenter's
+    /// connection may not change the document; its thread is attached to no text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchored: Option<bool>,
 }
 
 impl EditResult {
     pub fn from_record(record: &EditRecord) -> Self {
+        let comment = record.proposed_comment.as_ref();
         let message = match record.status {
+            EditStatus::Applied if comment.is_some() => comment_done(comment.expect("a comment")),
             EditStatus::Applied if record.approved_text.is_some() => {
                 "The user approved the edit with changes of their own (approved_text is what the block says now); applied and acknowledged by the collaboration server (saved to Docs within a minute). Do not redo your version.".into()
             }
@@ -93,7 +103,25 @@ impl EditResult {
             error: record.error.clone(),
             revision: None,
             approved_text: record.approved_text.clone(),
+            thread_id: comment.and_then(|c| c.thread_id.clone()),
+            anchored: comment.and_then(|c| c.anchored),
         }
+    }
+}
+
+/// What an applied comment did, in a sentence.
+fn comment_done(comment: &crate::record::ProposedComment) -> String {
+    let thread = comment.thread_id.as_deref().unwrap_or("?");
+    match comment.action {
+        CommentAction::Add if comment.anchored == Some(false) => format!(
+            "The comment thread {thread} is in Docs, attached to no text: this connection may only comment, not change the document, so the text could not be marked."
+        ),
+        CommentAction::Add => format!(
+            "Done: comment thread {thread} is in Docs, attached to the text you gave (people see it there)."
+        ),
+        CommentAction::Reply => format!("Done: your reply is in comment thread {thread}."),
+        CommentAction::Resolve => format!("Done: comment thread {thread} is resolved."),
+        CommentAction::Reopen => format!("Done: comment thread {thread} is open again."),
     }
 }
 
@@ -252,7 +280,7 @@ pub struct CreatedDocument {
 impl DocsMcp {
     /// Waits for a person's decision (the approval wait), then, once approved, for the
     /// instance to confirm the change (the confirmation wait).
-    async fn wait_for_outcome(
+    pub(super) async fn wait_for_outcome(
         &self,
         id: Uuid,
         context: &RequestContext<RoleServer>,
@@ -333,7 +361,7 @@ impl DocsMcp {
     }
 
     /// An applied or pending edit is a result; a refused one is a tool error with its code.
-    async fn finish(&self, record: EditRecord) -> Result<Json<EditResult>, ToolError> {
+    pub(super) async fn finish(&self, record: EditRecord) -> Result<Json<EditResult>, ToolError> {
         match record.status {
             EditStatus::Applied => {
                 let mut result = EditResult::from_record(&record);

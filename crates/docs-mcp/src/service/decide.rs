@@ -123,6 +123,7 @@ impl DocsService {
         }
         match self.policy_for(doc.id).await? {
             Policy::ReadOnly => Err(ServiceError::PolicyReadOnly),
+            Policy::CommentOnly => Err(ServiceError::PolicyCommentOnly),
             policy => Ok(policy),
         }
     }
@@ -153,6 +154,7 @@ impl DocsService {
             comment: None,
             decided_by: None,
             approved_text: None,
+            proposed_comment: None,
             error: None,
             created_at: now_ms(),
             decided_at: None,
@@ -255,6 +257,11 @@ impl DocsService {
         planned_at: Option<u64>,
         guard: DocumentGuard<'_>,
     ) -> ServiceResult<EditRecord> {
+        if applying.proposed_comment.is_some() {
+            // Carried out over REST: no lock held across those waits.
+            drop(guard);
+            return self.carry_out_comment(doc, applying).await;
+        }
         if let Some(original) = applying.undoes {
             let original = self.edit(original).await?;
             if original.status != EditStatus::Applied {
@@ -475,8 +482,10 @@ impl DocsService {
                 .default
                 .unwrap_or(self.config.default_policy),
         };
-        if policy == Policy::ReadOnly {
-            return Err(ServiceError::PolicyReadOnly);
+        match policy {
+            Policy::ReadOnly => return Err(ServiceError::PolicyReadOnly),
+            Policy::CommentOnly => return Err(ServiceError::PolicyCommentOnly),
+            Policy::Auto | Policy::Review => {}
         }
         if self.is_paused() {
             return Err(ServiceError::Paused);

@@ -35,6 +35,9 @@ impl DocsService {
         let Some(doc) = self.live(record.document_id) else {
             return Ok(None);
         };
+        if let Some(proposal) = &record.proposed_comment {
+            return Ok(super::comments::text_gone(&doc, proposal));
+        }
         let payload = self.payload(id).await?;
         let base = StateVector::decode_v1(&payload.base_state_vector)
             .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;

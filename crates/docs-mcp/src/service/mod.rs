@@ -12,6 +12,7 @@
 
 mod amend;
 mod clients;
+mod comments;
 mod decide;
 mod handover;
 mod instance;
@@ -40,6 +41,7 @@ use crate::record::{EditFilter, EditRecord, EditStatus, Policy};
 use crate::store::{Store, StoredPolicies};
 use crate::token::BearerToken;
 
+pub use comments::{CommentRequest, MAX_COMMENT_BYTES};
 pub use decide::EditRequest;
 pub use instance::OpenDocument;
 

@@ -74,7 +74,17 @@ impl DocsService {
                         );
                     }
                     for id in ids {
-                        service.spawn_settle(id, None);
+                        match service.edit(id).await {
+                            Ok(record) if record.proposed_comment.is_some() => {
+                                let service = service.clone();
+                                service.settle_tasks.clone().spawn(async move {
+                                    if let Err(error) = service.resume_comment(record).await {
+                                        tracing::warn!(edit = %id, %error, "cannot take up a comment being made");
+                                    }
+                                });
+                            }
+                            _ => service.spawn_settle(id, None),
+                        }
                     }
                 }
                 Err(error) => tracing::warn!(%error, "cannot list the edits being applied"),

@@ -30,6 +30,7 @@ fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
         comment: None,
         decided_by: None,
         approved_text: None,
+        proposed_comment: None,
         error: None,
         created_at,
         decided_at: None,

@@ -83,6 +83,24 @@ pub async fn agent(server: &DocsServer, policy: Policy) -> Agent {
     }
 }
 
+/// An agent whose service is signed in as `user`.
+pub async fn signed_in_agent(
+    server: &DocsServer,
+    policy: Policy,
+    user: &test_harness::TestUser,
+) -> Agent {
+    let data = temp_dir();
+    let mut config = config(server, &data.0, policy);
+    config.session_cookie = Some(docs_client::Secret::new(&user.session_cookie));
+    config.csrf_token = Some(docs_client::Secret::new(&user.csrf_token));
+    let service = DocsService::start(config).await.unwrap();
+    Agent {
+        client: connect(service.clone(), "reviewer").await,
+        service,
+        data,
+    }
+}
+
 impl Agent {
     /// Calls a tool; `Ok(structured result)` or `Err(error body {code, message, hint})`.
     pub async fn call(&self, tool: &'static str, args: Value) -> Result<Value, Value> {

@@ -1,0 +1,466 @@
+//! Agents' comments: a new thread attached to text, a reply, resolving or reopening a thread.
+//! Each is an edit record of its own (`proposed_comment`), so it follows the document's
+//! policy like an edit: made at once (`auto`, `comment-only`), waiting on a card for a person
+//! (`review`, or paused), refused (`read-only`). Once decided it is carried out over Docs'
+//! REST API — and, for a new thread, by the `comment` mark on its text in the live document,
+//! checked under the document's lock when made: the text gone, the thread just created is
+//! deleted again and the comment is a conflict (`failed` and `conflict` mean "not in the
+//! document"). It is `applied` once Docs holds the thread and, for a mark, once the room
+//! acknowledged it and a save holds it.
+
+use std::ops::Range;
+use std::time::Duration;
+
+use docs_client::blocknote::comments::{
+    add_comment_mark, comment_anchors, comment_body_from_markdown, text_occurrences,
+};
+use docs_client::blocknote::{self, ModelError};
+use uuid::Uuid;
+
+use super::decide::AUTO;
+use super::merge::MergeRefused;
+use super::{DocsService, OpenDocument};
+use crate::error::{ServiceError, ServiceResult};
+use crate::record::{
+    AgentInfo, CommentAction, EditPayload, EditRecord, EditStatus, Policy, Preview,
+    ProposedComment, now_ms,
+};
+use crate::store::Transition;
+
+/// The longest comment an agent may write, in bytes of markdown.
+pub const MAX_COMMENT_BYTES: usize = 10_000;
+
+/// How long a new thread's mark may take to be acknowledged and saved.
+const MARK_WAIT: Duration = Duration::from_secs(30);
+
+/// An agent's call of a comment tool.
+#[derive(Debug, Clone)]
+pub struct CommentRequest {
+    /// Document id or URL.
+    pub document: String,
+    pub action: CommentAction,
+    /// The thread (`reply`, `resolve`, `reopen`).
+    pub thread_id: Option<Uuid>,
+    /// Where a new thread goes (`add`): a block, and optionally the exact text in it.
+    pub block_id: Option<String>,
+    pub text: Option<String>,
+    /// The comment as markdown (`add`, `reply`).
+    pub body: Option<String>,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub reason: Option<String>,
+    pub agent: AgentInfo,
+}
+
+impl DocsService {
+    /// Records an agent's comment under the document's policy and, when that decides it at
+    /// once, carries it out. Bad input (a block or text that is not there, an unknown
+    /// thread, an empty body) is refused before anything is recorded.
+    pub async fn submit_comment(&self, request: CommentRequest) -> ServiceResult<EditRecord> {
+        let doc = self.open(&request.document, Some(&request.agent)).await?;
+        if !doc.session.metadata().abilities.can_comment() {
+            return Err(docs_client::Error::Forbidden {
+                detail: format!("this user may not comment on document {}", doc.id),
+            }
+            .into());
+        }
+        let decided_by = match self.policy_for(doc.id).await? {
+            Policy::ReadOnly => return Err(ServiceError::PolicyReadOnly),
+            Policy::Auto | Policy::CommentOnly if !self.is_paused() => Some(AUTO.to_owned()),
+            _ => None,
+        };
+        let proposal = self.proposal(&doc, &request).await?;
+        let record = EditRecord {
+            id: Uuid::new_v4(),
+            document_id: doc.id,
+            document_title: doc.session.metadata().title.clone(),
+            agent: request.agent,
+            tool: request.tool,
+            arguments: request.arguments,
+            reason: request.reason,
+            revision: None,
+            preview: Preview::default(),
+            touched_blocks: proposal.block_id.iter().cloned().collect(),
+            new_blocks: vec![],
+            undoable: false,
+            undoes: None,
+            status: EditStatus::Pending,
+            comment: None,
+            decided_by: None,
+            approved_text: None,
+            proposed_comment: Some(proposal),
+            error: None,
+            created_at: now_ms(),
+            decided_at: None,
+            applied_at: None,
+        };
+        let guard = self.doc_locks.lock(doc.id).await;
+        self.queue(&doc, record, EditPayload::none(), decided_by, 0, guard)
+            .await
+    }
+
+    /// What the agent asks, checked against the document and its threads as they are.
+    async fn proposal(
+        &self,
+        doc: &OpenDocument,
+        request: &CommentRequest,
+    ) -> ServiceResult<ProposedComment> {
+        let body = match &request.body {
+            Some(body) => Some(checked_body(body)?),
+            None if matches!(request.action, CommentAction::Add | CommentAction::Reply) => {
+                return Err(ServiceError::invalid(
+                    "the comment has no body",
+                    "Give the comment's text in `body` (markdown).",
+                ));
+            }
+            None => None,
+        };
+        let (_, document) = doc.tracker.read();
+        if request.action == CommentAction::Add {
+            let block_id = request.block_id.clone().ok_or_else(|| {
+                ServiceError::invalid(
+                    "a new comment needs the block it is about",
+                    "Give block_id (from read_document), and text to comment on part of it.",
+                )
+            })?;
+            let (_, quoted) = anchor_in(&document, &block_id, request.text.as_deref())?;
+            return Ok(ProposedComment {
+                action: CommentAction::Add,
+                thread_id: None,
+                block_id: Some(block_id),
+                quoted_text: Some(quoted),
+                body,
+                anchored: None,
+            });
+        }
+        let thread = request.thread_id.ok_or_else(|| {
+            ServiceError::invalid(
+                "no thread_id",
+                "Give the thread_id of a thread from list_comments.",
+            )
+        })?;
+        let current = self.client()?.thread(doc.id, thread).await?;
+        match (request.action, current.resolved) {
+            (CommentAction::Resolve, true) => {
+                return Err(ServiceError::invalid(
+                    format!("thread {thread} is resolved already"),
+                    "Nothing to do; reopen_comment reopens it.",
+                ));
+            }
+            (CommentAction::Reopen, false) => {
+                return Err(ServiceError::invalid(
+                    format!("thread {thread} is open"),
+                    "Nothing to do; only a resolved thread can be reopened.",
+                ));
+            }
+            _ => {}
+        }
+        let anchor = comment_anchors(&document.blocks)
+            .into_iter()
+            .find(|a| a.thread_id == thread.to_string() && !a.orphan);
+        Ok(ProposedComment {
+            action: request.action,
+            thread_id: Some(thread.to_string()),
+            block_id: anchor.as_ref().map(|a| a.block_id.clone()),
+            quoted_text: anchor.map(|a| a.text),
+            body,
+            anchored: None,
+        })
+    }
+
+    /// Carries out a decided comment (`applying`, persisted): `applied`, or why not.
+    pub(super) async fn carry_out_comment(
+        &self,
+        doc: &OpenDocument,
+        mut record: EditRecord,
+    ) -> ServiceResult<EditRecord> {
+        let Some(proposal) = record.proposed_comment.clone() else {
+            return Err(ServiceError::Internal(format!(
+                "edit {} is not a comment",
+                record.id
+            )));
+        };
+        let outcome = match proposal.action {
+            CommentAction::Add => self.add_thread(doc, &mut record, &proposal).await,
+            action => self.change_thread(doc, action, &proposal).await,
+        };
+        if let Err(refused) = outcome {
+            return self.finish(record, refused).await;
+        }
+        record.status = EditStatus::Applied;
+        record.applied_at = Some(now_ms());
+        if self
+            .store
+            .transition(Transition {
+                record: record.clone(),
+                from: EditStatus::Applying,
+            })
+            .await?
+        {
+            self.changed(&record);
+        }
+        let thread = record
+            .proposed_comment
+            .as_ref()
+            .and_then(|c| c.thread_id.as_deref())
+            .and_then(|t| t.parse().ok());
+        doc.session.ping_comments(thread);
+        Ok(record)
+    }
+
+    async fn change_thread(
+        &self,
+        doc: &OpenDocument,
+        action: CommentAction,
+        proposal: &ProposedComment,
+    ) -> Result<(), MergeRefused> {
+        let failed = |e: ServiceError| MergeRefused::Failed(e);
+        let client = self.client().map_err(failed)?;
+        let thread: Uuid = proposal
+            .thread_id
+            .as_deref()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| {
+                failed(ServiceError::Internal(
+                    "a thread change without its thread".into(),
+                ))
+            })?;
+        let done = match action {
+            CommentAction::Reply => {
+                let body = comment_body_from_markdown(proposal.body.as_deref().unwrap_or(""))
+                    .map_err(|e| failed(e.into()))?;
+                client.reply(doc.id, thread, &body).await.map(|_| ())
+            }
+            CommentAction::Resolve => client.resolve_thread(doc.id, thread).await,
+            CommentAction::Reopen => client.unresolve_thread(doc.id, thread).await,
+            CommentAction::Add => unreachable!("a new thread is added by add_thread"),
+        };
+        done.map_err(|e| failed(e.into()))
+    }
+
+    /// Creates the thread, then marks its text — or deletes the thread again.
+    async fn add_thread(
+        &self,
+        doc: &OpenDocument,
+        record: &mut EditRecord,
+        proposal: &ProposedComment,
+    ) -> Result<(), MergeRefused> {
+        let failed = |e: ServiceError| MergeRefused::Failed(e);
+        let client = self.client().map_err(failed)?;
+        let body = comment_body_from_markdown(proposal.body.as_deref().unwrap_or(""))
+            .map_err(|e| failed(e.into()))?;
+        let thread = client
+            .create_thread(doc.id, &body)
+            .await
+            .map_err(|e| failed(e.into()))?;
+        // Kept before the mark is written: a restart finds the thread to check or delete.
+        self.note_comment(record, |c| c.thread_id = Some(thread.id.to_string()))
+            .await
+            .map_err(failed)?;
+        if doc.session.is_read_only() {
+            return self
+                .note_comment(record, |c| c.anchored = Some(false))
+                .await
+                .map_err(failed);
+        }
+        let marked = self.mark(doc, proposal, thread.id).await;
+        match marked {
+            Ok(()) => self
+                .note_comment(record, |c| c.anchored = Some(true))
+                .await
+                .map_err(failed),
+            Err(refused) => {
+                if let Err(e) = client.delete_thread(doc.id, thread.id).await {
+                    tracing::warn!(thread = %thread.id, error = %e, "a thread whose text could not be marked was not deleted");
+                }
+                Err(refused)
+            }
+        }
+    }
+
+    /// The thread's mark on the text the person saw quoted, written, acknowledged and saved.
+    async fn mark(
+        &self,
+        doc: &OpenDocument,
+        proposal: &ProposedComment,
+        thread: Uuid,
+    ) -> Result<(), MergeRefused> {
+        let block_id = proposal.block_id.clone().unwrap_or_default();
+        let quoted = proposal.quoted_text.clone().unwrap_or_default();
+        // Under the lock, the text is checked and marked in the document as it is now.
+        let written = {
+            let _guard = self.doc_locks.lock(doc.id).await;
+            let (_, document) = doc.tracker.read();
+            let (range, _) = anchor_in(&document, &block_id, Some(&quoted))
+                .map_err(|e| MergeRefused::Conflict(changed_since(&e)))?;
+            let fragment = blocknote::document_fragment(doc.session.doc());
+            let thread = thread.to_string();
+            doc.session
+                .write(move |txn| add_comment_mark(txn, &fragment, &block_id, range, &thread))
+                .await
+        };
+        let mut pending = written.map_err(|e| MergeRefused::Failed(e.into()))?;
+        if let Err(e) = pending.value() {
+            return Err(MergeRefused::Failed(e.clone().into()));
+        }
+        match tokio::time::timeout(MARK_WAIT, pending.saved()).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(MergeRefused::Failed(e.into())),
+            Err(_) => Err(MergeRefused::Failed(
+                docs_client::Error::NotSaved { waited: MARK_WAIT }.into(),
+            )),
+        }
+    }
+
+    /// Updates the record's proposed comment (still `applying`) in the journal.
+    async fn note_comment(
+        &self,
+        record: &mut EditRecord,
+        change: impl FnOnce(&mut ProposedComment),
+    ) -> ServiceResult<()> {
+        if let Some(comment) = record.proposed_comment.as_mut() {
+            change(comment);
+        }
+        self.store
+            .transition(Transition {
+                record: record.clone(),
+                from: EditStatus::Applying,
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// A comment left `applying` by a stopped run: the thread it created is looked for in
+    /// the document; marked, it is `applied`; otherwise the thread is deleted and the
+    /// comment `failed`. A thread change (reply, resolve) cannot be told apart from one not
+    /// made: it is `failed`, with the reason.
+    pub(super) async fn resume_comment(&self, record: EditRecord) -> ServiceResult<()> {
+        let Some(proposal) = record.proposed_comment.clone() else {
+            return Ok(());
+        };
+        let interrupted = |what: &str| {
+            MergeRefused::Failed(ServiceError::Internal(format!(
+                "the service stopped while the comment was being made: {what}"
+            )))
+        };
+        let Some(thread) = proposal.thread_id.clone() else {
+            self.finish(record, interrupted("no thread was recorded as created"))
+                .await?;
+            return Ok(());
+        };
+        if proposal.action != CommentAction::Add {
+            self.finish(record, interrupted("check the thread in Docs"))
+                .await?;
+            return Ok(());
+        }
+        let doc = self.open(&record.document_id.to_string(), None).await?;
+        let (_, document) = doc.tracker.read();
+        let marked = comment_anchors(&document.blocks)
+            .iter()
+            .any(|a| a.thread_id == thread);
+        if marked || proposal.anchored == Some(false) {
+            let mut applied = record;
+            applied.status = EditStatus::Applied;
+            applied.applied_at = Some(now_ms());
+            if self
+                .store
+                .transition(Transition {
+                    record: applied.clone(),
+                    from: EditStatus::Applying,
+                })
+                .await?
+            {
+                self.changed(&applied);
+            }
+            return Ok(());
+        }
+        if let Ok(id) = thread.parse() {
+            let _ = self.client()?.delete_thread(doc.id, id).await;
+        }
+        self.finish(
+            record,
+            interrupted("its text was not marked; the thread was deleted"),
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+/// Why a new thread could not be attached to the text its card quotes any more, if so.
+pub(super) fn text_gone(doc: &OpenDocument, proposal: &ProposedComment) -> Option<String> {
+    if proposal.action != CommentAction::Add {
+        return None;
+    }
+    let (_, document) = doc.tracker.read();
+    anchor_in(
+        &document,
+        proposal.block_id.as_deref().unwrap_or_default(),
+        proposal.quoted_text.as_deref(),
+    )
+    .err()
+    .map(|e| changed_since(&e))
+}
+
+fn changed_since(error: &ServiceError) -> String {
+    format!("the text the comment is about changed since it was proposed: {error}")
+}
+
+/// The body as agents give it: not empty, not too long, a comment Docs' editor can show.
+fn checked_body(body: &str) -> ServiceResult<String> {
+    let body = body.trim();
+    if body.is_empty() {
+        return Err(ServiceError::invalid(
+            "the comment is empty",
+            "Write what you want to say in `body` (markdown).",
+        ));
+    }
+    if body.len() > MAX_COMMENT_BYTES {
+        return Err(ServiceError::invalid(
+            format!(
+                "the comment is {} bytes; the limit is {MAX_COMMENT_BYTES}",
+                body.len()
+            ),
+            "Say it in fewer words, or in several replies.",
+        ));
+    }
+    comment_body_from_markdown(body)?;
+    Ok(body.to_owned())
+}
+
+/// Where in `block_id` a thread goes: the one place `text` occurs, or the whole text of the
+/// block; with the text it covers.
+fn anchor_in(
+    document: &blocknote::Document,
+    block_id: &str,
+    text: Option<&str>,
+) -> ServiceResult<(Range<usize>, String)> {
+    let block = document.find(block_id).ok_or_else(|| {
+        ServiceError::from(ModelError::BlockNotFound {
+            id: block_id.to_owned(),
+        })
+    })?;
+    let plain = block.plain_text();
+    let Some(text) = text.filter(|t| !t.is_empty()) else {
+        let len = plain.chars().count();
+        if plain.trim().is_empty() {
+            return Err(ServiceError::invalid(
+                format!("block {block_id} has no text to comment on"),
+                "Comment on a block with text.",
+            ));
+        }
+        return Ok((0..len, plain));
+    };
+    let found = text_occurrences(&plain, text);
+    match found.len() {
+        1 => Ok((found[0].clone(), text.to_owned())),
+        0 => Err(ServiceError::TextNotFound {
+            needle: text.to_owned(),
+            scope: format!("block {block_id}"),
+        }),
+        count => Err(ServiceError::AmbiguousMatch {
+            needle: text.to_owned(),
+            count,
+            block_ids: vec![block_id.to_owned()],
+        }),
+    }
+}
