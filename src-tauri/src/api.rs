@@ -182,6 +182,10 @@ pub struct SessionRow {
     pub edits_applied: u64,
     #[cfg_attr(test, ts(type = "number"))]
     pub edits_pending: u64,
+    /// Unresolved comment threads of the document; `null` when Docs could not list them
+    /// (not signed in, no right to comment).
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub open_threads: Option<usize>,
 }
 
 /// A pending edit whose approval would now be a conflict, and why.
@@ -314,12 +318,14 @@ pub fn session_rows(
     snapshots: Vec<SessionSnapshot>,
     known: &[KnownDocument],
     counts: &HashMap<Uuid, EditCounts>,
+    open_threads: &HashMap<Uuid, usize>,
 ) -> Vec<SessionRow> {
     let mut rows: Vec<SessionRow> = snapshots
         .into_iter()
         .map(|s| SessionRow {
             edits_applied: counts.get(&s.document_id).map_or(0, |c| c.applied),
             edits_pending: counts.get(&s.document_id).map_or(0, |c| c.pending),
+            open_threads: open_threads.get(&s.document_id).copied(),
             title: known
                 .iter()
                 .find(|k| k.id == s.document_id)
@@ -383,6 +389,7 @@ mod tests {
             vec![snapshot(a, 1_000), snapshot(b, 2_000)],
             &known,
             &counts,
+            &HashMap::from([(b, 2)]),
         );
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].document_id, b);
@@ -391,6 +398,10 @@ mod tests {
         assert_eq!((rows[0].edits_applied, rows[0].edits_pending), (3, 1));
         assert_eq!(rows[1].title, None);
         assert_eq!((rows[1].edits_applied, rows[1].edits_pending), (0, 0));
+        assert_eq!(
+            (rows[0].open_threads, rows[1].open_threads),
+            (Some(2), None)
+        );
         assert_eq!(rows[1].collaborators, vec!["Ada".to_owned()]);
     }
 

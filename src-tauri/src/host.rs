@@ -281,10 +281,13 @@ impl Host {
     }
 
     pub async fn sessions(&self) -> CommandResult<Vec<SessionRow>> {
+        let sessions = self.service.sessions();
+        let documents: Vec<Uuid> = sessions.iter().map(|s| s.document_id).collect();
         Ok(session_rows(
-            self.service.sessions(),
+            sessions,
             &self.service.known_documents().await?,
             &self.service.edit_counts().await?,
+            &self.service.open_threads(&documents).await,
         ))
     }
 

@@ -175,7 +175,12 @@ last_activity: number, pending_acks: number, pending_saves: number, collaborator
 /**
  * Agent edits of this document in the journal: applied, and waiting for a decision.
  */
-edits_applied: number, edits_pending: number, };
+edits_applied: number, edits_pending: number, 
+/**
+ * Unresolved comment threads of the document; `null` when Docs could not list them
+ * (not signed in, no right to comment).
+ */
+open_threads: number | null, };
 
 export type ChangedEdit = { id: string, reason: string, };
 

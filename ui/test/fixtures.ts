@@ -42,6 +42,7 @@ export const session: SessionRow = {
   collaborators: ["Ada", "Claude Code"],
   edits_applied: 3,
   edits_pending: 2,
+  open_threads: 4,
 };
 
 export function documentRow(id: string, changes: Partial<DocumentRow> = {}): DocumentRow {

@@ -17,17 +17,24 @@ function mount() {
 }
 
 describe("the sessions screen", () => {
-  it("renders one row per session: title, state, collaborators, writes, edits, activity, Disconnect", async () => {
+  it("renders one row per session: title, state, collaborators, writes, edits, open comments, activity, Disconnect", async () => {
     mockCommands({ list_sessions: () => [session] });
     const screen = mount();
     await screen.load();
     expect(texts(screen.root, "thead th")).toEqual([
-      "Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Last activity", "Actions",
+      "Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions",
     ]);
     expect(texts(screen.root, "tbody tr > *")).toEqual([
-      "Meeting notes", "Connected", "Ada, Claude Code", "2", "3", "2", formatTime(1795000000000), "Disconnect",
+      "Meeting notes", "Connected", "Ada, Claude Code", "2", "3", "2", "4", formatTime(1795000000000), "Disconnect",
     ]);
     expect(screen.root.querySelector("tbody th")!.getAttribute("scope")).toBe("row");
+  });
+
+  it("shows a dash when Docs did not say how many comment threads are open", async () => {
+    mockCommands({ list_sessions: () => [{ ...session, open_threads: null }] });
+    const screen = mount();
+    await screen.load();
+    expect(screen.root.querySelector(".open-threads")!.textContent).toBe("—");
   });
 
   it("says when no document is open", async () => {

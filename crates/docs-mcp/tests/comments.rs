@@ -123,6 +123,8 @@ async fn an_agent_comments_on_a_word_replies_resolves_and_reopens() {
         .await;
     assert_eq!(resolved["status"], "applied", "{resolved}");
     assert!(threads(&agent, id).await[0].resolved);
+    // Sessions count the open threads; a comment of the agent's is counted at once.
+    assert_eq!(agent.service.open_threads(&[id]).await[&id], 0);
     let again = agent
         .err(
             "resolve_comment",
@@ -138,6 +140,7 @@ async fn an_agent_comments_on_a_word_replies_resolves_and_reopens() {
         .await;
     assert_eq!(reopened["status"], "applied", "{reopened}");
     assert!(!threads(&agent, id).await[0].resolved);
+    assert_eq!(agent.service.open_threads(&[id]).await[&id], 1);
 
     // Bad input is refused and makes nothing.
     for (tool, args, code) in [

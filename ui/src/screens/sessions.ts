@@ -10,7 +10,7 @@ export function sessionState(row: SessionRow): string {
   return row.read_only ? "Connected (read-only)" : "Connected";
 }
 
-const COLUMNS = ["Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Last activity", "Actions"];
+const COLUMNS = ["Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions"];
 
 export class SessionsScreen {
   readonly root: HTMLElement;
@@ -65,6 +65,8 @@ export class SessionsScreen {
       h("td", {}, String(row.pending_acks + row.pending_saves)),
       h("td", {}, String(row.edits_applied)),
       h("td", {}, String(row.edits_pending)),
+      // Unresolved comment threads, as Docs lists them ("—": Docs did not say).
+      h("td", { class: "open-threads" }, row.open_threads === null ? "—" : String(row.open_threads)),
       h("td", {}, timeElement(row.last_activity)),
       h("td", {}, h("button", {
         type: "button",

@@ -143,6 +143,7 @@ impl DocsMcp {
             .await?;
         let (revision, document) = open.tracker.read();
         let threads = self.service.client()?.threads(open.id).await?;
+        self.service.note_threads(open.id, &threads);
         // The blocks a `block_id` filter covers: the block and those nested in it.
         let within: Option<Vec<String>> = match &args.block_id {
             Some(id) => {

@@ -8,8 +8,9 @@
 //! document"). It is `applied` once Docs holds the thread and, for a mark, once the room
 //! acknowledged it and a save holds it.
 
+use std::collections::HashMap;
 use std::ops::Range;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use docs_client::blocknote::comments::{
     add_comment_mark, comment_anchors, comment_body_from_markdown, text_occurrences,
@@ -32,6 +33,10 @@ pub const MAX_COMMENT_BYTES: usize = 10_000;
 
 /// How long a new thread's mark may take to be acknowledged and saved.
 const MARK_WAIT: Duration = Duration::from_secs(30);
+
+/// How long a count of a document's open threads is shown before Docs is asked again: each
+/// ask spends one of the 80 calls a minute Docs allows the user's browser tabs and agents.
+const OPEN_THREADS_TTL: Duration = Duration::from_secs(60);
 
 /// An agent's call of a comment tool.
 #[derive(Debug, Clone)]
@@ -205,7 +210,65 @@ impl DocsService {
             .and_then(|c| c.thread_id.as_deref())
             .and_then(|t| t.parse().ok());
         doc.session.ping_comments(thread);
+        self.forget_open_threads(doc.id);
         Ok(record)
+    }
+
+    /// The unresolved comment threads of each document (those Docs could list): counts at
+    /// most [`OPEN_THREADS_TTL`] old, asked of Docs together.
+    pub async fn open_threads(&self, documents: &[Uuid]) -> HashMap<Uuid, usize> {
+        let fresh = |id: &Uuid| {
+            let counts = self.open_threads.lock().expect("open threads");
+            counts
+                .get(id)
+                .filter(|(_, at)| at.elapsed() < OPEN_THREADS_TTL)
+                .map(|(count, _)| *count)
+        };
+        let mut found = HashMap::new();
+        let mut asked = vec![];
+        for id in documents {
+            match fresh(id) {
+                Some(count) => {
+                    found.insert(*id, count);
+                }
+                None => asked.push(*id),
+            }
+        }
+        let Ok(client) = self.client() else {
+            return found;
+        };
+        let answers = futures_util::future::join_all(
+            asked
+                .iter()
+                .map(|id| async { (*id, client.threads(*id).await) }),
+        )
+        .await;
+        for (id, answer) in answers {
+            match answer {
+                Ok(threads) => {
+                    found.insert(id, self.note_threads(id, &threads));
+                }
+                Err(e) => tracing::debug!(document = %id, error = %e, "no thread count"),
+            }
+        }
+        found
+    }
+
+    /// Keeps the count of a document's open threads from a list of them just fetched.
+    pub fn note_threads(&self, document: Uuid, threads: &[docs_client::Thread]) -> usize {
+        let open = threads.iter().filter(|t| !t.resolved).count();
+        self.open_threads
+            .lock()
+            .expect("open threads")
+            .insert(document, (open, Instant::now()));
+        open
+    }
+
+    fn forget_open_threads(&self, document: Uuid) {
+        self.open_threads
+            .lock()
+            .expect("open threads")
+            .remove(&document);
     }
 
     async fn change_thread(

@@ -76,6 +76,8 @@ pub struct DocsService {
     recent_reads: Arc<crate::revisions::RecentReads>,
     /// When each document was last written to the known documents (reads don't write again).
     remembered: Mutex<HashMap<Uuid, (Option<String>, Instant)>>,
+    /// Unresolved comment threads per document, and when Docs was asked (see `comments`).
+    open_threads: Mutex<HashMap<Uuid, (usize, Instant)>>,
     events: broadcast::Sender<ServiceEvent>,
     /// Bumped whenever an edit changes status, so waiters wake.
     decisions: watch::Sender<u64>,
@@ -136,6 +138,7 @@ impl DocsService {
             trackers: Mutex::new(HashMap::new()),
             recent_reads: Arc::default(),
             remembered: Mutex::new(HashMap::new()),
+            open_threads: Mutex::new(HashMap::new()),
             events: broadcast::channel(256).0,
             decisions: watch::Sender::new(0),
             doc_locks: locks::DocumentLocks::default(),
