@@ -660,6 +660,14 @@ pub fn edit_line(edit: &EditRecord) -> String {
     if let Some(reason) = edit.reason.as_deref().filter(|r| !r.trim().is_empty()) {
         line.push_str(&format!("  — {reason}"));
     }
+    if let Some(proposed) = &edit.proposed_comment {
+        if let Some(quoted) = &proposed.quoted_text {
+            line.push_str(&format!("  on \"{quoted}\""));
+        }
+        if let Some(body) = &proposed.body {
+            line.push_str(&format!(": {}", body.replace('\n', " ")));
+        }
+    }
     if let Some(comment) = edit.comment.as_deref() {
         line.push_str(&format!("  [comment: {comment}]"));
     }
@@ -725,6 +733,28 @@ mod tests {
         assert_eq!(
             output,
             "DEBUG tungstenite::handshake::client: Client handshake done.\nTRACE docs_client::session: synced\n"
+        );
+    }
+
+    /// `docs-mcp edits list` shows what a proposed comment says and the text it is about.
+    #[test]
+    fn an_edit_line_shows_a_proposed_comment() {
+        let fixture = include_str!("../../../ui/test/fixtures/edit-record.json");
+        let mut edit: EditRecord = serde_json::from_str(fixture).unwrap();
+        edit.tool = "add_comment".into();
+        edit.reason = None;
+        edit.proposed_comment = Some(crate::record::ProposedComment {
+            action: crate::record::CommentAction::Add,
+            thread_id: None,
+            block_id: Some("b1".into()),
+            quoted_text: Some("ship on Monday".into()),
+            body: Some("Still right?\nAsk Ada.".into()),
+            anchored: None,
+        });
+        let line = edit_line(&edit);
+        assert!(
+            line.ends_with("  add_comment  on \"ship on Monday\": Still right? Ask Ada."),
+            "{line}"
         );
     }
 }
