@@ -115,6 +115,23 @@ pub(crate) async fn relay_from(
                 Err(e) => Err(e),
             },
         };
+        // The service restarted and forgot the session: the client is introduced again.
+        let sent = match sent {
+            Ok(response)
+                if response.status() == reqwest::StatusCode::NOT_FOUND
+                    && bridge.forget_session()
+                    && front.initialize().is_some_and(|init| init != &message) =>
+            {
+                tracing::info!(
+                    "the service no longer knows this client's session: introducing the client again"
+                );
+                match bridge.introduce(front, true).await {
+                    Ok(()) => bridge.send(&message).await,
+                    Err(e) => Err(e),
+                }
+            }
+            other => other,
+        };
         match sent {
             Ok(body) => {
                 let bridge = bridge.clone();
@@ -264,7 +281,8 @@ impl Bridge {
             .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        {
+        // `initialize` opens a session and negotiates its version: neither header goes with it.
+        if message.get("method").and_then(Value::as_str) != Some("initialize") {
             let connection = self.connection.lock().expect("bridge connection lock");
             if let Some(id) = &connection.session_id {
                 request = request.header(HEADER_SESSION_ID, id);
@@ -419,6 +437,14 @@ impl Bridge {
             any = true;
         }
         any
+    }
+
+    /// Drops the session the service gave (and the version it negotiated); whether there
+    /// was one.
+    fn forget_session(&self) -> bool {
+        let mut connection = self.connection.lock().expect("bridge connection lock");
+        connection.protocol_version = None;
+        connection.session_id.take().is_some()
     }
 
     /// Ends the HTTP session, if the service opened one.

@@ -194,6 +194,38 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
     .await;
     assert_eq!(status["status"], "applied", "{status}");
 
+    // The app restarts on the same port before the client's next call: the new one does not
+    // know the client's session, and the client is introduced to it again.
+    let port = config.listen.port();
+    app_stop.cancel();
+    let _ = app_http.await;
+    app.shutdown().await;
+    drop(app);
+    let app = DocsService::start_taking_over(config.clone())
+        .await
+        .unwrap();
+    let app_stop = CancellationToken::new();
+    let app_http = tokio::spawn(docs_mcp::http::serve_http(
+        app.clone(),
+        SharedToken::new(BearerToken::from_string(TOKEN).unwrap()),
+        tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .unwrap(),
+        app_stop.clone(),
+    ));
+    let status = call(
+        &client,
+        "edit_status",
+        json!({"edit_id": edit_id.to_string()}),
+    )
+    .await;
+    assert_eq!(status["status"], "applied", "{status}");
+    assert_eq!(
+        docs_mcp::lock::holder(&data_dir).unwrap().pid,
+        std::process::id(),
+        "the restarted app holds the directory"
+    );
+
     // The app quits: the stdio service takes the directory back and serves its client.
     app_stop.cancel();
     let _ = app_http.await;
