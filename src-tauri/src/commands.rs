@@ -145,6 +145,16 @@ pub async fn approve_with_text(
     host.approve_with_text(id, &text).await
 }
 
+/// Approves some parts of an agent's edit (indexes into its `parts`) and refuses the others.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn approve_parts(
+    host: HostState<'_>,
+    id: Uuid,
+    parts: Vec<usize>,
+) -> CommandResult<EditRecord> {
+    host.approve_parts(id, &parts).await
+}
+
 /// The pending edits among `ids` whose approval would now be a conflict, and why.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn changed_since_proposed(

@@ -395,6 +395,10 @@ impl Host {
     }
 
     /// Approves an agent's rewrite of a block with the person's own text.
+    pub async fn approve_parts(&self, id: Uuid, parts: &[usize]) -> CommandResult<EditRecord> {
+        Ok(self.service.approve_parts(id, DECIDER, parts).await?)
+    }
+
     pub async fn approve_with_text(&self, id: Uuid, text: &str) -> CommandResult<EditRecord> {
         Ok(self.service.approve_with_text(id, DECIDER, text).await?)
     }

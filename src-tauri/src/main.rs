@@ -146,6 +146,7 @@ fn run() -> anyhow::Result<()> {
             commands::stop_decisions,
             commands::changed_since_proposed,
             commands::approve_with_text,
+            commands::approve_parts,
             commands::start_demo,
             commands::demo_propose_edit,
             commands::launch_at_login,

@@ -107,6 +107,15 @@ decided_by: string | null,
  */
 approved_text?: string, 
 /**
+ * What a person may accept or refuse one by one (`edits::parts`), labelled; empty when
+ * the edit is one part.
+ */
+parts?: Array<string>, 
+/**
+ * The parts (indexes into `parts`) the person accepted, when they refused the others.
+ */
+approved_parts?: Array<number>, 
+/**
  * For the comment tools: the comment (or the thread's change) the agent asked for.
  */
 proposed_comment?: ProposedComment, error: ErrorInfo | null, 

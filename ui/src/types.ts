@@ -67,6 +67,8 @@ export interface Commands {
   approve_edit: { args: { id: string }; result: EditRecord };
   /** Approves an `update_block` edit with the person's own text for the block. */
   approve_with_text: { args: { id: string; text: string }; result: EditRecord };
+  /** Approves some parts of an edit (indexes into its `parts`) and refuses the others. */
+  approve_parts: { args: { id: string; parts: number[] }; result: EditRecord };
   reject_edit: { args: { id: string; comment: string | null }; result: EditRecord };
   list_sessions: { args: Record<string, never>; result: SessionRow[] };
   set_paused: { args: { paused: boolean }; result: null };

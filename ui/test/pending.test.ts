@@ -19,7 +19,7 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("a pending edit card", () => {
   it("shows agent, document, reason, time, tool and the words added and removed", () => {
-    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     expect(card.querySelector("h3")!.textContent).toBe("Claude Code wants to edit Meeting notes");
     expect(card.querySelector(".reason")!.textContent).toBe("Fix the release day");
     expect(card.querySelector(".tool")!.textContent).toBe("update_block");
@@ -33,13 +33,13 @@ describe("a pending edit card", () => {
   });
 
   it("falls back to the document id without a title, and says when no reason was given", () => {
-    const card = renderEditCard({ ...edit, document_title: null, reason: null }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const card = renderEditCard({ ...edit, document_title: null, reason: null }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     expect(card.querySelector(".document")!.textContent).toBe(edit.document_id);
     expect(card.querySelector(".reason")!.textContent).toBe("(none given)");
   });
 
   it("has labelled, keyboard-reachable controls", () => {
-    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     document.body.append(card);
     const buttons = [...card.querySelectorAll("button")];
     expect(buttons.every((b) => b.getAttribute("type") !== null && b.tabIndex >= 0)).toBe(true);
@@ -49,7 +49,7 @@ describe("a pending edit card", () => {
 });
 
 describe("who asked, and where", () => {
-  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
 
   it("says whether the name is the agent's own or a client's the person named", () => {
     const own = renderEditCard(edit, actions());
@@ -708,7 +708,7 @@ describe("when an edit was asked", () => {
   });
 
   it("says how long ago on the card, the exact time on hover", () => {
-    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const card = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     const time = card.querySelector("time")!;
     expect(time.getAttribute("title")).toBe(formatTime(edit.created_at));
     expect(time.textContent).toBe(relativeTime(edit.created_at));
@@ -758,18 +758,18 @@ describe("approving with one's own text", () => {
   };
 
   it("is offered for one block's rewrite, prefilled with the agent's text without its block marker", () => {
-    const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     document.body.append(card);
     button(card, "Edit text…").click();
     const area = card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!;
     expect(area.value).toBe("The team ships on **Friday**");
     expect(document.activeElement).toBe(area);
     // An insert of one block: its markdown, marker kept.
-    const insert = renderEditCard({ ...rewrite, tool: "insert_blocks", new_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const insert = renderEditCard({ ...rewrite, tool: "insert_blocks", new_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     button(insert, "Edit text…").click();
     expect(insert.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value).toBe("## The team ships on **Friday**");
     for (const other of [{ ...rewrite, tool: "delete_blocks" }, { ...rewrite, tool: "insert_blocks", new_blocks: ["b1", "b2"] }]) {
-      const card = renderEditCard(other, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+      const card = renderEditCard(other, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
       expect([...card.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Edit text…");
     }
   });
@@ -797,7 +797,7 @@ describe("approving with one's own text", () => {
 
   it("refuses an empty text without deciding", async () => {
     const approveWithText = vi.fn();
-    const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText });
+    const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText, approveParts: vi.fn() });
     document.body.append(card);
     button(card, "Edit text…").click();
     card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value = "   ";
@@ -808,7 +808,7 @@ describe("approving with one's own text", () => {
 });
 
 describe("a comment an agent proposes", () => {
-  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
   const comment: EditRecord = {
     ...edit,
     tool: "add_comment",
@@ -843,5 +843,52 @@ describe("a comment an agent proposes", () => {
     expect(reply.querySelector("h3")!.textContent).toBe("Claude Code wants to reply to a comment on Meeting notes");
     expect(reply.querySelector(".quoted")!.textContent).toBe("A thread attached to no text");
     expect(reply.querySelector(".comment-body")!.textContent).toBe("Done.");
+  });
+});
+
+describe("change by change", () => {
+  const threeParts: EditRecord = {
+    ...edit,
+    id: "e3",
+    tool: "apply_edits",
+    parts: ["Replace “Monday” with “Friday”", "Insert paragraph “Notes”", "Delete “Old intro”"],
+  };
+
+  it("lists the parts, all checked; Approve checked parts is on only when some, not all, are checked", () => {
+    const card = renderEditCard(threeParts, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
+    document.body.append(card);
+    expect(card.querySelector(".parts legend")!.textContent).toBe("Parts (uncheck those to refuse)");
+    expect([...card.querySelectorAll(".parts label")].map((l) => l.textContent)).toEqual(threeParts.parts);
+    const boxes = [...card.querySelectorAll<HTMLInputElement>(".parts input[type=checkbox]")];
+    expect(boxes.map((b) => b.checked)).toEqual([true, true, true]);
+    const partial = button(card, "Approve checked parts");
+    expect(partial.disabled).toBe(true);
+    boxes[1].click();
+    expect(partial.disabled).toBe(false);
+    boxes[0].click();
+    boxes[2].click();
+    expect(partial.disabled).toBe(true);
+    const single = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
+    expect(single.querySelector(".parts")).toBeNull();
+    expect([...single.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Approve checked parts");
+  });
+
+  it("sends approve_parts with the checked indexes, and says how much was applied", async () => {
+    let decided = false;
+    const calls = mockCommands({
+      list_pending: () => (decided ? [] : [threeParts]),
+      approve_parts: ({ parts }) => {
+        decided = true;
+        return { ...threeParts, status: "applied", approved_parts: parts };
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    screen.root.querySelectorAll<HTMLInputElement>(".parts input")[1].click();
+    button(screen.root, "Approve checked parts").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(calls.find(([c]) => c === "approve_parts")![1]).toEqual({ id: "e3", parts: [0, 2] });
+    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied 2 of 3 parts of the edit of Claude Code to Meeting notes; the agent is told which.");
   });
 });

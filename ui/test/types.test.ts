@@ -23,6 +23,8 @@ const FIELDS: Record<keyof EditRecord, boolean> = {
   comment: true,
   decided_by: true,
   approved_text: false,
+  parts: false,
+  approved_parts: false,
   proposed_comment: false,
   error: true,
   created_at: true,

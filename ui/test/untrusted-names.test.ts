@@ -50,7 +50,7 @@ describe.each([
   ["5 000 characters", LONG],
 ])("an agent name of %s", (_, name) => {
   it("is text, clamped, on a pending card", () => {
-    const card = renderEditCard(named(name), { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn() });
+    const card = renderEditCard(named(name), { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     document.body.append(card);
     expectClampedText(card, "h3 .agent", name);
     expect(card.querySelector("h3")!.textContent).toBe(`${name} wants to edit Meeting notes`);

@@ -149,6 +149,10 @@ pub enum EditsCommand {
     Approve {
         /// The edit's id (from `docs-mcp edits list`).
         id: String,
+        /// Only these parts (0-based, comma-separated, as `docs-mcp edits list --json` lists
+        /// the edit's `parts`); the others are refused.
+        #[arg(long, value_delimiter = ',')]
+        parts: Option<Vec<usize>>,
     },
     /// Reject a pending edit; the agent gets the comment.
     Reject {
@@ -603,12 +607,16 @@ async fn edits(args: EditsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
                 println!("{}", edit_line(edit));
             }
         }
-        EditsCommand::Approve { id } => {
+        EditsCommand::Approve { id, parts } => {
+            let request = match parts {
+                Some(parts) => json!({ "parts": parts }),
+                None => json!({}),
+            };
             let body = control
                 .call(
                     reqwest::Method::POST,
                     &format!("/control/edits/{}/approve", encode(id.trim())),
-                    Some(json!({})),
+                    Some(request),
                 )
                 .await?;
             print_decision(&body, args.json)?;

@@ -437,6 +437,8 @@ async fn get_edit(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
 #[serde(deny_unknown_fields)]
 struct ApproveBody {
     decided_by: Option<String>,
+    /// Only these parts of the edit (indexes into its `parts`); the others are refused.
+    parts: Option<Vec<usize>>,
 }
 
 async fn approve_edit(
@@ -450,7 +452,10 @@ async fn approve_edit(
         .decided_by
         .filter(|d| !d.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
-    ok(state.service.approve(id, &decider).await?)
+    match body.parts {
+        Some(parts) => ok(state.service.approve_parts(id, &decider, &parts).await?),
+        None => ok(state.service.approve(id, &decider).await?),
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]

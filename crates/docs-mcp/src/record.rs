@@ -282,6 +282,15 @@ pub struct EditRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub approved_text: Option<String>,
+    /// What a person may accept or refuse one by one (`edits::parts`), labelled; empty when
+    /// the edit is one part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub parts: Vec<String>,
+    /// The parts (indexes into `parts`) the person accepted, when they refused the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<u32>>", optional))]
+    pub approved_parts: Option<Vec<usize>>,
     /// For the comment tools: the comment (or the thread's change) the agent asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]

@@ -11,6 +11,8 @@ export interface CardActions {
   reject(edit: EditRecord, comment: string | null): Promise<void>;
   /** Approve with the person's own text for the block (inline markdown). */
   approveWithText(edit: EditRecord, text: string): Promise<void>;
+  /** Approve only these parts of the edit (indexes into `edit.parts`). */
+  approveParts(edit: EditRecord, parts: number[]): Promise<void>;
   /** Opens the document in the browser at the block the edit touches (absent in the demo,
    * whose documents have no page). */
   openAt?(edit: EditRecord): Promise<void>;
@@ -143,6 +145,25 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     void decide(card, status, "Approving your text…", () => actions.approveWithText(edit, chosen));
   });
 
+  // Change by change: an edit of several parts, each kept or refused.
+  const partLabels = edit.parts ?? [];
+  const partBoxes = partLabels.map((_, i) => h("input", { type: "checkbox", checked: true, id: `edit-${edit.id}-part-${i}`, name: "part", value: String(i) }));
+  const approvePartsButton = partLabels.length < 2 ? null : h("button", { type: "button", class: "secondary approve-parts", "aria-describedby": titleId, disabled: true }, "Approve checked parts");
+  const checkedParts = () => partBoxes.flatMap((box, i) => (box.checked ? [i] : []));
+  for (const box of partBoxes) {
+    box.addEventListener("change", () => {
+      const count = checkedParts().length;
+      // All checked is a plain approval; none checked is a rejection.
+      if (approvePartsButton) approvePartsButton.disabled = count === 0 || count === partBoxes.length;
+    });
+  }
+  approvePartsButton?.addEventListener("click", () =>
+    decide(card, status, "Approving the checked parts…", () => actions.approveParts(edit, checkedParts())));
+  const partsList = partLabels.length < 2 ? null : h("fieldset", { class: "parts" },
+    h("legend", {}, "Parts (uncheck those to refuse)"),
+    ...partLabels.map((label, i) => h("label", { for: partBoxes[i].id }, partBoxes[i], label)),
+  );
+
   const openAt = actions.openAt;
   const openButton = openAt
     ? h("button", {
@@ -169,7 +190,8 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
       edit.proposed_comment ? null : [h("dt", {}, "Words"), renderWords(edit)],
     ),
     ...renderPreview(edit),
-    h("div", { class: "actions" }, approveButton, amendButton, rejectButton, openButton),
+    partsList,
+    h("div", { class: "actions" }, approveButton, approvePartsButton, amendButton, rejectButton, openButton),
     amendForm,
     reject.form,
     status,

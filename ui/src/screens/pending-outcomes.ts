@@ -22,9 +22,12 @@ function notApplied(edit: EditRecord): NoticeLine {
 export function approvalOutcome(edit: EditRecord): NoticeLine {
   switch (edit.status) {
     case "applied":
-      return edit.approved_text
-        ? { parts: ["Applied your text in place of ", ...theEditOf(edit), "; the agent is told."] }
-        : { parts: ["Applied ", ...theEditOf(edit), "."] };
+      if (edit.approved_text) return { parts: ["Applied your text in place of ", ...theEditOf(edit), "; the agent is told."] };
+      if (edit.approved_parts) {
+        const of = `${edit.approved_parts.length} of ${edit.parts?.length ?? "its"} parts of `;
+        return { parts: ["Applied ", of, ...theEditOf(edit), "; the agent is told which."] };
+      }
+      return { parts: ["Applied ", ...theEditOf(edit), "."] };
     case "applying":
       return { parts: ["Approved ", ...theEditOf(edit), ". Docs has not confirmed it yet: it will be saved as soon as the instance answers."] };
     case "conflict":

@@ -76,6 +76,11 @@ export class PendingScreen {
       this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
     }),
+    approveParts: (edit, parts) => this.deciding(async () => {
+      const result = await rpc("approve_parts", { id: edit.id, parts });
+      this.say([approvalOutcome(result), ...this.follow([result])]);
+      await this.load();
+    }),
     reject: async (edit, comment) => {
       await rpc("reject_edit", { id: edit.id, comment });
       this.say([{ parts: ["Rejected ", ...theEditOf(edit), comment ? "; the agent gets your comment." : "."] }]);

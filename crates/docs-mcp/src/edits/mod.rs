@@ -15,6 +15,7 @@
 mod fingerprint;
 mod fork;
 pub mod merge;
+mod parts;
 mod plan;
 mod preview;
 mod replace;
@@ -30,6 +31,7 @@ use crate::error::{ServiceError, ServiceResult};
 
 pub use fingerprint::{Blocks, compatible, index, unchanged};
 pub use fork::Forks;
+pub use parts::{Part, accepted_ops, parts};
 pub use plan::{Fork, Plan, TextBases, plan, plan_undo};
 pub use undo::UndoOp;
 

@@ -52,6 +52,11 @@ pub struct EditResult {
     /// says now (inline markdown). Do not redo your version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approved_text: Option<String>,
+    /// The user accepted only these parts of the edit (0-based: the operations of an
+    /// apply_edits, the top-level blocks of an insert_blocks, the blocks of a delete_blocks,
+    /// in your order) and refused the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_parts: Option<Vec<usize>>,
     /// For a comment: its thread (the new one, for add_comment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thread_id: Option<String>,
@@ -66,6 +71,7 @@ impl EditResult {
         let comment = record.proposed_comment.as_ref();
         let message = match record.status {
             EditStatus::Applied if comment.is_some() => comment_done(comment.expect("a comment")),
+            EditStatus::Applied if record.approved_parts.is_some() => parts_done(record),
             EditStatus::Applied if record.approved_text.is_some() => {
                 "The user approved the edit with changes of their own (approved_text is what the block says now); applied and acknowledged by the collaboration server (saved to Docs within a minute). Do not redo your version.".into()
             }
@@ -103,10 +109,31 @@ impl EditResult {
             error: record.error.clone(),
             revision: None,
             approved_text: record.approved_text.clone(),
+            applied_parts: record.approved_parts.clone(),
             thread_id: comment.and_then(|c| c.thread_id.clone()),
             anchored: comment.and_then(|c| c.anchored),
         }
     }
+}
+
+/// What was applied of an edit the user accepted in part.
+fn parts_done(record: &EditRecord) -> String {
+    let accepted = record.approved_parts.clone().unwrap_or_default();
+    let list = |keep: bool| {
+        record
+            .parts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| accepted.contains(i) == keep)
+            .map(|(i, label)| format!("{i}: {label}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    format!(
+        "The user applied only part of the edit: {} (applied_parts). Refused: {}. Applied and acknowledged by the collaboration server; do not redo the refused parts unless the user asks.",
+        list(true),
+        list(false)
+    )
 }
 
 /// What an applied comment did, in a sentence.

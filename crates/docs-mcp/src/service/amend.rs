@@ -1,7 +1,9 @@
-//! A person approves an agent's edit of one block with their own text (an `update_block`'s
-//! text, or the one block an `insert_blocks` adds): the edit is planned again with that text, from the document as the person saw it — or, when a block the edit
-//! depends on changed since, the decision is a conflict, as an approval would be. The new plan
-//! and the decision are stored together before anything is merged.
+//! A person approves an agent's edit with changes: their own text for the one block it writes
+//! (an `update_block`'s text, or the one block an `insert_blocks` adds), or only some of its
+//! parts (`edits::parts`). The edit is planned again with those changes, from the document as
+//! the person saw it — or, when a block the edit depends on changed since, the decision is a
+//! conflict, as an approval would be. The new plan and the decision are stored together
+//! before anything is merged.
 
 use uuid::Uuid;
 
@@ -10,7 +12,7 @@ use super::decide::{keep, plan_on_fork};
 use super::merge::{MergeRefused, describe_change};
 use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::EditRecord;
+use crate::record::{BlockState, EditRecord};
 
 /// The operation of an edit with the person's text in place of the agent's: an
 /// `update_block`'s text (inline markdown), or the markdown of an `insert_blocks` that adds
@@ -65,25 +67,117 @@ impl DocsService {
                 "Approve or reject it as it is.",
             ));
         };
+        let text = text.to_owned();
+        self.approve_changed(record, decided_by, vec![op], move |amended| {
+            amended.approved_text = Some(text)
+        })
+        .await
+    }
+
+    /// Approves the `accepted` parts of a pending edit (indexes into its `parts`) and refuses
+    /// the others. Runs in a task of its own, like an approval, and answers as `approve` does.
+    pub async fn approve_parts(
+        &self,
+        id: Uuid,
+        decided_by: &str,
+        accepted: &[usize],
+    ) -> ServiceResult<EditRecord> {
+        let service = self.arc();
+        let (decided_by, accepted) = (decided_by.to_owned(), accepted.to_vec());
+        let record =
+            tokio::spawn(async move { service.approve_some(id, &decided_by, accepted).await })
+                .await
+                .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
+        self.confirmed(record).await
+    }
+
+    async fn approve_some(
+        &self,
+        id: Uuid,
+        decided_by: &str,
+        mut accepted: Vec<usize>,
+    ) -> ServiceResult<EditRecord> {
+        let record = self.pending(id).await?;
+        accepted.sort_unstable();
+        accepted.dedup();
+        let count = record.parts.len();
+        if count < 2 {
+            return Err(ServiceError::invalid(
+                format!("edit {id} is one change; it cannot be approved in parts"),
+                "Approve or reject it as a whole.",
+            ));
+        }
+        if accepted.is_empty() || accepted.iter().any(|&i| i >= count) {
+            return Err(ServiceError::invalid(
+                format!(
+                    "parts {accepted:?} of edit {id}: give at least one of 0 to {}",
+                    count - 1
+                ),
+                "Accept some of its parts, or reject the edit.",
+            ));
+        }
+        if accepted.len() == count {
+            return self.start_approval(id, decided_by).await;
+        }
+        let (_, document) = self
+            .open(&record.document_id.to_string(), None)
+            .await?
+            .tracker
+            .read();
+        let parts = edits::parts(&record.tool, &record.arguments, |id| {
+            document.find(id).map(|b| b.plain_text())
+        })?;
+        let ops = edits::accepted_ops(&record.tool, parts, &accepted);
+        self.approve_changed(record, decided_by, ops, move |amended| {
+            amended.approved_parts = Some(accepted)
+        })
+        .await
+    }
+
+    /// Plans `ops` in place of the edit's own, from the document as the person saw it, then
+    /// decides and merges it as an approval does; `note` records what the person changed.
+    async fn approve_changed(
+        &self,
+        record: EditRecord,
+        decided_by: &str,
+        ops: Vec<EditOp>,
+        note: impl FnOnce(&mut EditRecord),
+    ) -> ServiceResult<EditRecord> {
+        let id = record.id;
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         let seen = payload.depends_on.clone();
-        let ops = vec![op];
         let seen_by = doc.clone();
         let planned = plan_on_fork(&doc, move |fork| {
-            // What the person saw: every block the proposal depends on reads as it did.
-            if let Err((state, now)) = edits::unchanged(&edits::index(&fork.document()), &seen) {
-                return Err(ServiceError::Conflict {
-                    reason: describe_change(
-                        &seen_by,
-                        &state.block_id,
-                        now.is_none(),
-                        "the edit was proposed",
-                    ),
-                });
+            // What the person saw: every block the changed edit depends on reads as it did
+            // (a part they refused may depend on blocks changed since: that is no conflict).
+            let seen_document = fork.document();
+            let before = edits::index(&seen_document);
+            let conflict = |states: &[BlockState]| {
+                edits::unchanged(&before, states)
+                    .err()
+                    .map(|(state, now)| ServiceError::Conflict {
+                        reason: describe_change(
+                            &seen_by,
+                            &state.block_id,
+                            now.is_none(),
+                            "the edit was proposed",
+                        ),
+                    })
+            };
+            match edits::plan(fork, &ops, &TextBases::new()) {
+                Ok(plan) => {
+                    let relevant: Vec<BlockState> = seen
+                        .iter()
+                        .filter(|s| plan.depends_on.iter().any(|d| d.block_id == s.block_id))
+                        .cloned()
+                        .collect();
+                    conflict(&relevant).map_or(Ok(plan), Err)
+                }
+                // Not plannable on the document as it is: a block the person saw changed.
+                Err(error) => Err(conflict(&seen).unwrap_or(error)),
             }
-            edits::plan(fork, &ops, &TextBases::new())
         })
         .await;
         // Planning itself never answers Conflict: this one is the check above, and it is
@@ -102,7 +196,7 @@ impl DocsService {
         amended.touched_blocks = kept.touched_blocks;
         amended.new_blocks = kept.new_blocks;
         amended.undoable = kept.undoable;
-        amended.approved_text = Some(text.to_owned());
+        note(&mut amended);
         let applying = self
             .start_applying(amended, decided_by, Some(kept.payload.clone()))
             .await?;

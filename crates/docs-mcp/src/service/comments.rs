@@ -93,6 +93,8 @@ impl DocsService {
             comment: None,
             decided_by: None,
             approved_text: None,
+            parts: vec![],
+            approved_parts: None,
             proposed_comment: Some(proposal),
             error: None,
             created_at: now_ms(),

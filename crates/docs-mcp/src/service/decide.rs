@@ -136,6 +136,15 @@ impl DocsService {
         undoes: Option<Uuid>,
     ) -> (EditRecord, EditPayload) {
         let kept = keep(plan);
+        let (_, document) = doc.tracker.read();
+        let mut parts: Vec<String> = edits::parts(&request.tool, &request.arguments, |id| {
+            document.find(id).map(|b| b.plain_text())
+        })
+        .map(|parts| parts.into_iter().map(|p| p.label).collect())
+        .unwrap_or_default();
+        if parts.len() < 2 {
+            parts.clear();
+        }
         let record = EditRecord {
             id: Uuid::new_v4(),
             document_id: doc.id,
@@ -154,6 +163,8 @@ impl DocsService {
             comment: None,
             decided_by: None,
             approved_text: None,
+            parts,
+            approved_parts: None,
             proposed_comment: None,
             error: None,
             created_at: now_ms(),
@@ -188,7 +199,11 @@ impl DocsService {
 
     /// Opens the document (no lock held across that network wait), then decides under the
     /// document's lock.
-    async fn start_approval(&self, id: Uuid, decided_by: &str) -> ServiceResult<EditRecord> {
+    pub(super) async fn start_approval(
+        &self,
+        id: Uuid,
+        decided_by: &str,
+    ) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;

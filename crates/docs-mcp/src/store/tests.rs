@@ -30,6 +30,8 @@ fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
         comment: None,
         decided_by: None,
         approved_text: None,
+        parts: vec![],
+        approved_parts: None,
         proposed_comment: None,
         error: None,
         created_at,
