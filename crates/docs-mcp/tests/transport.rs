@@ -958,6 +958,32 @@ async fn edits_cli_lists_approves_and_rejects() {
         "{stderr}"
     );
 
+    // Some parts of an edit: the others are refused.
+    let three = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "A.\n\nB.\n\nC."}),
+        )
+        .await,
+    );
+    let three = three["edit_id"].as_str().unwrap();
+    let (ok, stdout, stderr) = cli(
+        &home,
+        &data,
+        &["edits", "approve", three, "--parts", "0,2", "--url", &url],
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.starts_with(&format!("{three}  applied ")),
+        "{stdout}"
+    );
+    assert_eq!(
+        server.stored_settled(doc).await.unwrap().markdown,
+        "First paragraph.\n\nOne.\n\nA.\n\nC.\n"
+    );
+
     client.cancel().await.unwrap();
     hosted.stop().await;
     let _ = std::fs::remove_dir_all(&home);
