@@ -768,7 +768,15 @@ describe("approving with one's own text", () => {
     const insert = renderEditCard({ ...rewrite, tool: "insert_blocks", new_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     button(insert, "Edit text…").click();
     expect(insert.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value).toBe("## The team ships on **Friday**");
-    for (const other of [{ ...rewrite, tool: "delete_blocks" }, { ...rewrite, tool: "insert_blocks", new_blocks: ["b1", "b2"] }]) {
+    // A find-and-replace in one block: the block's text, as for a rewrite.
+    const replace = renderEditCard({ ...rewrite, tool: "replace_text", touched_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
+    button(replace, "Edit text…").click();
+    expect(replace.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value).toBe("The team ships on **Friday**");
+    for (const other of [
+      { ...rewrite, tool: "delete_blocks" },
+      { ...rewrite, tool: "insert_blocks", new_blocks: ["b1", "b2"] },
+      { ...rewrite, tool: "replace_text", touched_blocks: ["b1", "b2"] },
+    ]) {
       const card = renderEditCard(other, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
       expect([...card.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Edit text…");
     }

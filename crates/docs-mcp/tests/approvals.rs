@@ -395,6 +395,28 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
     );
     assert_eq!(inserted.preview.after[0].block_type, "heading");
 
+    // A find-and-replace in one block: the person writes that block's text.
+    let replace = agent
+        .ok(
+            "replace_text",
+            json!({"document": doc.to_string(), "old_text": "Notes.", "new_text": "Minutes."}),
+        )
+        .await;
+    let replaced = agent
+        .service
+        .approve_with_text(edit_id(&replace), "test", "Minutes, *approved*.")
+        .await
+        .unwrap();
+    assert_eq!(replaced.status, EditStatus::Applied, "{replaced:?}");
+    assert_eq!(
+        replaced.approved_text.as_deref(),
+        Some("Minutes, *approved*.")
+    );
+    assert_eq!(
+        stored_texts(&server, doc).await,
+        ["Attendees: Ada", "Minutes, approved.", "Next steps"]
+    );
+
     // Other edits cannot be changed (several blocks, a deletion): they stay pending.
     for (tool, arguments) in [
         (

@@ -35,13 +35,15 @@ function askedBy(edit: EditRecord): HTMLElement {
   );
 }
 
-/** The text a person may change before approving: the one block an `update_block` rewrites,
- * as inline markdown (its block marker — `## `, `- `, `1. `, `- [ ] `, `> ` — left out), or
- * the one block an `insert_blocks` adds, as markdown. `null` for other edits. */
+/** The text a person may change before approving: the one block an `update_block` (or a
+ * `replace_text` within one block) rewrites, as inline markdown (its block marker — `## `,
+ * `- `, `1. `, `- [ ] `, `> ` — left out), or the one block an `insert_blocks` adds, as
+ * markdown. `null` for other edits. */
 export function amendableText(edit: EditRecord): string | null {
   const after = edit.preview.after;
   if (after.length !== 1) return null;
-  if (edit.tool === "update_block") return after[0].markdown.replace(/^(#{1,6} |[-*+] \[[ xX]\] |[-*+] |\d+\. |> )/, "");
+  const rewrite = edit.tool === "update_block" || (edit.tool === "replace_text" && edit.touched_blocks.length === 1);
+  if (rewrite) return after[0].markdown.replace(/^(#{1,6} |[-*+] \[[ xX]\] |[-*+] |\d+\. |> )/, "");
   if (edit.tool === "insert_blocks" && edit.new_blocks.length === 1) return after[0].markdown;
   return null;
 }

@@ -15,8 +15,8 @@ use crate::error::{ServiceError, ServiceResult};
 use crate::record::{BlockState, EditRecord};
 
 /// The operation of an edit with the person's text in place of the agent's: an
-/// `update_block`'s text (inline markdown), or the markdown of an `insert_blocks` that adds
-/// one block. `None` for any other edit.
+/// `update_block`'s text (inline markdown), the markdown of an `insert_blocks` that adds one
+/// block, or the text of the one block a `replace_text` changes. `None` for any other edit.
 fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
     let stored = |e: serde_json::Error| {
         ServiceError::Internal(format!("stored arguments of {}: {e}", record.id))
@@ -34,6 +34,15 @@ fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
             insert.markdown = Some(text.to_owned());
             insert.blocks = None;
             Some(EditOp::InsertBlocks(insert))
+        }
+        // A find-and-replace within one block: the person writes that block's text.
+        "replace_text" if record.touched_blocks.len() == 1 && record.preview.after.len() == 1 => {
+            Some(EditOp::UpdateBlock(UpdateBlock {
+                block_id: record.touched_blocks[0].clone(),
+                text: Some(text.to_owned()),
+                block_type: None,
+                props: None,
+            }))
         }
         _ => None,
     })
@@ -61,7 +70,7 @@ impl DocsService {
         let Some(op) = with_text(&record, text)? else {
             return Err(ServiceError::invalid(
                 format!(
-                    "edit {id} was made with {}; only one block's text (update_block, or insert_blocks adding one block) can be changed before approving",
+                    "edit {id} was made with {}; only one block's text (update_block, replace_text in one block, or insert_blocks adding one block) can be changed before approving",
                     record.tool
                 ),
                 "Approve or reject it as it is.",
