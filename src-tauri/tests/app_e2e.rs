@@ -725,6 +725,53 @@ async fn an_agent_edit_is_approved_in_the_window() {
             .contains("Applied at once.")
     );
 
+    // Change by change: the person refuses the middle part of a three-part edit of the
+    // other document (still under Review) and approves the two others.
+    let parts_call = {
+        let peer = agent.peer().clone();
+        tokio::spawn(async move {
+            call_tool(
+                &peer,
+                "apply_edits",
+                json!({"document": notes.to_string(), "reason": "tidy the notes", "edits": [
+                    {"op": "insert_blocks", "position": {"at": "end"}, "markdown": "Part one."},
+                    {"op": "insert_blocks", "position": {"at": "end"}, "markdown": "Part two."},
+                    {"op": "replace_text", "old_text": "Notes.", "new_text": "Notes, kept."},
+                ]}),
+            )
+            .await
+        })
+    };
+    let middle = driver
+        .screen(
+            "pending",
+            r#".edit-card .parts input[value="1"]"#,
+            "e2e-parts.png",
+        )
+        .await;
+    driver.click(&middle).await;
+    let approve_parts = driver
+        .wait_for(
+            ".edit-card button.approve-parts:not([disabled])",
+            Duration::from_secs(5),
+        )
+        .await;
+    driver.screenshot(&artifacts().join("e2e-parts.png")).await;
+    assert_eq!(driver.text(&approve_parts).await, "Approve checked parts");
+    driver.click(&approve_parts).await;
+    let markdown = wait_stored(&server, notes, |m| m.contains("Part one.")).await;
+    assert_eq!(markdown, "Notes, kept.\n\nPart one.\n");
+    let answered = parts_call.await.unwrap().expect("apply_edits");
+    let edit_id = answered["edit_id"].clone();
+    let status = call_tool(&agent, "edit_status", json!({"edit_id": edit_id}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (&status["status"], &status["applied_parts"]),
+        (&json!("applied"), &json!([0, 2])),
+        "{status}"
+    );
+
     // Sessions: the open document with its edits; then the remaining screens.
     let row = driver
         .screen(
