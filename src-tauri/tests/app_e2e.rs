@@ -772,6 +772,67 @@ async fn an_agent_edit_is_approved_in_the_window() {
         "{status}"
     );
 
+    // An agent's comment waits on a card like an edit, and is made once approved: the thread
+    // in Docs, its mark on the quoted word (read back by BlockNote's parser).
+    let read = call_tool(
+        &agent,
+        "read_document",
+        json!({"document": notes.to_string(), "format": "blocks"}),
+    )
+    .await
+    .unwrap();
+    let first_block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
+    let comment_call = {
+        let peer = agent.peer().clone();
+        let block = first_block.clone();
+        tokio::spawn(async move {
+            call_tool(
+                &peer,
+                "add_comment",
+                json!({"document": notes.to_string(), "block_id": block, "text": "kept",
+                    "body": "Kept until **when**?", "reason": "unclear"}),
+            )
+            .await
+        })
+    };
+    let comment_card = driver
+        .screen(
+            "pending",
+            ".edit-card .comment-preview",
+            "e2e-comment-card.png",
+        )
+        .await;
+    assert_eq!(
+        driver.text(&comment_card).await.trim_end(),
+        "On kept\nKept until when?"
+    );
+    let approve = driver
+        .wait_for(".edit-card .actions button.primary", Duration::from_secs(5))
+        .await;
+    driver.click(&approve).await;
+    driver
+        .wait_for("#main .empty", Duration::from_secs(30))
+        .await;
+    let commented = comment_call.await.unwrap().expect("add_comment");
+    let thread = match commented["status"].as_str() {
+        Some("applied") => commented["thread_id"].clone(),
+        _ => call_tool(
+            &agent,
+            "edit_status",
+            json!({"edit_id": commented["edit_id"]}),
+        )
+        .await
+        .unwrap()["thread_id"]
+            .clone(),
+    };
+    let marks = server.comment_marks(notes).await.unwrap();
+    let live = marks.live.unwrap_or_default();
+    assert!(
+        live.iter()
+            .any(|m| m.thread_id == thread.as_str().unwrap() && m.text == "kept"),
+        "{live:?}"
+    );
+
     // Sessions: the open document with its edits; then the remaining screens.
     let row = driver
         .screen(

@@ -59,6 +59,10 @@ quoted_text?: string,
  */
 body?: string, 
 /**
+ * The comment as Docs will show it (BlockNote blocks JSON, what Docs stores).
+ */
+body_blocks?: Array<BlockJson>, 
+/**
  * `add` only, once made: whether the text carries the thread's mark. A commenter's
  * connection may not change the document: its thread exists, attached to no text.
  */

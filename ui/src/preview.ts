@@ -1,7 +1,7 @@
 // An edit's change as the user reviews it: shared by the pending cards and the history.
 
 import { h, nameLabel } from "./dom";
-import { hasBlocks, renderChange } from "./render";
+import { hasBlocks, renderBlocks, renderChange } from "./render";
 import type { EditRecord, EditStatus, PreviewBlock, ProposedComment } from "./types";
 
 /** An edit's status, in words. */
@@ -46,16 +46,18 @@ export function commentVerb(comment: ProposedComment | undefined): string {
 }
 
 /** A comment as people will read it in Docs: the text it is about, quoted, and what it says
- * (its markdown, as written). */
+ * (rendered as Docs shows it; its markdown when the record has no blocks). */
 export function renderComment(comment: ProposedComment): HTMLElement {
   const about = comment.action === "add" ? "On " : "The thread on ";
   return h("figure", { class: "comment-preview" },
     comment.quoted_text
       ? h("p", { class: "quoted" }, about, h("q", {}, comment.quoted_text))
       : h("p", { class: "quoted" }, "A thread attached to no text"),
-    comment.body
-      ? h("blockquote", { class: "comment-body" }, comment.body)
-      : null,
+    comment.body_blocks
+      ? h("blockquote", { class: "comment-body rendered" }, ...renderBlocks(comment.body_blocks))
+      : comment.body
+        ? h("blockquote", { class: "comment-body" }, comment.body)
+        : null,
   );
 }
 

@@ -834,6 +834,19 @@ describe("a comment an agent proposes", () => {
     expect(card.querySelector(".words")).toBeNull();
     expect(card.querySelector(".amend")).toBeNull();
     expect(card.querySelector(".tool")!.textContent).toBe("add_comment");
+    // As Docs shows it, when the record has the comment's blocks.
+    const rendered = renderEditCard({
+      ...comment,
+      proposed_comment: {
+        ...comment.proposed_comment!,
+        body_blocks: [{
+          id: "c1", type: "paragraph", props: {}, children: [],
+          content: [{ type: "text", text: "Is ", styles: {} }, { type: "text", text: "Monday", styles: { bold: true } }, { type: "text", text: " still right?", styles: {} }],
+        }],
+      },
+    }, actions());
+    expect(rendered.querySelector(".comment-body")!.textContent).toBe("Is Monday still right?");
+    expect(rendered.querySelector(".comment-body strong")!.textContent).toBe("Monday");
   });
 
   it("says what a thread change does, and where the thread is", () => {

@@ -757,6 +757,7 @@ mod tests {
             block_id: Some("b1".into()),
             quoted_text: Some("ship on Monday".into()),
             body: Some("Still right?\nAsk Ada.".into()),
+            body_blocks: None,
             anchored: None,
         });
         let line = edit_line(&edit);

@@ -342,6 +342,10 @@ pub struct ProposedComment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub body: Option<String>,
+    /// The comment as Docs will show it (BlockNote blocks JSON, what Docs stores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "Array<BlockJson>"))]
+    pub body_blocks: Option<serde_json::Value>,
     /// `add` only, once made: whether the text carries the thread's mark. A commenter's
     /// connection may not change the document: its thread exists, attached to no text.
     #[serde(default, skip_serializing_if = "Option::is_none")]

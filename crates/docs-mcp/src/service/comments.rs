@@ -136,6 +136,10 @@ impl DocsService {
                 thread_id: None,
                 block_id: Some(block_id),
                 quoted_text: Some(quoted),
+                body_blocks: body
+                    .as_deref()
+                    .map(comment_body_from_markdown)
+                    .transpose()?,
                 body,
                 anchored: None,
             });
@@ -170,6 +174,10 @@ impl DocsService {
             thread_id: Some(thread.to_string()),
             block_id: anchor.as_ref().map(|a| a.block_id.clone()),
             quoted_text: anchor.map(|a| a.text),
+            body_blocks: body
+                .as_deref()
+                .map(comment_body_from_markdown)
+                .transpose()?,
             body,
             anchored: None,
         })
