@@ -541,6 +541,7 @@ mod tests {
             Settings::decl(),
             docs_mcp::clients::AgentClient::decl(),
             docs_mcp::clients::NewAgentClient::decl(),
+            crate::claude_desktop::ClaudeDesktopAdded::decl(),
         ];
         let mut generated = String::from(
             "// Generated from the Rust types by `api::tests::ui_bindings_are_generated_from_the_rust_types`\n\

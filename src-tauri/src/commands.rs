@@ -14,6 +14,7 @@ use crate::api::{
     ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
     InstanceCheck, Overview, SessionRow, Settings, browser_failed, invalid,
 };
+use crate::claude_desktop::ClaudeDesktopAdded;
 use crate::host::{DECIDER, Host};
 use crate::{autostart, documents, tray};
 
@@ -208,6 +209,24 @@ pub fn set_launch_at_login(app: AppHandle, enabled: bool) -> CommandResult<bool>
             "Start Docs MCP yourself meanwhile; check that your home folder is writable.",
         )
     })
+}
+
+/// Adds this app's stdio bridge to Claude Desktop's configuration as `server_name`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn add_to_claude_desktop(server_name: String) -> CommandResult<ClaudeDesktopAdded> {
+    let path = crate::claude_desktop::config_path().ok_or_else(|| {
+        crate::api::invalid(
+            "no home folder to find Claude Desktop's configuration in",
+            "Paste the configuration by hand.",
+        )
+    })?;
+    let app = std::env::current_exe().map_err(|e| {
+        crate::api::invalid(
+            format!("this app's own path is unknown: {e}"),
+            "Paste the configuration by hand.",
+        )
+    })?;
+    crate::claude_desktop::add(&path, &server_name, &app)
 }
 
 #[tauri::command(rename_all = "snake_case")]

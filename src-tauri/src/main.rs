@@ -8,6 +8,7 @@
 
 mod api;
 mod autostart;
+mod claude_desktop;
 mod commands;
 mod demo;
 mod documents;
@@ -156,6 +157,7 @@ fn run() -> anyhow::Result<()> {
             commands::get_settings,
             commands::save_settings,
             commands::regenerate_token,
+            commands::add_to_claude_desktop,
             commands::list_agent_clients,
             commands::add_agent_client,
             commands::revoke_agent_client,

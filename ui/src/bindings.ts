@@ -248,3 +248,17 @@ created_at: number,
 revoked_at: number | null, };
 
 export type NewAgentClient = { client: AgentClient, token: string, };
+
+export type ClaudeDesktopAdded = { 
+/**
+ * The configuration file written.
+ */
+path: string, 
+/**
+ * An entry of that name was there, and is now this app's.
+ */
+replaced: boolean, 
+/**
+ * Where the previous file was kept, if there was one.
+ */
+backup: string | null, };

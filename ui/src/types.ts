@@ -5,6 +5,7 @@
 import type {
   AgentClient,
   ChangedEdit,
+  ClaudeDesktopAdded,
   DocumentList,
   DocumentRow,
   DocumentSource,
@@ -26,6 +27,7 @@ export type {
   AgentClient,
   AgentInfo,
   ChangedEdit,
+  ClaudeDesktopAdded,
   DiffSpan,
   DocumentList,
   DocumentRow,
@@ -111,6 +113,8 @@ export interface Commands {
   /** Turns launch at login on or off at once; answers the OS's state after it. */
   set_launch_at_login: { args: { enabled: boolean }; result: boolean };
   /** Replaces the bearer token; agents must be given the new one. */
+  /** Writes this app's bridge into Claude Desktop's configuration file as `server_name`. */
+  add_to_claude_desktop: { args: { server_name: string }; result: ClaudeDesktopAdded };
   regenerate_token: { args: Record<string, never>; result: Overview };
   /** The agent clients configured with a token of their own, revoked ones included. */
   list_agent_clients: { args: Record<string, never>; result: AgentClient[] };

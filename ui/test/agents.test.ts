@@ -182,3 +182,45 @@ describe("named clients", () => {
     expect([...screen.root.querySelectorAll(".clients button")]).toEqual([]);
   });
 });
+
+describe("Add to Claude Desktop", () => {
+  function mount() {
+    const screen: AgentsScreen = new AgentsScreen((o) => screen.render(o));
+    document.body.append(screen.root);
+    screen.render(overview);
+    return screen;
+  }
+
+  it("writes the configuration for Claude Desktop and says where", async () => {
+    const calls = mockCommands({
+      list_agent_clients: () => [],
+      add_to_claude_desktop: () => ({
+        path: "/home/ada/.config/Claude/claude_desktop_config.json",
+        replaced: false,
+        backup: "/home/ada/.config/Claude/claude_desktop_config.json.bak",
+      }),
+    });
+    const screen = mount();
+    const add = screen.root.querySelectorAll(".add-to-claude-desktop");
+    expect(add.length).toBe(1);
+    expect(add[0].closest("article")!.querySelector("h3")!.textContent).toBe("Claude Desktop");
+    button(screen.root, "Add to Claude Desktop").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".claude-desktop-status")!.textContent).toBe(
+      "Added to /home/ada/.config/Claude/claude_desktop_config.json; the previous file is kept as /home/ada/.config/Claude/claude_desktop_config.json.bak. Restart Claude Desktop to use it.",
+    ));
+    expect(calls.filter(([c]) => c === "add_to_claude_desktop")).toEqual([["add_to_claude_desktop", { server_name: "lasuite-docs" }]]);
+  });
+
+  it("shows why it could not", async () => {
+    mockCommands({
+      list_agent_clients: () => [],
+      add_to_claude_desktop: () => failure("INVALID_INPUT", "Claude Desktop's folder /home/ada/.config/Claude does not exist", "Install Claude Desktop and open it once, or paste the configuration by hand."),
+    });
+    const screen = mount();
+    button(screen.root, "Add to Claude Desktop").click();
+    await vi.waitFor(() => expect(screen.root.querySelector(".claude-desktop-status.error")!.textContent).toBe(
+      "Claude Desktop's folder /home/ada/.config/Claude does not exist — Install Claude Desktop and open it once, or paste the configuration by hand.",
+    ));
+    expect(button(screen.root, "Add to Claude Desktop").disabled).toBe(false);
+  });
+});

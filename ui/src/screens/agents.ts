@@ -1,7 +1,7 @@
 // Connect agents: one ready-to-copy configuration per MCP client (the token masked until
 // Reveal; Copy copies it whole), and a new token on demand.
 
-import { agentConfigs } from "../configs";
+import { agentConfigs, SERVER_NAME } from "../configs";
 import { clear, h, showStatus, statusLine } from "../dom";
 import { errorText, rpc } from "../rpc";
 import type { Overview } from "../types";
@@ -106,7 +106,32 @@ export class AgentsScreen {
     }
     for (const config of agentConfigs(overview)) {
       const shown = this.revealed ? config.text : maskToken(config.text, overview.token);
-      this.body.append(renderConfigCard(config, shown, "config"));
+      const extra = config.id === "claude-desktop" ? this.addToClaudeDesktop() : [];
+      this.body.append(renderConfigCard(config, shown, "config", extra));
     }
+  }
+
+  /** A button writing the Claude Desktop configuration into Claude Desktop's own file, and
+   * where it says what it did. */
+  private addToClaudeDesktop(): HTMLElement[] {
+    const said = h("p", { class: "note claude-desktop-status", role: "status" });
+    const button = h("button", {
+      type: "button",
+      class: "primary add-to-claude-desktop",
+      onclick: async () => {
+        button.disabled = true;
+        try {
+          const added = await rpc("add_to_claude_desktop", { server_name: SERVER_NAME });
+          said.classList.remove("error");
+          said.textContent = `Added to ${added.path}${added.replaced ? " (in place of an older entry)" : ""}${added.backup ? `; the previous file is kept as ${added.backup}` : ""}. Restart Claude Desktop to use it.`;
+        } catch (error) {
+          said.classList.add("error");
+          said.textContent = errorText(error);
+        } finally {
+          button.disabled = false;
+        }
+      },
+    }, "Add to Claude Desktop");
+    return [button, said];
   }
 }

@@ -5,8 +5,9 @@ import type { AgentConfig } from "../configs";
 import { h } from "../dom";
 import { copyText } from "../rpc";
 
-/** `idPrefix` keeps ids apart when several sets of configurations are on screen. */
-export function renderConfigCard(config: AgentConfig, shown: string, idPrefix: string): HTMLElement {
+/** `idPrefix` keeps ids apart when several sets of configurations are on screen; `extra`:
+ * more actions for this client (e.g. writing the configuration for it). */
+export function renderConfigCard(config: AgentConfig, shown: string, idPrefix: string, extra: HTMLElement[] = []): HTMLElement {
   const codeId = `${idPrefix}-${config.id}`;
   const status = h("span", { class: "copy-status", role: "status" });
   return h("article", { class: "card config", "aria-labelledby": `${codeId}-title` },
@@ -28,6 +29,7 @@ export function renderConfigCard(config: AgentConfig, shown: string, idPrefix: s
           }
         },
       }, `Copy for ${config.client}`),
+      ...extra,
       status,
     ),
   );
