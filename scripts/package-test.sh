@@ -27,7 +27,7 @@ step() {
   echo "== package-test: $*"
 }
 
-for program in dpkg dpkg-deb rpm Xvfb dbus-run-session curl node; do
+for program in dpkg dpkg-deb rpm Xvfb dbus-run-session curl node objdump; do
   command -v "$program" >/dev/null || fail "$program is missing: run scripts/setup.sh --test"
 done
 metadata=$(cargo metadata --no-deps --format-version 1 --locked)
@@ -61,6 +61,11 @@ echo "Depends: $depends"
 for needed in libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1; do
   [[ ", $depends," == *", $needed"[\ ,]* ]] || fail "Depends lacks $needed"
 done
+# The C library's floor: the newest glibc symbol version the installed binary needs.
+dpkg-deb -x "$deb" "$work/deb-files"
+needs=$(objdump -T "$work/deb-files/usr/bin/docs-mcp-app" | grep -o 'GLIBC_[0-9][0-9.]*' |
+  sed 's/GLIBC_//' | sort -uV | tail -n 1)
+[[ "$depends" == "libc6 (>= $needs), "* ]] || fail "Depends does not start with libc6 (>= $needs): $depends"
 # Every dependency is a package this machine knows (setup.sh installed them).
 for dependency in $(tr ',' '\n' <<<"$depends" | sed 's/(.*//; s/|.*//' | tr -d ' '); do
   dpkg-query -W -f '${Status}' "$dependency" 2>/dev/null | grep -q "install ok installed" ||

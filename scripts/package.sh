@@ -39,7 +39,18 @@ deb=$(find "$bundle/deb" -maxdepth 1 -name "*_${version}_*.deb" | head -n 1)
 rpm=$(find "$bundle/rpm" -maxdepth 1 -name "*-${version}-*.rpm" | head -n 1)
 [ -f "$deb" ] || { echo "package: no .deb of version $version in $bundle/deb" >&2; exit 1; }
 [ -f "$rpm" ] || { echo "package: no .rpm of version $version in $bundle/rpm" >&2; exit 1; }
-cp "$deb" "$out/docs-mcp_${version}_amd64.deb"
+# The bundler lists the libraries' packages but not the C library: the binaries need the
+# newest glibc symbol version they were linked against (what this build machine had), and
+# an older system must refuse the package instead of failing at start.
+glibc=$(objdump -T "$profile_dir/docs-mcp-app" "$profile_dir/docs-mcp" |
+  grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
+[ -n "$glibc" ] || { echo "package: no glibc symbol version found in the binaries" >&2; exit 1; }
+unpacked="$out/deb-root"
+rm -rf "$unpacked"
+dpkg-deb -R "$deb" "$unpacked"
+sed -i "s/^Depends: \(.*\)$/Depends: libc6 (>= $glibc), \1/" "$unpacked/DEBIAN/control"
+dpkg-deb --root-owner-group -Zxz --build "$unpacked" "$out/docs-mcp_${version}_amd64.deb" >/dev/null
+rm -rf "$unpacked"
 cp "$rpm" "$out/docs-mcp-${version}-1.x86_64.rpm"
 
 echo "== package: the MCP Bundle (.mcpb)"
