@@ -74,11 +74,13 @@ pub async fn list_documents(
     documents::list(&host.service, source, query.as_deref(), page).await
 }
 
+/// Adds a document by URL or id (remembered as known); works without sign-in for public ones.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_document(host: HostState<'_>, url: String) -> CommandResult<DocumentRow> {
     documents::add(&host.service, &url).await
 }
 
+/// `document_id: null` sets the default policy; `policy: null` clears a document's own.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn set_policy(
     host: HostState<'_>,
@@ -88,6 +90,7 @@ pub async fn set_policy(
     Ok(host.service.set_policy(document_id, policy).await?)
 }
 
+/// Opens the document's page, at `block_id` when given (Docs' block links, since 5.6).
 #[tauri::command(rename_all = "snake_case")]
 pub fn open_in_browser(
     app: AppHandle,
@@ -114,6 +117,8 @@ pub async fn disconnect_session(host: HostState<'_>, document_id: Uuid) -> Comma
     Ok(host.service.close_session(document_id).await?)
 }
 
+/// Approves or rejects these pending edits (those of a group as the user saw it); returns the
+/// records it decided: an edit decided elsewhere meanwhile is skipped, not an error.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn decide_all(
     host: HostState<'_>,
@@ -165,6 +170,7 @@ pub async fn changed_since_proposed(
     host.changed_since_proposed(&ids).await
 }
 
+/// Stops the group decisions under way: the edits they have not reached stay pending.
 #[tauri::command(rename_all = "snake_case")]
 pub fn stop_decisions(host: HostState<'_>) {
     host.stop_decisions();
@@ -178,6 +184,7 @@ pub async fn list_history(
     host.history(&filter).await
 }
 
+/// Undoes an applied edit (as a new edit the user made, applied at once).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn undo_edit(host: HostState<'_>, id: Uuid) -> CommandResult<EditRecord> {
     host.undo(id).await
@@ -229,21 +236,25 @@ pub async fn add_to_claude_desktop(server_name: String) -> CommandResult<ClaudeD
     crate::claude_desktop::add(&path, &server_name, &app)
 }
 
+/// Replaces the bearer token; agents must be given the new one.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn regenerate_token(host: HostState<'_>) -> CommandResult<Overview> {
     host.regenerate_token().await
 }
 
+/// The agent clients configured with a token of their own, revoked ones included.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_agent_clients(host: HostState<'_>) -> CommandResult<Vec<AgentClient>> {
     Ok(host.service.agent_clients().await?)
 }
 
+/// Adds a named client; the answer carries its token, shown this once.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_agent_client(host: HostState<'_>, name: String) -> CommandResult<NewAgentClient> {
     Ok(host.service.add_agent_client(&name).await?)
 }
 
+/// Revokes a client: its token stops working at once.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn revoke_agent_client(host: HostState<'_>, id: Uuid) -> CommandResult<AgentClient> {
     Ok(host.service.revoke_agent_client(id).await?)
@@ -256,6 +267,7 @@ pub async fn sign_in(app: AppHandle, host: HostState<'_>) -> CommandResult<Overv
     host.overview().await
 }
 
+/// Forgets the session (keyring and sign-in window cookies); public documents still work.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn sign_out(host: HostState<'_>) -> CommandResult<Overview> {
     host.service.sign_out().await?;

@@ -9,6 +9,8 @@
 mod api;
 mod autostart;
 mod claude_desktop;
+#[cfg(test)]
+mod command_map;
 mod commands;
 mod demo;
 mod documents;
