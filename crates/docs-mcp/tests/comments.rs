@@ -458,3 +458,27 @@ async fn a_comment_left_half_made_by_a_dead_process_is_settled_at_the_next_start
     assert_eq!(left, [marked]);
     second.shutdown().await;
 }
+
+/// A reader may not comment: refused with DOC_FORBIDDEN before anything is recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reader_may_not_comment() {
+    let server = DocsServer::start().await.unwrap();
+    let ada = server.create_user("ada@example.org", "Ada").await.unwrap();
+    let (id, blocks) = document_with(&server, &ada, "reader", false).await;
+    let agent = signed_in_agent(&server, Policy::Auto, &ada).await;
+    let error = agent
+        .err(
+            "add_comment",
+            json!({"document": id.to_string(), "block_id": blocks[1], "text": "fox", "body": "?"}),
+        )
+        .await;
+    assert_eq!(error["code"], "DOC_FORBIDDEN", "{error}");
+    assert!(
+        agent
+            .service
+            .edits(&docs_mcp::record::EditFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
