@@ -512,7 +512,7 @@ mod tests {
     fn ui_bindings_are_generated_from_the_rust_types() {
         use docs_mcp::events::ServiceEvent;
         use docs_mcp::record::{
-            AgentInfo, CommentAction, DiffSpan, Preview, PreviewBlock, ProposedComment,
+            AgentInfo, CommentAction, DiffSpan, EditPart, Preview, PreviewBlock, ProposedComment,
         };
         use ts_rs::TS;
 
@@ -524,6 +524,7 @@ mod tests {
             PreviewBlock::decl(),
             DiffSpan::decl(),
             Preview::decl(),
+            EditPart::decl(),
             CommentAction::decl(),
             ProposedComment::decl(),
             EditRecord::decl(),

@@ -133,6 +133,17 @@ fn typescript(rust: &str, named: &mut BTreeSet<String>) -> String {
     if let Some(t) = inner("Vec<") {
         return format!("{}[]", typescript(t, named));
     }
+    // A map is a JSON object: its keys are strings there, written as numbers for number keys.
+    if let Some(t) = inner("BTreeMap<").or_else(|| inner("HashMap<")) {
+        let [key, value] = split_top_level(t)
+            .try_into()
+            .expect("a map's key and value");
+        return format!(
+            "Record<{}, {}>",
+            typescript(&key, named),
+            typescript(&value, named)
+        );
+    }
     match rust {
         "()" => "null".into(),
         "String" | "Uuid" | "&str" => "string".into(),

@@ -2,6 +2,8 @@
 //! live in `api`; no decision is made here. Arguments keep their snake_case names on the
 //! wire (`document_id`), as `ui/src/types.ts` declares them, not Tauri's default camelCase.
 
+use std::collections::BTreeMap;
+
 use std::sync::Arc;
 
 use docs_mcp::clients::{AgentClient, NewAgentClient};
@@ -151,14 +153,16 @@ pub async fn approve_with_text(
     host.approve_with_text(id, &text).await
 }
 
-/// Approves some parts of an agent's edit (indexes into its `parts`) and refuses the others.
+/// Approves some parts of an agent's edit (indexes into its `parts`), with the person's
+/// `texts` for parts that rewrite a block (by index), and refuses the others.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn approve_parts(
     host: HostState<'_>,
     id: Uuid,
     parts: Vec<usize>,
+    texts: BTreeMap<usize, String>,
 ) -> CommandResult<EditRecord> {
-    host.approve_parts(id, &parts).await
+    host.approve_parts(id, &parts, &texts).await
 }
 
 /// The pending edits among `ids` whose approval would now be a conflict, and why.

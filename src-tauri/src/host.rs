@@ -395,8 +395,16 @@ impl Host {
     }
 
     /// Approves an agent's rewrite of a block with the person's own text.
-    pub async fn approve_parts(&self, id: Uuid, parts: &[usize]) -> CommandResult<EditRecord> {
-        Ok(self.service.approve_parts(id, DECIDER, parts).await?)
+    pub async fn approve_parts(
+        &self,
+        id: Uuid,
+        parts: &[usize],
+        texts: &std::collections::BTreeMap<usize, String>,
+    ) -> CommandResult<EditRecord> {
+        Ok(self
+            .service
+            .approve_parts(id, DECIDER, parts, texts)
+            .await?)
     }
 
     pub async fn approve_with_text(&self, id: Uuid, text: &str) -> CommandResult<EditRecord> {

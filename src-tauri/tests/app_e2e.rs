@@ -726,9 +726,18 @@ async fn an_agent_edit_is_approved_in_the_window() {
     );
 
     // Change by change: the person refuses the middle part of a three-part edit of the
-    // other document (still under Review) and approves the two others.
+    // other document (still under Review), rewrites the last one and approves.
+    let read = call_tool(
+        &agent,
+        "read_document",
+        json!({"document": notes.to_string(), "format": "blocks"}),
+    )
+    .await
+    .unwrap();
+    let first_block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
     let parts_call = {
         let peer = agent.peer().clone();
+        let block = first_block.clone();
         tokio::spawn(async move {
             call_tool(
                 &peer,
@@ -736,7 +745,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
                 json!({"document": notes.to_string(), "reason": "tidy the notes", "edits": [
                     {"op": "insert_blocks", "position": {"at": "end"}, "markdown": "Part one."},
                     {"op": "insert_blocks", "position": {"at": "end"}, "markdown": "Part two."},
-                    {"op": "replace_text", "old_text": "Notes.", "new_text": "Notes, kept."},
+                    {"op": "update_block", "block_id": block, "text": "Notes, kept."},
                 ]}),
             )
             .await
@@ -750,9 +759,28 @@ async fn an_agent_edit_is_approved_in_the_window() {
         )
         .await;
     driver.click(&middle).await;
+    let edit_last = driver
+        .wait_for(".edit-card .parts .edit-part", Duration::from_secs(5))
+        .await;
+    driver.click(&edit_last).await;
+    let text = driver
+        .wait_for(
+            ".edit-card .parts textarea.part-text",
+            Duration::from_secs(5),
+        )
+        .await;
+    driver.type_text(&text, " For **later**.").await;
     let approve_parts = driver
         .wait_for(
             ".edit-card button.approve-parts:not([disabled])",
+            Duration::from_secs(5),
+        )
+        .await;
+    // In the middle of the window: the notice held at its bottom does not cover it.
+    driver
+        .execute_async(
+            "document.querySelector('.edit-card button.approve-parts').scrollIntoView({block: 'center'}); \
+             arguments[arguments.length - 1](null);",
             Duration::from_secs(5),
         )
         .await;
@@ -760,28 +788,28 @@ async fn an_agent_edit_is_approved_in_the_window() {
     assert_eq!(driver.text(&approve_parts).await, "Approve checked parts");
     driver.click(&approve_parts).await;
     let markdown = wait_stored(&server, notes, |m| m.contains("Part one.")).await;
-    assert_eq!(markdown, "Notes, kept.\n\nPart one.\n");
+    assert_eq!(markdown, "Notes, kept. For **later**.\n\nPart one.\n");
     let answered = parts_call.await.unwrap().expect("apply_edits");
     let edit_id = answered["edit_id"].clone();
     let status = call_tool(&agent, "edit_status", json!({"edit_id": edit_id}))
         .await
         .unwrap();
     assert_eq!(
-        (&status["status"], &status["applied_parts"]),
-        (&json!("applied"), &json!([0, 2])),
+        (
+            &status["status"],
+            &status["applied_parts"],
+            &status["part_texts"]
+        ),
+        (
+            &json!("applied"),
+            &json!([0, 2]),
+            &json!({"2": "Notes, kept. For **later**."})
+        ),
         "{status}"
     );
 
     // An agent's comment waits on a card like an edit, and is made once approved: the thread
     // in Docs, its mark on the quoted word (read back by BlockNote's parser).
-    let read = call_tool(
-        &agent,
-        "read_document",
-        json!({"document": notes.to_string(), "format": "blocks"}),
-    )
-    .await
-    .unwrap();
-    let first_block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
     let comment_call = {
         let peer = agent.peer().clone();
         let block = first_block.clone();

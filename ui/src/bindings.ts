@@ -39,6 +39,17 @@ heading_path?: Array<string>, before: Array<PreviewBlock>, after: Array<PreviewB
  */
 context_before?: PreviewBlock, context_after?: PreviewBlock, diff: Array<DiffSpan>, words_added: number, words_removed: number, };
 
+export type EditPart = { 
+/**
+ * What it does, e.g. `Insert heading “Plan”`.
+ */
+label: string, 
+/**
+ * The text the person may rewrite before accepting it (a block rewrite's inline
+ * markdown); `null`: taken or refused as it is.
+ */
+text: string | null, };
+
 export type CommentAction = "add" | "reply" | "resolve" | "reopen";
 
 export type ProposedComment = { action: CommentAction, 
@@ -114,11 +125,15 @@ approved_text?: string,
  * What a person may accept or refuse one by one (`edits::parts`), labelled; empty when
  * the edit is one part.
  */
-parts?: Array<string>, 
+parts?: Array<EditPart>, 
 /**
  * The parts (indexes into `parts`) the person accepted, when they refused the others.
  */
 approved_parts?: Array<number>, 
+/**
+ * The parts the person accepted with their own text, by index.
+ */
+part_texts?: { [key in number]?: string }, 
 /**
  * For the comment tools: the comment (or the thread's change) the agent asked for.
  */

@@ -31,8 +31,9 @@ export interface Commands {
   demo_propose_edit: { args: Record<string, never>; result: EditRecord };
   /** Approves an agent's rewrite of a block with the person's own text (inline markdown). */
   approve_with_text: { args: { id: string; text: string }; result: EditRecord };
-  /** Approves some parts of an agent's edit (indexes into its `parts`) and refuses the others. */
-  approve_parts: { args: { id: string; parts: number[] }; result: EditRecord };
+  /** Approves some parts of an agent's edit (indexes into its `parts`), with the person's
+   * `texts` for parts that rewrite a block (by index), and refuses the others. */
+  approve_parts: { args: { id: string; parts: number[]; texts: Record<number, string> }; result: EditRecord };
   /** The pending edits among `ids` whose approval would now be a conflict, and why. */
   changed_since_proposed: { args: { ids: string[] }; result: ChangedEdit[] };
   /** Stops the group decisions under way: the edits they have not reached stay pending. */

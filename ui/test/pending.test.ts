@@ -872,14 +872,20 @@ describe("change by change", () => {
     ...edit,
     id: "e3",
     tool: "apply_edits",
-    parts: ["Replace “Monday” with “Friday”", "Insert paragraph “Notes”", "Delete “Old intro”"],
+    parts: [
+      { label: "Replace “Monday” with “Friday”", text: null },
+      { label: "Rewrite “Old intro” as “New intro”", text: "New intro" },
+      { label: "Delete “Notes”", text: null },
+    ],
   };
 
   it("lists the parts, all checked; Approve checked parts is on only when some, not all, are checked", () => {
     const card = renderEditCard(threeParts, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     document.body.append(card);
-    expect(card.querySelector(".parts legend")!.textContent).toBe("Parts (uncheck those to refuse)");
-    expect([...card.querySelectorAll(".parts label")].map((l) => l.textContent)).toEqual(threeParts.parts);
+    expect(card.querySelector(".parts legend")!.textContent).toBe("Parts (uncheck those to refuse; rewrite a block's text with Edit)");
+    expect([...card.querySelectorAll(".parts label")].map((l) => l.textContent)).toEqual(threeParts.parts!.map((p) => p.label));
+    // Only the rewrite has a text to change.
+    expect(card.querySelectorAll(".parts .edit-part").length).toBe(1);
     const boxes = [...card.querySelectorAll<HTMLInputElement>(".parts input[type=checkbox]")];
     expect(boxes.map((b) => b.checked)).toEqual([true, true, true]);
     const partial = button(card, "Approve checked parts");
@@ -909,7 +915,27 @@ describe("change by change", () => {
     screen.root.querySelectorAll<HTMLInputElement>(".parts input")[1].click();
     button(screen.root, "Approve checked parts").click();
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
-    expect(calls.find(([c]) => c === "approve_parts")![1]).toEqual({ id: "e3", parts: [0, 2] });
+    expect(calls.find(([c]) => c === "approve_parts")![1]).toEqual({ id: "e3", parts: [0, 2], texts: {} });
     expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied 2 of 3 parts of the edit of Claude Code to Meeting notes; the agent is told which.");
+  });
+
+  it("sends the person's text for a rewritten part, and only when changed", async () => {
+    const approveParts = vi.fn();
+    const card = renderEditCard(threeParts, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts });
+    document.body.append(card);
+    const partial = button(card, "Approve checked parts");
+    button(card, "Edit").click();
+    const area = card.querySelector<HTMLTextAreaElement>(".part-text")!;
+    expect(area.hidden).toBe(false);
+    expect(area.value).toBe("New intro");
+    expect(document.activeElement).toBe(area);
+    expect(partial.disabled).toBe(true);
+    area.value = "A **better** intro";
+    area.dispatchEvent(new Event("input"));
+    // Every part kept, one rewritten: that is a change too.
+    expect(partial.disabled).toBe(false);
+    partial.click();
+    await vi.waitFor(() => expect(approveParts).toHaveBeenCalled());
+    expect(approveParts.mock.calls[0].slice(1)).toEqual([[0, 1, 2], { 1: "A **better** intro" }]);
   });
 });

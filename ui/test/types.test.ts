@@ -25,6 +25,7 @@ const FIELDS: Record<keyof EditRecord, boolean> = {
   approved_text: false,
   parts: false,
   approved_parts: false,
+  part_texts: false,
   proposed_comment: false,
   error: true,
   created_at: true,

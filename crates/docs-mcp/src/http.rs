@@ -439,6 +439,9 @@ struct ApproveBody {
     decided_by: Option<String>,
     /// Only these parts of the edit (indexes into its `parts`); the others are refused.
     parts: Option<Vec<usize>>,
+    /// The person's text for accepted parts that rewrite a block, by index.
+    #[serde(default)]
+    texts: std::collections::BTreeMap<usize, String>,
 }
 
 async fn approve_edit(
@@ -453,7 +456,10 @@ async fn approve_edit(
         .filter(|d| !d.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
     match body.parts {
-        Some(parts) => ok(state.service.approve_parts(id, &decider, &parts).await?),
+        Some(parts) => ok(state
+            .service
+            .approve_parts(id, &decider, &parts, &body.texts)
+            .await?),
         None => ok(state.service.approve(id, &decider).await?),
     }
 }

@@ -1,6 +1,8 @@
 //! What an agent's edit is, as the approval queue, the journal, the UI and the CLI see it.
 //! Plain data with serde: these records are stored in SQLite and sent to the UI as they are.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -285,12 +287,19 @@ pub struct EditRecord {
     /// What a person may accept or refuse one by one (`edits::parts`), labelled; empty when
     /// the edit is one part.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
-    pub parts: Vec<String>,
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<EditPart>>", optional))]
+    pub parts: Vec<EditPart>,
     /// The parts (indexes into `parts`) the person accepted, when they refused the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<u32>>", optional))]
     pub approved_parts: Option<Vec<usize>>,
+    /// The parts the person accepted with their own text, by index.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<std::collections::HashMap<u32, String>>", optional)
+    )]
+    pub part_texts: BTreeMap<usize, String>,
     /// For the comment tools: the comment (or the thread's change) the agent asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -303,6 +312,17 @@ pub struct EditRecord {
     pub decided_at: Option<i64>,
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub applied_at: Option<i64>,
+}
+
+/// A part of an edit a person may accept or refuse on its own (see `edits::parts`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditPart {
+    /// What it does, e.g. `Insert heading “Plan”`.
+    pub label: String,
+    /// The text the person may rewrite before accepting it (a block rewrite's inline
+    /// markdown); `null`: taken or refused as it is.
+    pub text: Option<String>,
 }
 
 /// What an agent asks of a document's comment threads.

@@ -6,6 +6,8 @@
 
 mod support;
 
+use std::collections::BTreeMap;
+
 use docs_mcp::record::{EditStatus, Policy};
 use serde_json::{Value, json};
 use support::*;
@@ -56,7 +58,11 @@ async fn some_operations_of_an_edit_are_applied_and_the_agent_hears_which() {
     let edit = edit_id(&proposed);
     let record = agent.service.edit(edit).await.unwrap();
     assert_eq!(
-        record.parts,
+        record
+            .parts
+            .iter()
+            .map(|p| p.label.as_str())
+            .collect::<Vec<_>>(),
         [
             "Replace “Monday” with “Friday”",
             "Insert paragraph “Added at the end.”",
@@ -66,7 +72,7 @@ async fn some_operations_of_an_edit_are_applied_and_the_agent_hears_which() {
 
     let decided = agent
         .service
-        .approve_parts(edit, "test", &[2, 0])
+        .approve_parts(edit, "test", &[2, 0], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
@@ -107,7 +113,7 @@ async fn some_blocks_of_an_insert_land_together_where_the_agent_asked() {
     assert_eq!(agent.service.edit(edit).await.unwrap().parts.len(), 3);
     let decided = agent
         .service
-        .approve_parts(edit, "test", &[0, 2])
+        .approve_parts(edit, "test", &[0, 2], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
@@ -165,13 +171,13 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
 
     let conflict = agent
         .service
-        .approve_parts(second, "test", &[1])
+        .approve_parts(second, "test", &[1], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(conflict.status, EditStatus::Conflict, "{conflict:?}");
     let decided = agent
         .service
-        .approve_parts(first, "test", &[0])
+        .approve_parts(first, "test", &[0], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
@@ -190,7 +196,10 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
             .await,
     );
     for (edit, parts) in [(whole, vec![0]), (second, vec![0])] {
-        let refused = agent.service.approve_parts(edit, "test", &parts).await;
+        let refused = agent
+            .service
+            .approve_parts(edit, "test", &parts, &BTreeMap::new())
+            .await;
         assert!(refused.is_err(), "{edit} {parts:?}: {refused:?}");
     }
     let three = edit_id(
@@ -202,7 +211,10 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
             .await,
     );
     for parts in [vec![], vec![5]] {
-        let refused = agent.service.approve_parts(three, "test", &parts).await;
+        let refused = agent
+            .service
+            .approve_parts(three, "test", &parts, &BTreeMap::new())
+            .await;
         assert!(
             matches!(refused, Err(docs_mcp::ServiceError::InvalidInput { .. })),
             "{parts:?}: {refused:?}"
@@ -212,4 +224,67 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
         agent.service.edit(three).await.unwrap().status,
         EditStatus::Pending
     );
+}
+
+/// One part accepted as is, one rewritten by the person, one refused: what lands is what the
+/// person chose, and the agent hears the person's text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_part_may_be_accepted_with_the_persons_own_text() {
+    let server = DocsServer::start().await.unwrap();
+    let (id, blocks) = seeded(&server).await;
+    let agent = agent(&server, Policy::Review).await;
+    let doc = id.to_string();
+    let proposed = agent
+        .ok(
+            "apply_edits",
+            json!({"document": doc, "edits": [
+                {"op": "update_block", "block_id": blocks[0], "text": "Ship on Friday."},
+                {"op": "update_block", "block_id": blocks[1], "text": "New intro."},
+                {"op": "insert_blocks", "position": {"at": "end"}, "markdown": "Extra."},
+            ]}),
+        )
+        .await;
+    let edit = edit_id(&proposed);
+    let record = agent.service.edit(edit).await.unwrap();
+    assert_eq!(
+        record
+            .parts
+            .iter()
+            .map(|p| p.text.as_deref())
+            .collect::<Vec<_>>(),
+        [Some("Ship on Friday."), Some("New intro."), None]
+    );
+    let texts = BTreeMap::from([(1, "A **better** intro.".to_owned())]);
+    // A text for a part that has none, or for a refused part: refused, nothing decided.
+    for (parts, bad) in [
+        (vec![0, 2], BTreeMap::from([(2, "x".to_owned())])),
+        (vec![0], texts.clone()),
+    ] {
+        assert!(
+            agent
+                .service
+                .approve_parts(edit, "test", &parts, &bad)
+                .await
+                .is_err()
+        );
+    }
+    assert_eq!(
+        agent.service.edit(edit).await.unwrap().status,
+        EditStatus::Pending
+    );
+    let decided = agent
+        .service
+        .approve_parts(edit, "test", &[0, 1], &texts)
+        .await
+        .unwrap();
+    assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
+    assert_eq!(
+        stored_texts(&server, id).await,
+        ["Ship on Friday.", "A better intro.", "Keep me."]
+    );
+    let status = agent
+        .ok("edit_status", json!({"edit_id": edit.to_string()}))
+        .await;
+    assert_eq!(status["applied_parts"], json!([0, 1]));
+    assert_eq!(status["part_texts"], json!({"1": "A **better** intro."}));
 }

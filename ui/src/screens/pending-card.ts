@@ -11,8 +11,9 @@ export interface CardActions {
   reject(edit: EditRecord, comment: string | null): Promise<void>;
   /** Approve with the person's own text for the block (inline markdown). */
   approveWithText(edit: EditRecord, text: string): Promise<void>;
-  /** Approve only these parts of the edit (indexes into `edit.parts`). */
-  approveParts(edit: EditRecord, parts: number[]): Promise<void>;
+  /** Approve only these parts of the edit (indexes into `edit.parts`), with the person's
+   * texts for the parts they rewrote. */
+  approveParts(edit: EditRecord, parts: number[], texts: Record<number, string>): Promise<void>;
   /** Opens the document in the browser at the block the edit touches (absent in the demo,
    * whose documents have no page). */
   openAt?(edit: EditRecord): Promise<void>;
@@ -147,23 +148,47 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
     void decide(card, status, "Approving your text…", () => actions.approveWithText(edit, chosen));
   });
 
-  // Change by change: an edit of several parts, each kept or refused.
-  const partLabels = edit.parts ?? [];
-  const partBoxes = partLabels.map((_, i) => h("input", { type: "checkbox", checked: true, id: `edit-${edit.id}-part-${i}`, name: "part", value: String(i) }));
-  const approvePartsButton = partLabels.length < 2 ? null : h("button", { type: "button", class: "secondary approve-parts", "aria-describedby": titleId, disabled: true }, "Approve checked parts");
+  // Change by change: an edit of several parts, each kept or refused; a part rewriting a
+  // block's text can be given the person's own text.
+  const parts = edit.parts ?? [];
+  const partBoxes = parts.map((_, i) => h("input", { type: "checkbox", checked: true, id: `edit-${edit.id}-part-${i}`, name: "part", value: String(i) }));
+  const partTexts = parts.map((part, i) => part.text === null ? null : h("textarea", {
+    id: `edit-${edit.id}-part-${i}-text`, class: "part-text", rows: 2, hidden: true, "aria-label": `Your text for part ${i + 1}`,
+  }, part.text));
+  const approvePartsButton = parts.length < 2 ? null : h("button", { type: "button", class: "secondary approve-parts", "aria-describedby": titleId, disabled: true }, "Approve checked parts");
   const checkedParts = () => partBoxes.flatMap((box, i) => (box.checked ? [i] : []));
-  for (const box of partBoxes) {
-    box.addEventListener("change", () => {
-      const count = checkedParts().length;
-      // All checked is a plain approval; none checked is a rejection.
-      if (approvePartsButton) approvePartsButton.disabled = count === 0 || count === partBoxes.length;
-    });
-  }
+  /** The texts the person changed, of the parts they keep. */
+  const changedTexts = (): Record<number, string> => Object.fromEntries(partTexts.flatMap((area, i) => {
+    const text = area?.value.trim();
+    return area && !area.hidden && partBoxes[i].checked && text && text !== parts[i].text ? [[i, text]] : [];
+  }));
+  const refresh = () => {
+    const count = checkedParts().length;
+    // All checked and none rewritten is a plain approval; none checked is a rejection.
+    if (approvePartsButton) approvePartsButton.disabled = count === 0 || (count === partBoxes.length && Object.keys(changedTexts()).length === 0);
+  };
+  for (const box of partBoxes) box.addEventListener("change", refresh);
+  for (const area of partTexts) area?.addEventListener("input", refresh);
   approvePartsButton?.addEventListener("click", () =>
-    decide(card, status, "Approving the checked parts…", () => actions.approveParts(edit, checkedParts())));
-  const partsList = partLabels.length < 2 ? null : h("fieldset", { class: "parts" },
-    h("legend", {}, "Parts (uncheck those to refuse)"),
-    ...partLabels.map((label, i) => h("label", { for: partBoxes[i].id }, partBoxes[i], label)),
+    decide(card, status, "Approving the checked parts…", () => actions.approveParts(edit, checkedParts(), changedTexts())));
+  const partsList = parts.length < 2 ? null : h("fieldset", { class: "parts" },
+    h("legend", {}, "Parts (uncheck those to refuse; rewrite a block's text with Edit)"),
+    ...parts.map((part, i) => {
+      const area = partTexts[i];
+      const editButton = area === null ? null : h("button", {
+        type: "button",
+        class: "secondary edit-part",
+        "aria-expanded": "false",
+        "aria-controls": area.id,
+        onclick: (event: Event) => {
+          area.hidden = !area.hidden;
+          (event.currentTarget as HTMLElement).setAttribute("aria-expanded", String(!area.hidden));
+          if (!area.hidden) area.focus();
+          refresh();
+        },
+      }, "Edit");
+      return h("div", { class: "part" }, h("label", { for: partBoxes[i].id }, partBoxes[i], part.label), editButton, area);
+    }),
   );
 
   const openAt = actions.openAt;

@@ -76,8 +76,8 @@ export class PendingScreen {
       this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
     }),
-    approveParts: (edit, parts) => this.deciding(async () => {
-      const result = await rpc("approve_parts", { id: edit.id, parts });
+    approveParts: (edit, parts, texts) => this.deciding(async () => {
+      const result = await rpc("approve_parts", { id: edit.id, parts, texts });
       this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
     }),

@@ -3,6 +3,8 @@
 //! removes. Any other edit is one part. The accepted parts make one edit again, planned like
 //! any (see `service::amend`).
 
+use std::collections::BTreeMap;
+
 use docs_client::blocknote::{self, NewBlock, NewContent};
 use serde_json::Value;
 
@@ -17,6 +19,9 @@ const EXCERPT: usize = 60;
 pub struct Part {
     pub label: String,
     pub op: EditOp,
+    /// The text a person may rewrite before accepting the part: a block rewrite's new text
+    /// (inline markdown). `None`: the part is taken or refused as it is.
+    pub text: Option<String>,
 }
 
 /// The parts of an edit made with `tool` and `arguments` (as the agent sent them); `text_of`
@@ -36,6 +41,10 @@ pub fn parts(
             ops.into_iter()
                 .map(|op| Part {
                     label: op_label(&op, &text_of),
+                    text: match &op {
+                        EditOp::UpdateBlock(update) => update.text.clone(),
+                        _ => None,
+                    },
                     op,
                 })
                 .collect()
@@ -46,6 +55,7 @@ pub fn parts(
                 .into_iter()
                 .map(|block| Part {
                     label: format!("Insert {}", block_label(&block)),
+                    text: None,
                     op: EditOp::InsertBlocks(InsertBlocks {
                         position: insert.position.clone(),
                         markdown: None,
@@ -63,6 +73,7 @@ pub fn parts(
                 .iter()
                 .map(|id| Part {
                     label: format!("Delete {}", quoted(text_of(id).as_deref(), id)),
+                    text: None,
                     op: EditOp::DeleteBlocks(DeleteBlocks {
                         block_ids: vec![id.clone()],
                         keep_children: delete.keep_children,
@@ -74,15 +85,40 @@ pub fn parts(
     })
 }
 
-/// The operations of the `accepted` parts, in order, as one edit: the blocks of an insert
-/// together at its position, the deletions together.
-pub fn accepted_ops(tool: &str, parts: Vec<Part>, accepted: &[usize]) -> Vec<EditOp> {
-    let chosen: Vec<EditOp> = parts
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| accepted.contains(i))
-        .map(|(_, part)| part.op)
-        .collect();
+/// The operations of the `accepted` parts, in order, as one edit — with the person's `texts`
+/// in place of the agent's for the parts they rewrote: the blocks of an insert together at
+/// its position, the deletions together.
+pub fn accepted_ops(
+    tool: &str,
+    parts: Vec<Part>,
+    accepted: &[usize],
+    texts: &BTreeMap<usize, String>,
+) -> ServiceResult<Vec<EditOp>> {
+    let mut chosen = vec![];
+    for (i, part) in parts.into_iter().enumerate() {
+        if !accepted.contains(&i) {
+            continue;
+        }
+        chosen.push(match (texts.get(&i), part.op) {
+            (None, op) => op,
+            (Some(text), EditOp::UpdateBlock(mut update)) if part.text.is_some() => {
+                update.text = Some(text.clone());
+                EditOp::UpdateBlock(update)
+            }
+            (Some(_), _) => {
+                return Err(ServiceError::invalid(
+                    format!("part {i} ({}) has no text to rewrite", part.label),
+                    "Give your own text only for a part that rewrites a block's text.",
+                ));
+            }
+        });
+    }
+    if let Some(i) = texts.keys().find(|i| !accepted.contains(i)) {
+        return Err(ServiceError::invalid(
+            format!("part {i} is given a text but is not accepted"),
+            "Accept the parts you give your text for.",
+        ));
+    }
     match tool {
         "insert_blocks" => {
             let mut blocks = vec![];
@@ -93,7 +129,7 @@ pub fn accepted_ops(tool: &str, parts: Vec<Part>, accepted: &[usize]) -> Vec<Edi
                     blocks.extend(insert.blocks.unwrap_or_default());
                 }
             }
-            position
+            Ok(position
                 .map(|position| {
                     EditOp::InsertBlocks(InsertBlocks {
                         position,
@@ -102,7 +138,7 @@ pub fn accepted_ops(tool: &str, parts: Vec<Part>, accepted: &[usize]) -> Vec<Edi
                     })
                 })
                 .into_iter()
-                .collect()
+                .collect())
         }
         "delete_blocks" => {
             let mut ids = vec![];
@@ -113,12 +149,12 @@ pub fn accepted_ops(tool: &str, parts: Vec<Part>, accepted: &[usize]) -> Vec<Edi
                     ids.extend(delete.block_ids);
                 }
             }
-            vec![EditOp::DeleteBlocks(DeleteBlocks {
+            Ok(vec![EditOp::DeleteBlocks(DeleteBlocks {
                 block_ids: ids,
                 keep_children,
-            })]
+            })])
         }
-        _ => chosen,
+        _ => Ok(chosen),
     }
 }
 
@@ -223,7 +259,7 @@ mod tests {
                 "Insert bulletListItem “b”"
             ]
         );
-        let ops = accepted_ops("insert_blocks", parts, &[0, 2]);
+        let ops = accepted_ops("insert_blocks", parts, &[0, 2], &BTreeMap::new()).unwrap();
         let [EditOp::InsertBlocks(insert)] = ops.as_slice() else {
             panic!("{ops:?}")
         };
@@ -251,7 +287,7 @@ mod tests {
             ["Delete “Old intro paragraph”", "Delete block b2"]
         );
         assert_eq!(
-            accepted_ops("delete_blocks", parts_of_delete, &[1]),
+            accepted_ops("delete_blocks", parts_of_delete, &[1], &BTreeMap::new()).unwrap(),
             [EditOp::DeleteBlocks(DeleteBlocks {
                 block_ids: vec!["b2".into()],
                 keep_children: true
@@ -274,11 +310,34 @@ mod tests {
                 "Move block b2"
             ]
         );
-        let ops = accepted_ops("apply_edits", parts_of_apply.clone(), &[0, 2]);
+        let ops = accepted_ops(
+            "apply_edits",
+            parts_of_apply.clone(),
+            &[0, 2],
+            &BTreeMap::new(),
+        )
+        .unwrap();
         assert_eq!(
             ops,
             [parts_of_apply[0].op.clone(), parts_of_apply[2].op.clone()]
         );
+        // The rewrite's text may be the person's; only a rewrite's.
+        assert_eq!(
+            parts_of_apply
+                .iter()
+                .map(|p| p.text.as_deref())
+                .collect::<Vec<_>>(),
+            [None, Some("New intro"), None]
+        );
+        let mine = BTreeMap::from([(1, "My intro".to_owned())]);
+        let ops = accepted_ops("apply_edits", parts_of_apply.clone(), &[1], &mine).unwrap();
+        let [EditOp::UpdateBlock(update)] = ops.as_slice() else {
+            panic!("{ops:?}")
+        };
+        assert_eq!(update.text.as_deref(), Some("My intro"));
+        let not_a_rewrite = BTreeMap::from([(0, "x".to_owned())]);
+        assert!(accepted_ops("apply_edits", parts_of_apply.clone(), &[0], &not_a_rewrite).is_err());
+        assert!(accepted_ops("apply_edits", parts_of_apply, &[0], &mine).is_err());
         let update = json!({"document": "d", "block_id": "b1", "text": "x"});
         assert!(parts("update_block", &update, text_of).unwrap().is_empty());
     }

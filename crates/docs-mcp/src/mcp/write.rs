@@ -3,6 +3,7 @@
 //! for the decision up to the configured time (sending progress notifications), then
 //! answers `pending` with an `edit_id` for `edit_status`.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rmcp::model::ProgressNotificationParam;
@@ -57,6 +58,10 @@ pub struct EditResult {
     /// in your order) and refused the others.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub applied_parts: Option<Vec<usize>>,
+    /// Parts the user accepted with their own text (by index): what those blocks say now.
+    /// Do not redo your version.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub part_texts: BTreeMap<usize, String>,
     /// For a comment: its thread (the new one, for add_comment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thread_id: Option<String>,
@@ -110,6 +115,7 @@ impl EditResult {
             revision: None,
             approved_text: record.approved_text.clone(),
             applied_parts: record.approved_parts.clone(),
+            part_texts: record.part_texts.clone(),
             thread_id: comment.and_then(|c| c.thread_id.clone()),
             anchored: comment.and_then(|c| c.anchored),
         }
@@ -125,7 +131,10 @@ fn parts_done(record: &EditRecord) -> String {
             .iter()
             .enumerate()
             .filter(|(i, _)| accepted.contains(i) == keep)
-            .map(|(i, label)| format!("{i}: {label}"))
+            .map(|(i, part)| match record.part_texts.get(&i) {
+                Some(text) => format!("{i}: {} — with the user's text: {text}", part.label),
+                None => format!("{i}: {}", part.label),
+            })
             .collect::<Vec<_>>()
             .join("; ")
     };

@@ -5,6 +5,8 @@
 //! conflict, as an approval would be. The new plan and the decision are stored together
 //! before anything is merged.
 
+use std::collections::BTreeMap;
+
 use uuid::Uuid;
 
 use super::DocsService;
@@ -83,20 +85,25 @@ impl DocsService {
         .await
     }
 
-    /// Approves the `accepted` parts of a pending edit (indexes into its `parts`) and refuses
-    /// the others. Runs in a task of its own, like an approval, and answers as `approve` does.
+    /// Approves the `accepted` parts of a pending edit (indexes into its `parts`), with the
+    /// person's `texts` for the parts they rewrote, and refuses the others. Runs in a task of
+    /// its own, like an approval, and answers as `approve` does.
     pub async fn approve_parts(
         &self,
         id: Uuid,
         decided_by: &str,
         accepted: &[usize],
+        texts: &BTreeMap<usize, String>,
     ) -> ServiceResult<EditRecord> {
         let service = self.arc();
-        let (decided_by, accepted) = (decided_by.to_owned(), accepted.to_vec());
+        let (decided_by, accepted, texts) =
+            (decided_by.to_owned(), accepted.to_vec(), texts.clone());
         let record =
-            tokio::spawn(async move { service.approve_some(id, &decided_by, accepted).await })
-                .await
-                .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
+            tokio::spawn(
+                async move { service.approve_some(id, &decided_by, accepted, texts).await },
+            )
+            .await
+            .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
         self.confirmed(record).await
     }
 
@@ -105,6 +112,7 @@ impl DocsService {
         id: Uuid,
         decided_by: &str,
         mut accepted: Vec<usize>,
+        texts: BTreeMap<usize, String>,
     ) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
         accepted.sort_unstable();
@@ -125,7 +133,7 @@ impl DocsService {
                 "Accept some of its parts, or reject the edit.",
             ));
         }
-        if accepted.len() == count {
+        if accepted.len() == count && texts.is_empty() {
             return self.start_approval(id, decided_by).await;
         }
         let (_, document) = self
@@ -136,9 +144,10 @@ impl DocsService {
         let parts = edits::parts(&record.tool, &record.arguments, |id| {
             document.find(id).map(|b| b.plain_text())
         })?;
-        let ops = edits::accepted_ops(&record.tool, parts, &accepted);
+        let ops = edits::accepted_ops(&record.tool, parts, &accepted, &texts)?;
         self.approve_changed(record, decided_by, ops, move |amended| {
-            amended.approved_parts = Some(accepted)
+            amended.approved_parts = Some(accepted);
+            amended.part_texts = texts;
         })
         .await
     }

@@ -8,7 +8,7 @@
 //! document"). It is `applied` once Docs holds the thread and, for a mark, once the room
 //! acknowledged it and a save holds it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -95,6 +95,7 @@ impl DocsService {
             approved_text: None,
             parts: vec![],
             approved_parts: None,
+            part_texts: BTreeMap::new(),
             proposed_comment: Some(proposal),
             error: None,
             created_at: now_ms(),

@@ -15,7 +15,8 @@ use super::{DocsService, OpenDocument};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, Preview, now_ms,
+    AgentInfo, EditPart, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, Preview,
+    now_ms,
 };
 use crate::store::Transition;
 
@@ -137,10 +138,18 @@ impl DocsService {
     ) -> (EditRecord, EditPayload) {
         let kept = keep(plan);
         let (_, document) = doc.tracker.read();
-        let mut parts: Vec<String> = edits::parts(&request.tool, &request.arguments, |id| {
+        let mut parts: Vec<EditPart> = edits::parts(&request.tool, &request.arguments, |id| {
             document.find(id).map(|b| b.plain_text())
         })
-        .map(|parts| parts.into_iter().map(|p| p.label).collect())
+        .map(|parts| {
+            parts
+                .into_iter()
+                .map(|p| EditPart {
+                    label: p.label,
+                    text: p.text,
+                })
+                .collect()
+        })
         .unwrap_or_default();
         if parts.len() < 2 {
             parts.clear();
@@ -165,6 +174,7 @@ impl DocsService {
             approved_text: None,
             parts,
             approved_parts: None,
+            part_texts: BTreeMap::new(),
             proposed_comment: None,
             error: None,
             created_at: now_ms(),

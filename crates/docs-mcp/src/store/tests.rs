@@ -10,6 +10,7 @@ use crate::record::{
     KnownDocument, Policy, Preview, Seen, now_ms,
 };
 use crate::store::Transition;
+use std::collections::BTreeMap;
 
 fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
     EditRecord {
@@ -32,6 +33,7 @@ fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
         approved_text: None,
         parts: vec![],
         approved_parts: None,
+        part_texts: BTreeMap::new(),
         proposed_comment: None,
         error: None,
         created_at,
