@@ -99,6 +99,10 @@ impl From<docs_client::Error> for CommandError {
 
 pub type CommandResult<T> = Result<T, CommandError>;
 
+/// Why the service did not start (another service holds the data directory, say): the
+/// window then says so instead of the app vanishing.
+pub struct StartupProblem(pub Option<String>);
+
 /// What the app shows everywhere: the instance, the endpoint and how to reach it.
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]

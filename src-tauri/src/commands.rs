@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::api::{
     ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
-    InstanceCheck, Overview, SessionRow, Settings, browser_failed, invalid,
+    InstanceCheck, Overview, SessionRow, Settings, StartupProblem, browser_failed, invalid,
 };
 use crate::claude_desktop::ClaudeDesktopAdded;
 use crate::host::{DECIDER, Host};
@@ -238,6 +238,12 @@ pub async fn add_to_claude_desktop(server_name: String) -> CommandResult<ClaudeD
         )
     })?;
     crate::claude_desktop::add(&path, &server_name, &app)
+}
+
+/// Why the app could not start its service, or `null`: asked first, before any other command.
+#[tauri::command(rename_all = "snake_case")]
+pub fn startup_problem(problem: State<'_, StartupProblem>) -> Option<String> {
+    problem.0.clone()
 }
 
 /// Replaces the bearer token; agents must be given the new one.

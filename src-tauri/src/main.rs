@@ -165,11 +165,22 @@ fn run() -> anyhow::Result<()> {
             commands::revoke_agent_client,
             commands::sign_in,
             commands::sign_out,
+            commands::startup_problem,
         ])
         .manage(signin::SignIn::default())
         .manage(notify::Bursts::default())
         .setup(move |app| {
-            let host = Arc::new(tauri::async_runtime::block_on(Host::start(demo))?);
+            let host = match tauri::async_runtime::block_on(Host::start(demo)) {
+                Ok(host) => Arc::new(host),
+                // Said in the window (closing it quits), not by a silent exit at login.
+                Err(e) => {
+                    tracing::error!("the service did not start: {e:#}");
+                    app.manage(api::StartupProblem(Some(format!("{e:#}"))));
+                    tray::show_window(app.handle(), None);
+                    return Ok(());
+                }
+            };
+            app.manage(api::StartupProblem(None));
             app.manage(host.clone());
             match tray::build(app.handle(), &host) {
                 Ok(tray) => {
@@ -191,8 +202,15 @@ fn run() -> anyhow::Result<()> {
             if let WindowEvent::CloseRequested { api, .. } = event
                 && window.label() == "main"
             {
-                api.prevent_close();
-                let _ = window.hide();
+                let failed = window
+                    .try_state::<api::StartupProblem>()
+                    .is_some_and(|problem| problem.0.is_some());
+                if failed {
+                    window.app_handle().exit(1);
+                } else {
+                    api.prevent_close();
+                    let _ = window.hide();
+                }
             }
         })
         .build(tauri::generate_context!())?;

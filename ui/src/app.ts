@@ -89,8 +89,21 @@ export class App {
     );
   }
 
-  /** Loads everything and subscribes to the event stream. */
+  /** Loads everything and subscribes to the event stream — or, when the app could not
+   * start its service, says why and offers nothing else. */
   async start(): Promise<void> {
+    const problem = await rpc("startup_problem");
+    if (problem !== null) {
+      this.root.replaceChildren(
+        h("header", {}, h("h1", {}, "Docs MCP")),
+        h("main", { id: "main", class: "startup-problem" },
+          h("h2", {}, "Docs MCP could not start"),
+          h("p", { class: "error", role: "alert" }, problem),
+          h("p", {}, "Usually another Docs MCP service (`docs-mcp serve`, or this app started another way) uses the same data directory. Stop it, then start the app again; or connect your agents to that service. Closing this window quits the app."),
+        ),
+      );
+      return;
+    }
     await onServiceEvent((event) => this.onEvent(event));
     await onNavigate((screen) => this.show(screen));
     await onLaunchAtLogin((enabled) => this.settings.showLaunchAtLogin(enabled));

@@ -49,6 +49,8 @@ export interface Commands {
   set_launch_at_login: { args: { enabled: boolean }; result: boolean };
   /** Adds this app's stdio bridge to Claude Desktop's configuration as `server_name`. */
   add_to_claude_desktop: { args: { server_name: string }; result: ClaudeDesktopAdded };
+  /** Why the app could not start its service, or `null`: asked first, before any other command. */
+  startup_problem: { args: Record<string, never>; result: string | null };
   /** Replaces the bearer token; agents must be given the new one. */
   regenerate_token: { args: Record<string, never>; result: Overview };
   /** The agent clients configured with a token of their own, revoked ones included. */

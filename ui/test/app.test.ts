@@ -113,3 +113,18 @@ describe("pause", () => {
     expect(app.root.querySelector<HTMLInputElement>("#pause-agents")!.checked).toBe(false);
   });
 });
+
+describe("a service that did not start", () => {
+  it("says why in the window and loads nothing else", async () => {
+    const calls = mockCommands({
+      startup_problem: () => "starting the service: another Docs MCP service uses /home/ada/.local/share/lasuite-docs-mcp: docs-mcp serve (process 42, MCP endpoint http://127.0.0.1:7658/mcp)",
+    });
+    const app = new App();
+    document.body.append(app.root);
+    await app.start();
+    expect(app.root.querySelector("h2")!.textContent).toBe("Docs MCP could not start");
+    expect(app.root.querySelector("[role=alert]")!.textContent).toContain("docs-mcp serve (process 42");
+    expect(app.root.querySelector("nav")).toBeNull();
+    expect(calls.map(([c]) => c)).toEqual(["startup_problem"]);
+  });
+});
