@@ -332,8 +332,12 @@ impl App {
     /// Launches the app on `instance` (through the environment), or on none: the first start;
     /// in the desktop's light or dark theme.
     async fn launch_on(instance: Option<&str>, theme: Theme) -> App {
-        let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&home).unwrap();
+        App::launch_in(new_home(), instance, theme, ".panel:not([hidden]) section").await
+    }
+
+    /// [`App::launch_on`] in `home` (its data directory: `home/docs-mcp`), ready once the
+    /// window shows `ready`.
+    async fn launch_in(home: PathBuf, instance: Option<&str>, theme: Theme, ready: &str) -> App {
         let mcp_port = free_port();
         let (driver_port, native_port) = (free_port(), free_port());
         let (xvfb, display) = start_xvfb();
@@ -379,9 +383,7 @@ impl App {
         );
         let driver = WebDriver::start(&format!("http://127.0.0.1:{driver_port}"), APP).await;
         // Loaded: the overview is in, and a screen is shown.
-        driver
-            .wait_for(".panel:not([hidden]) section", Duration::from_secs(30))
-            .await;
+        driver.wait_for(ready, Duration::from_secs(30)).await;
         App {
             driver,
             home,
@@ -413,6 +415,13 @@ impl App {
         self.driver.end().await;
         let _ = std::fs::remove_dir_all(&self.home);
     }
+}
+
+/// A home directory of a test's own.
+fn new_home() -> PathBuf {
+    let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&home).unwrap();
+    home
 }
 
 fn artifacts() -> PathBuf {
@@ -1202,4 +1211,31 @@ fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// Another service holds the app's data directory and does not hand it over (`docs-mcp
+/// serve`, started by the person): the window says so, naming it, instead of the app
+/// vanishing at login.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_data_directory_held_by_another_service_is_explained_in_the_window() {
+    let home = new_home();
+    let mut config = docs_mcp::ServiceConfig::new(home.join("docs-mcp"));
+    config.owner = "docs-mcp serve".into();
+    config.credentials = docs_mcp::credentials::CredentialStore::MemoryOnly;
+    let holder = docs_mcp::DocsService::start(config).await.unwrap();
+    let app = App::launch_in(home, None, Theme::Light, ".startup-problem").await;
+    let alert = app
+        .driver
+        .wait_for(".startup-problem [role=alert]", Duration::from_secs(5))
+        .await;
+    let text = app.driver.text(&alert).await;
+    assert!(
+        text.contains(&format!("docs-mcp serve (process {}", std::process::id())),
+        "{text}"
+    );
+    app.driver
+        .screenshot(&artifacts().join("e2e-startup-problem.png"))
+        .await;
+    holder.shutdown().await;
+    app.quit().await;
 }

@@ -99,7 +99,7 @@ export class App {
         h("main", { id: "main", class: "startup-problem" },
           h("h2", {}, "Docs MCP could not start"),
           h("p", { class: "error", role: "alert" }, problem),
-          h("p", {}, "Usually another Docs MCP service (`docs-mcp serve`, or this app started another way) uses the same data directory. Stop it, then start the app again; or connect your agents to that service. Closing this window quits the app."),
+          h("p", {}, "Usually another Docs MCP service (", h("code", {}, "docs-mcp serve"), ", or this app started another way) uses the same data directory. Stop it, then start the app again; or connect your agents to that service. Closing this window quits the app."),
         ),
       );
       return;
