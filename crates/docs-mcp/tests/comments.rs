@@ -257,25 +257,7 @@ async fn a_comment_whose_text_changed_before_approval_is_a_conflict_and_leaves_n
     let edit: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
 
     // A person rewrites the sentence in the meantime.
-    let human = docs_client::DocsClient::new(docs_client::ClientConfig::new(
-        docs_client::InstanceUrl::parse(server.url()).unwrap(),
-    ))
-    .unwrap();
-    let session =
-        docs_client::DocumentSession::open(human, id, docs_client::SessionOptions::default())
-            .await
-            .unwrap();
-    let fragment = docs_client::blocknote::document_fragment(session.doc());
-    let target = blocks[1].clone();
-    session
-        .write(move |txn| {
-            docs_client::blocknote::set_block_text(txn, &fragment, &target, "The slow brown fox.")
-        })
-        .await
-        .unwrap()
-        .wait()
-        .await
-        .unwrap();
+    person_sets_text(&server, id, &blocks[1], "The slow brown fox.").await;
     let mut reason = None;
     for _ in 0..100 {
         reason = agent.service.changed_since_proposed(edit).await.unwrap();

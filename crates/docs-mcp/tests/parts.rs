@@ -137,25 +137,7 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
     let second = edit_id(&agent.ok("delete_blocks", delete_two).await);
 
     // A person rewrites "Keep me." meanwhile (another live client of the same room).
-    let human = docs_client::DocsClient::new(docs_client::ClientConfig::new(
-        docs_client::InstanceUrl::parse(server.url()).unwrap(),
-    ))
-    .unwrap();
-    let session =
-        docs_client::DocumentSession::open(human, id, docs_client::SessionOptions::default())
-            .await
-            .unwrap();
-    let fragment = docs_client::blocknote::document_fragment(session.doc());
-    let target = blocks[2].clone();
-    session
-        .write(move |txn| {
-            docs_client::blocknote::set_block_text(txn, &fragment, &target, "Keep me, really.")
-        })
-        .await
-        .unwrap()
-        .wait()
-        .await
-        .unwrap();
+    person_sets_text(&server, id, &blocks[2], "Keep me, really.").await;
     for _ in 0..100 {
         if agent
             .service

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::InstanceUrl;
+
+mod support;
 use docs_mcp::mcp::DocsMcp;
 use docs_mcp::record::Policy;
 use docs_mcp::token::BearerToken;
@@ -86,21 +88,8 @@ async fn run_client(args: &[&str], home: Option<&Path>) -> Value {
         .kill_on_drop(true);
     if let Some(home) = home {
         // What the client passes on to docs-mcp: nothing under the real home, no keyring.
-        cmd.env("HOME", home)
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_RUNTIME_DIR", home.join("run"))
-            .env("DOCS_MCP_TOKEN", TOKEN)
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
-            .env_remove("DOCS_INSTANCE_URL")
-            .env_remove("DOCS_MCP_DATA_DIR")
-            .env_remove("DOCS_MCP_APPROVAL")
-            .env_remove("DOCS_SESSION_COOKIE")
-            .env_remove("DOCS_CSRF_TOKEN")
-            .env(
-                "RUST_LOG",
-                std::env::var("DOCS_MCP_TEST_CHILD_LOG").unwrap_or_else(|_| "warn".into()),
-            );
+        support::process::isolate(&mut cmd, home);
+        cmd.env("DOCS_MCP_TOKEN", TOKEN);
     }
     let output = tokio::time::timeout(CLIENT_TIMEOUT, cmd.output())
         .await

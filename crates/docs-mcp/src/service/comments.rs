@@ -203,18 +203,7 @@ impl DocsService {
         if let Err(refused) = outcome {
             return self.finish(record, refused).await;
         }
-        record.status = EditStatus::Applied;
-        record.applied_at = Some(now_ms());
-        if self
-            .store
-            .transition(Transition {
-                record: record.clone(),
-                from: EditStatus::Applying,
-            })
-            .await?
-        {
-            self.changed(&record);
-        }
+        let record = self.comment_applied(record).await?;
         let thread = record
             .proposed_comment
             .as_ref()
@@ -280,6 +269,23 @@ impl DocsService {
             .lock()
             .expect("open threads")
             .remove(&document);
+    }
+
+    /// `applying` → `applied`.
+    async fn comment_applied(&self, mut record: EditRecord) -> ServiceResult<EditRecord> {
+        record.status = EditStatus::Applied;
+        record.applied_at = Some(now_ms());
+        if self
+            .store
+            .transition(Transition {
+                record: record.clone(),
+                from: EditStatus::Applying,
+            })
+            .await?
+        {
+            self.changed(&record);
+        }
+        Ok(record)
     }
 
     async fn change_thread(
@@ -433,19 +439,7 @@ impl DocsService {
             .iter()
             .any(|a| a.thread_id == thread);
         if marked || proposal.anchored == Some(false) {
-            let mut applied = record;
-            applied.status = EditStatus::Applied;
-            applied.applied_at = Some(now_ms());
-            if self
-                .store
-                .transition(Transition {
-                    record: applied.clone(),
-                    from: EditStatus::Applying,
-                })
-                .await?
-            {
-                self.changed(&applied);
-            }
+            self.comment_applied(record).await?;
             return Ok(());
         }
         if let Ok(id) = thread.parse() {
