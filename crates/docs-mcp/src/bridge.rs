@@ -102,15 +102,16 @@ pub(crate) async fn relay_from(
             () = quit.cancelled() => break Relayed::Ended,
             message = front.next() => message?,
         };
-        let Some(message) = message else {
+        let Some(received) = message else {
             break Relayed::Ended;
         };
+        let message = &received.value;
         let sent = match introduced {
-            true => bridge.send(&message).await,
+            true => bridge.send(message).await,
             false => match bridge.introduce(front, data_dir.is_some()).await {
                 Ok(()) => {
                     introduced = true;
-                    bridge.send(&message).await
+                    bridge.send(message).await
                 }
                 Err(e) => Err(e),
             },
@@ -120,13 +121,13 @@ pub(crate) async fn relay_from(
             Ok(response)
                 if response.status() == reqwest::StatusCode::NOT_FOUND
                     && bridge.forget_session()
-                    && front.initialize().is_some_and(|init| init != &message) =>
+                    && front.initialize().is_some_and(|init| init != message) =>
             {
                 tracing::info!(
                     "the service no longer knows this client's session: introducing the client again"
                 );
                 match bridge.introduce(front, true).await {
-                    Ok(()) => bridge.send(&message).await,
+                    Ok(()) => bridge.send(message).await,
                     Err(e) => Err(e),
                 }
             }
@@ -135,18 +136,19 @@ pub(crate) async fn relay_from(
         match sent {
             Ok(body) => {
                 let bridge = bridge.clone();
+                let message = received.value;
                 in_flight.spawn(async move { bridge.relay(message, body).await });
             }
             Err(SendError::Unreachable(_))
                 if data_dir.is_some_and(|dir| crate::lock::holder(dir).is_none()) =>
             {
-                front.hold(message);
+                front.hold(received);
                 break Relayed::Unreachable;
             }
             Err(error) => {
                 let text = error.to_string();
                 eprintln!("docs-mcp bridge: {text}");
-                bridge.fail(&message, &text).await;
+                bridge.fail(message, &text).await;
             }
         }
         while in_flight.try_join_next().is_some() {}

@@ -15,6 +15,13 @@ const OUTPUT_QUEUE: usize = 64;
 
 type Input = Lines<BufReader<Pin<Box<dyn AsyncRead + Send>>>>;
 
+/// One message of the client: parsed, and the line it came as (passed on as it is).
+#[derive(Debug, Clone)]
+pub(crate) struct Message {
+    pub value: Value,
+    pub line: String,
+}
+
 pub(crate) struct Front {
     input: Input,
     out: mpsc::Sender<String>,
@@ -22,7 +29,7 @@ pub(crate) struct Front {
     initialize: Option<Value>,
     initialized: Option<Value>,
     /// A message read but not delivered: the service went away; the next one gets it.
-    held: Option<Value>,
+    held: Option<Message>,
 }
 
 impl Front {
@@ -59,7 +66,7 @@ impl Front {
 
     /// The next message (a held one first); `None` once the client closed stdin.
     /// Cancel-safe: a message read is never dropped.
-    pub(crate) async fn next(&mut self) -> std::io::Result<Option<Value>> {
+    pub(crate) async fn next(&mut self) -> std::io::Result<Option<Message>> {
         if let Some(message) = self.held.take() {
             return Ok(Some(message));
         }
@@ -67,20 +74,17 @@ impl Front {
             let Some(line) = self.input.next_line().await? else {
                 return Ok(None);
             };
-            let line = line.trim();
-            if line.is_empty() {
+            if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Value>(line) {
-                Ok(message) => {
-                    match message.get("method").and_then(Value::as_str) {
-                        Some("initialize") => self.initialize = Some(message.clone()),
-                        Some("notifications/initialized") => {
-                            self.initialized = Some(message.clone())
-                        }
+            match serde_json::from_str::<Value>(&line) {
+                Ok(value) => {
+                    match value.get("method").and_then(Value::as_str) {
+                        Some("initialize") => self.initialize = Some(value.clone()),
+                        Some("notifications/initialized") => self.initialized = Some(value.clone()),
                         _ => {}
                     }
-                    return Ok(Some(message));
+                    return Ok(Some(Message { value, line }));
                 }
                 Err(e) => {
                     let error = json!({
@@ -95,7 +99,7 @@ impl Front {
     }
 
     /// Keeps a message the service did not get, for the next one.
-    pub(crate) fn hold(&mut self, message: Value) {
+    pub(crate) fn hold(&mut self, message: Message) {
         self.held = Some(message);
     }
 

@@ -66,9 +66,9 @@ pub(crate) async fn serve_here(
         introduction,
     ));
     if let Some(initialize) = front.initialize() {
-        write_message(&mut our_write, initialize).await?;
+        write_line(&mut our_write, initialize.to_string()).await?;
         if let Some(initialized) = front.initialized() {
-            write_message(&mut our_write, initialized).await?;
+            write_line(&mut our_write, initialized.to_string()).await?;
         }
         tracing::info!("the client's session continues at this process's own service");
     }
@@ -83,12 +83,12 @@ pub(crate) async fn serve_here(
         let Some(message) = message else {
             break Served::Ended;
         };
-        let ids = request_ids(&message);
+        let ids = request_ids(&message.value);
         calls
             .lock()
             .expect("calls lock")
             .extend(ids.iter().map(Value::to_string));
-        if write_message(&mut our_write, &message).await.is_err() {
+        if write_line(&mut our_write, message.line).await.is_err() {
             for id in ids {
                 front
                     .emit(&error_message(
@@ -138,11 +138,10 @@ pub(crate) async fn serve_here(
     Ok(served)
 }
 
-async fn write_message(
+async fn write_line(
     pipe: &mut (impl tokio::io::AsyncWrite + Unpin),
-    message: &Value,
+    mut line: String,
 ) -> std::io::Result<()> {
-    let mut line = message.to_string();
     line.push('\n');
     pipe.write_all(line.as_bytes()).await?;
     pipe.flush().await
@@ -155,11 +154,20 @@ async fn forward_answers(
     calls: Calls,
     mut introduction: Option<String>,
 ) {
+    /// What is read of an answer: its id, and whether it is a request or notification of the
+    /// server's (the rest is skipped, not built: answers can be large).
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+    }
     let mut lines = BufReader::new(server).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        if let Ok(message) = serde_json::from_str::<Value>(&line)
-            && message.get("method").is_none()
-            && let Some(id) = message.get("id").map(Value::to_string)
+        if let Ok(envelope) = serde_json::from_str::<Envelope>(&line)
+            && envelope.method.is_none()
+            && let Some(id) = envelope.id.as_ref().map(Value::to_string)
         {
             if introduction.as_ref() == Some(&id) {
                 introduction = None;
