@@ -1,7 +1,9 @@
-//! `docs-mcp bridge`: a stdio MCP server that forwards every JSON-RPC message to a running
-//! service's Streamable HTTP endpoint, for clients that only start stdio servers (Claude
-//! Desktop). It works at the message level: one line in, one POST; the answer (JSON, or an
-//! SSE stream of messages) comes back one message per line.
+//! The relay of a stdio client to a running service's Streamable HTTP endpoint: all of
+//! `docs-mcp bridge` (for clients that only start stdio servers, Claude Desktop), and what
+//! `serve --stdio` does while another service holds the data directory (see
+//! [`crate::stdio`]). It works at the message level: one line in, one POST; the answer (JSON,
+//! or an SSE stream of messages) comes back one message per line. A client that initialized
+//! with another service, or whose session the service forgot, is introduced again.
 
 use std::collections::HashSet;
 use std::path::Path;
