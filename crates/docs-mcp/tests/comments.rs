@@ -36,17 +36,7 @@ async fn document_with(
         )
         .await
         .unwrap();
-    let ids = server
-        .stored(id)
-        .await
-        .unwrap()
-        .blocks
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["id"].as_str().unwrap().to_owned())
-        .collect();
-    (id, ids)
+    (id, stored_block_ids(server, id).await)
 }
 
 async fn threads(agent: &Agent, id: Uuid) -> Vec<docs_client::Thread> {

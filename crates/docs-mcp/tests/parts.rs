@@ -21,17 +21,7 @@ async fn seeded(server: &DocsServer) -> (Uuid, Vec<String>) {
         )
         .await
         .unwrap();
-    let ids = server
-        .stored(id)
-        .await
-        .unwrap()
-        .blocks
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["id"].as_str().unwrap().to_owned())
-        .collect();
-    (id, ids)
+    (id, stored_block_ids(server, id).await)
 }
 
 fn edit_id(result: &Value) -> Uuid {

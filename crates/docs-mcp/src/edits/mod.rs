@@ -101,6 +101,26 @@ pub struct InsertBlocks {
     pub blocks: Option<Vec<serde_json::Value>>,
 }
 
+impl InsertBlocks {
+    /// The blocks it creates, from its markdown or its typed blocks.
+    pub fn new_blocks(&self) -> ServiceResult<Vec<docs_client::blocknote::NewBlock>> {
+        Ok(match (&self.markdown, &self.blocks) {
+            (Some(markdown), None) => docs_client::blocknote::import_markdown(markdown)?,
+            (None, Some(values)) => values
+                .iter()
+                .cloned()
+                .map(docs_client::blocknote::NewBlock::from_json)
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => {
+                return Err(ServiceError::invalid(
+                    "insert_blocks needs exactly one of `markdown` or `blocks`",
+                    "Send the content as markdown, or as typed blocks.",
+                ));
+            }
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UpdateBlock {
     pub block_id: String,

@@ -51,7 +51,8 @@ pub fn parts(
         }
         "insert_blocks" => {
             let insert: InsertBlocks = serde_json::from_value(arguments.clone()).map_err(stored)?;
-            inserted_blocks(&insert)?
+            insert
+                .new_blocks()?
                 .into_iter()
                 .map(|block| Part {
                     label: format!("Insert {}", block_label(&block)),
@@ -158,21 +159,9 @@ pub fn accepted_ops(
     }
 }
 
-fn inserted_blocks(insert: &InsertBlocks) -> ServiceResult<Vec<NewBlock>> {
-    Ok(match (&insert.markdown, &insert.blocks) {
-        (Some(markdown), None) => blocknote::import_markdown(markdown)?,
-        (None, Some(values)) => values
-            .iter()
-            .cloned()
-            .map(NewBlock::from_json)
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => vec![],
-    })
-}
-
 fn op_label(op: &EditOp, text_of: &impl Fn(&str) -> Option<String>) -> String {
     match op {
-        EditOp::InsertBlocks(insert) => match inserted_blocks(insert) {
+        EditOp::InsertBlocks(insert) => match insert.new_blocks() {
             Ok(blocks) if blocks.len() == 1 => format!("Insert {}", block_label(&blocks[0])),
             Ok(blocks) => format!("Insert {} blocks", blocks.len()),
             Err(_) => "Insert blocks".into(),

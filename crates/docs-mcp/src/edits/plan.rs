@@ -278,20 +278,7 @@ fn apply(
 ) -> ServiceResult<()> {
     match op {
         EditOp::InsertBlocks(insert) => {
-            let blocks = match (&insert.markdown, &insert.blocks) {
-                (Some(md), None) => blocknote::import_markdown(md)?,
-                (None, Some(values)) => values
-                    .iter()
-                    .cloned()
-                    .map(NewBlock::from_json)
-                    .collect::<Result<Vec<_>, _>>()?,
-                _ => {
-                    return Err(ServiceError::invalid(
-                        "insert_blocks needs exactly one of `markdown` or `blocks`",
-                        "Send the content as markdown, or as typed blocks.",
-                    ));
-                }
-            };
+            let blocks = insert.new_blocks()?;
             if blocks.is_empty() {
                 return Err(ServiceError::invalid(
                     "nothing to insert: the content is empty",

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::DocsMcp;
 use super::errors::ToolError;
 use super::params::Parameters;
-use super::write::EditResult;
+use super::write::{EditResult, arguments_of};
 use crate::record::CommentAction;
 use crate::service::CommentRequest;
 
@@ -219,16 +219,17 @@ impl DocsMcp {
     ) -> Result<Json<EditResult>, ToolError> {
         let args = args?;
         let request = CommentRequest {
-            document: args.document.clone(),
-            action: CommentAction::Add,
-            thread_id: None,
             block_id: Some(args.block_id.clone()),
             text: args.text.clone(),
             body: Some(args.body.clone()),
-            tool: "add_comment".into(),
-            arguments: serde_json::to_value(&args).unwrap_or_default(),
-            reason: args.reason,
-            agent: self.agent(&context),
+            ..self.comment_request(
+                &args.document,
+                CommentAction::Add,
+                "add_comment",
+                &args,
+                &args.reason,
+                &context,
+            )
         };
         self.comment(request, &context).await
     }
@@ -248,16 +249,16 @@ impl DocsMcp {
     ) -> Result<Json<EditResult>, ToolError> {
         let args = args?;
         let request = CommentRequest {
-            document: args.document.clone(),
-            action: CommentAction::Reply,
             thread_id: Some(thread_id(&args.thread_id)?),
-            block_id: None,
-            text: None,
             body: Some(args.body.clone()),
-            tool: "reply_comment".into(),
-            arguments: serde_json::to_value(&args).unwrap_or_default(),
-            reason: args.reason,
-            agent: self.agent(&context),
+            ..self.comment_request(
+                &args.document,
+                CommentAction::Reply,
+                "reply_comment",
+                &args,
+                &args.reason,
+                &context,
+            )
         };
         self.comment(request, &context).await
     }
@@ -298,6 +299,7 @@ impl DocsMcp {
 }
 
 impl DocsMcp {
+    /// Resolves or reopens a thread.
     async fn change_thread(
         &self,
         args: ThreadArgs,
@@ -306,18 +308,34 @@ impl DocsMcp {
         context: &rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
         let request = CommentRequest {
-            document: args.document.clone(),
-            action,
             thread_id: Some(thread_id(&args.thread_id)?),
+            ..self.comment_request(&args.document, action, tool, &args, &args.reason, context)
+        };
+        self.comment(request, context).await
+    }
+
+    /// A comment tool's call, before what is particular to the tool (thread, block, body).
+    fn comment_request(
+        &self,
+        document: &str,
+        action: CommentAction,
+        tool: &str,
+        args: &impl Serialize,
+        reason: &Option<String>,
+        context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> CommentRequest {
+        CommentRequest {
+            document: document.to_owned(),
+            action,
+            thread_id: None,
             block_id: None,
             text: None,
             body: None,
             tool: tool.into(),
-            arguments: serde_json::to_value(&args).unwrap_or_default(),
-            reason: args.reason,
+            arguments: arguments_of(args),
+            reason: reason.clone(),
             agent: self.agent(context),
-        };
-        self.comment(request, context).await
+        }
     }
 
     /// Submits a comment, waits for its decision as a write tool does, and answers.

@@ -434,7 +434,7 @@ struct WriteCall {
     revision: Option<String>,
 }
 
-fn arguments_of<T: Serialize>(args: &T) -> serde_json::Value {
+pub(super) fn arguments_of<T: Serialize>(args: &T) -> serde_json::Value {
     serde_json::to_value(args).unwrap_or(serde_json::Value::Null)
 }
 

@@ -136,14 +136,8 @@ impl DocsService {
         if accepted.len() == count && texts.is_empty() {
             return self.start_approval(id, decided_by).await;
         }
-        let (_, document) = self
-            .open(&record.document_id.to_string(), None)
-            .await?
-            .tracker
-            .read();
-        let parts = edits::parts(&record.tool, &record.arguments, |id| {
-            document.find(id).map(|b| b.plain_text())
-        })?;
+        // The operations only: the labels were made when the edit was proposed.
+        let parts = edits::parts(&record.tool, &record.arguments, |_| None)?;
         let ops = edits::accepted_ops(&record.tool, parts, &accepted, &texts)?;
         self.approve_changed(record, decided_by, ops, move |amended| {
             amended.approved_parts = Some(accepted);

@@ -80,6 +80,9 @@ impl DocsService {
             record.status = EditStatus::Applying;
             record.decided_by = decided_by;
             record.decided_at = Some(now_ms());
+        } else {
+            // What a person may decide part by part: only edits waiting for one need it.
+            record.parts = decidable_parts(doc, &record);
         }
         self.store
             .insert_edit(record.clone(), payload.clone())
@@ -137,23 +140,6 @@ impl DocsService {
         undoes: Option<Uuid>,
     ) -> (EditRecord, EditPayload) {
         let kept = keep(plan);
-        let (_, document) = doc.tracker.read();
-        let mut parts: Vec<EditPart> = edits::parts(&request.tool, &request.arguments, |id| {
-            document.find(id).map(|b| b.plain_text())
-        })
-        .map(|parts| {
-            parts
-                .into_iter()
-                .map(|p| EditPart {
-                    label: p.label,
-                    text: p.text,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-        if parts.len() < 2 {
-            parts.clear();
-        }
         let record = EditRecord {
             id: Uuid::new_v4(),
             document_id: doc.id,
@@ -172,7 +158,7 @@ impl DocsService {
             comment: None,
             decided_by: None,
             approved_text: None,
-            parts,
+            parts: vec![],
             approved_parts: None,
             part_texts: BTreeMap::new(),
             proposed_comment: None,
@@ -577,6 +563,26 @@ pub(super) fn keep(plan: edits::Plan) -> Kept {
             texts: plan.texts,
         },
     }
+}
+
+/// The parts of `record` a person may accept or refuse one by one, labelled with the
+/// document's current text; none when it is one change.
+fn decidable_parts(doc: &OpenDocument, record: &EditRecord) -> Vec<EditPart> {
+    let (_, document) = doc.tracker.read();
+    let parts = edits::parts(&record.tool, &record.arguments, |id| {
+        document.find(id).map(|b| b.plain_text())
+    })
+    .unwrap_or_default();
+    if parts.len() < 2 {
+        return vec![];
+    }
+    parts
+        .into_iter()
+        .map(|p| EditPart {
+            label: p.label,
+            text: p.text,
+        })
+        .collect()
 }
 
 /// Plans on a fork of the document, on the blocking pool (CPU work, off the runtime's

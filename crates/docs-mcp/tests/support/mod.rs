@@ -177,3 +177,17 @@ pub async fn person_sets_text(server: &DocsServer, id: Uuid, block: &str, text: 
         .await
         .unwrap();
 }
+
+/// The ids of the document's top-level blocks, as stored.
+pub async fn stored_block_ids(server: &DocsServer, id: Uuid) -> Vec<String> {
+    server
+        .stored(id)
+        .await
+        .unwrap()
+        .blocks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect()
+}
