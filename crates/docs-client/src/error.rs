@@ -88,6 +88,7 @@ fn hint_for_close(code: u16) -> &'static str {
         4001 => " — the instance refused this client's Origin or cookies; check the instance URL",
         4401 => " — sign in again",
         4403 => " — this user may not open the document",
+        4404 => " — the document was deleted",
         1009 => " — the message was too large for the server",
         _ => "",
     }

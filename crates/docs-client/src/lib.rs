@@ -31,6 +31,7 @@
 //! This crate knows nothing of MCP or of the desktop app.
 
 pub mod blocknote;
+mod collaboration;
 mod config;
 mod error;
 mod presence;
@@ -42,6 +43,7 @@ mod session;
 mod threads;
 mod tls;
 
+pub use collaboration::{CollaborationEndpoint, CollaborationServer};
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
 pub use presence::{CommentsPing, Presence};

@@ -1,8 +1,10 @@
-//! The Hocuspocus wire format — the only module that knows it.
+//! The collaboration servers' wire formats — the only module that knows them.
 //!
-//! Every WebSocket message is binary: `varString(documentName) · varUint(type) · payload`,
-//! with lib0 encodings. The y-protocols sync payload is decoded here too, so the session
-//! deals in typed [`Message`]s only.
+//! Every WebSocket message is binary, with lib0 encodings: `varUint(type) · payload`, which
+//! Hocuspocus prefixes with `varString(documentName)` (one socket may carry several
+//! documents) and y-websocket servers (yhub) send bare (one socket per document). The
+//! y-protocols sync payload is decoded here too, so the session deals in typed [`Message`]s
+//! only.
 
 use yrs::StateVector;
 use yrs::encoding::read::{Cursor, Read};
@@ -27,6 +29,8 @@ const SYNC_STEP2: u32 = 1;
 const SYNC_UPDATE: u32 = 2;
 
 const AUTH_TOKEN: u32 = 0;
+/// y-protocols' `auth` message has one sub-type, at 0 (Hocuspocus numbers its own).
+const Y_AUTH_PERMISSION_DENIED: u32 = 0;
 const AUTH_PERMISSION_DENIED: u32 = 1;
 const AUTH_AUTHENTICATED: u32 = 2;
 
@@ -77,7 +81,29 @@ impl Frame {
     pub fn encode(&self) -> Vec<u8> {
         let mut out: Vec<u8> = Vec::new();
         out.write_string(&self.document);
-        match &self.message {
+        self.message.encode_into(&mut out);
+        out
+    }
+
+    /// Decodes a message. Unknown message types are an error the caller may ignore.
+    pub fn decode(bytes: &[u8]) -> Result<Frame, Error> {
+        let mut cur = Cursor::new(bytes);
+        let document = cur
+            .read_string()
+            .map_err(|e| bad(format!("document name: {e}")))?
+            .to_owned();
+        let message = Message::decode_from(&mut cur)?;
+        Ok(Frame { document, message })
+    }
+}
+
+fn bad(detail: String) -> Error {
+    Error::Protocol { detail }
+}
+
+impl Message {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        match self {
             Message::Sync(sync) => {
                 out.write_var(SYNC);
                 match sync {
@@ -128,35 +154,13 @@ impl Frame {
                 out.write_var(u32::from(*applied));
             }
         }
-        out
     }
 
-    /// Decodes a message. Unknown message types are an error the caller may ignore.
-    pub fn decode(bytes: &[u8]) -> Result<Frame, Error> {
-        let bad = |detail: String| Error::Protocol { detail };
-        let mut cur = Cursor::new(bytes);
-        let document = cur
-            .read_string()
-            .map_err(|e| bad(format!("document name: {e}")))?
-            .to_owned();
+    /// Decodes a Hocuspocus message (after its document name).
+    fn decode_from(cur: &mut Cursor<'_>) -> Result<Message, Error> {
         let kind: u32 = cur.read_var().map_err(|e| bad(format!("type: {e}")))?;
         let message = match kind {
-            SYNC | SYNC_REPLY => {
-                let sub: u32 = cur.read_var().map_err(|e| bad(format!("sync: {e}")))?;
-                let payload = cur
-                    .read_buf()
-                    .map_err(|e| bad(format!("sync payload: {e}")))?
-                    .to_vec();
-                Message::Sync(match sub {
-                    SYNC_STEP1 => Sync::Step1(
-                        StateVector::decode_v1(&payload)
-                            .map_err(|e| bad(format!("state vector: {e}")))?,
-                    ),
-                    SYNC_STEP2 => Sync::Step2(payload),
-                    SYNC_UPDATE => Sync::Update(payload),
-                    other => return Err(bad(format!("unknown sync message {other}"))),
-                })
-            }
+            SYNC | SYNC_REPLY => Message::Sync(decode_sync(cur)?),
             AWARENESS => Message::Awareness(
                 cur.read_buf()
                     .map_err(|e| bad(format!("awareness: {e}")))?
@@ -194,7 +198,83 @@ impl Frame {
             }
             other => return Err(bad(format!("unknown message type {other}"))),
         };
-        Ok(Frame { document, message })
+        Ok(message)
+    }
+
+    /// Decodes a bare y-websocket message: sync, awareness, y-protocols' auth (permission
+    /// denied) and awareness queries are all it has.
+    fn decode_y_websocket(cur: &mut Cursor<'_>) -> Result<Message, Error> {
+        let kind: u32 = cur.read_var().map_err(|e| bad(format!("type: {e}")))?;
+        Ok(match kind {
+            SYNC => Message::Sync(decode_sync(cur)?),
+            AWARENESS => Message::Awareness(
+                cur.read_buf()
+                    .map_err(|e| bad(format!("awareness: {e}")))?
+                    .to_vec(),
+            ),
+            AUTH => {
+                let sub: u32 = cur.read_var().map_err(|e| bad(format!("auth: {e}")))?;
+                if sub != Y_AUTH_PERMISSION_DENIED {
+                    return Err(bad(format!("unknown auth message {sub}")));
+                }
+                Message::PermissionDenied(
+                    cur.read_string()
+                        .map_err(|e| bad(format!("auth payload: {e}")))?
+                        .to_owned(),
+                )
+            }
+            QUERY_AWARENESS => Message::QueryAwareness,
+            other => return Err(bad(format!("unknown message type {other}"))),
+        })
+    }
+}
+
+fn decode_sync(cur: &mut Cursor<'_>) -> Result<Sync, Error> {
+    let sub: u32 = cur.read_var().map_err(|e| bad(format!("sync: {e}")))?;
+    let payload = cur
+        .read_buf()
+        .map_err(|e| bad(format!("sync payload: {e}")))?
+        .to_vec();
+    Ok(match sub {
+        SYNC_STEP1 => Sync::Step1(
+            StateVector::decode_v1(&payload).map_err(|e| bad(format!("state vector: {e}")))?,
+        ),
+        SYNC_STEP2 => Sync::Step2(payload),
+        SYNC_UPDATE => Sync::Update(payload),
+        other => return Err(bad(format!("unknown sync message {other}"))),
+    })
+}
+
+/// How one document's messages travel on its socket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wire {
+    /// Hocuspocus (Docs 5 and before): every message names its document.
+    Hocuspocus { document: String },
+    /// y-websocket, as yhub speaks it: the socket is the document's, messages are bare.
+    YWebsocket,
+}
+
+impl Wire {
+    /// A message as sent on the socket. y-websocket has no Hocuspocus-only messages (Auth,
+    /// Stateless, Close, SyncStatus): the session never sends them there.
+    pub fn encode(&self, message: &Message) -> Vec<u8> {
+        let mut out = Vec::new();
+        if let Wire::Hocuspocus { document } = self {
+            out.write_string(document);
+        }
+        message.encode_into(&mut out);
+        out
+    }
+
+    /// A message received on the socket; `None` when it is for another document.
+    pub fn decode(&self, bytes: &[u8]) -> Result<Option<Message>, Error> {
+        match self {
+            Wire::Hocuspocus { document } => {
+                let frame = Frame::decode(bytes)?;
+                Ok((frame.document == *document).then_some(frame.message))
+            }
+            Wire::YWebsocket => Message::decode_y_websocket(&mut Cursor::new(bytes)).map(Some),
+        }
     }
 }
 
@@ -305,6 +385,52 @@ mod tests {
             let frame = Frame::new("doc", message);
             assert_eq!(Frame::decode(&frame.encode()).unwrap(), frame);
         }
+    }
+
+    /// Bytes written by y-protocols 1.0.6 (`writeSyncStep1`, `writeUpdate`,
+    /// `writePermissionDenied` behind their message type), as y-websocket servers send them.
+    #[test]
+    fn reads_and_writes_bare_y_websocket_messages() {
+        let wire = Wire::YWebsocket;
+        let Some(Message::Sync(Sync::Step1(sv))) = wire.decode(&hex("000003010702")).unwrap()
+        else {
+            panic!("a Step1")
+        };
+        assert_eq!(sv.get(&yrs::ClientID::new(7)), 2);
+        let update = Message::Sync(Sync::Update(vec![0, 0]));
+        assert_eq!(
+            wire.decode(&hex("0002020000")).unwrap(),
+            Some(update.clone())
+        );
+        assert_eq!(wire.encode(&update), hex("0002020000"));
+        assert_eq!(
+            wire.decode(&hex("0200026e6f")).unwrap(),
+            Some(Message::PermissionDenied("no".into()))
+        );
+        assert_eq!(
+            wire.decode(&hex("03")).unwrap(),
+            Some(Message::QueryAwareness)
+        );
+        // Hocuspocus-only types do not exist there.
+        assert!(wire.decode(&hex("0801")).is_err());
+        assert!(wire.decode(&[]).is_err());
+    }
+
+    #[test]
+    fn hocuspocus_frames_of_other_documents_are_not_ours() {
+        let ours = Wire::Hocuspocus {
+            document: DOC.into(),
+        };
+        let theirs = Wire::Hocuspocus {
+            document: "another".into(),
+        };
+        let status = ours.encode(&Message::SyncStatus(true));
+        assert_eq!(status, fixture("sync_status_ok"));
+        assert_eq!(
+            ours.decode(&status).unwrap(),
+            Some(Message::SyncStatus(true))
+        );
+        assert_eq!(theirs.decode(&status).unwrap(), None);
     }
 
     #[test]

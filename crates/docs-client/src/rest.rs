@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 use uuid::Uuid;
 
+use crate::collaboration::CollaborationEndpoint;
 use crate::config::{ClientConfig, InstanceUrl};
 use crate::error::{Error, Result};
 use crate::rate_limit::RateLimiter;
@@ -261,12 +262,12 @@ impl DocsClient {
             .cloned()
     }
 
-    /// The collaboration WebSocket endpoint: the configured one, else (also when the
-    /// configuration is missing) the one Docs derives.
+    /// The collaboration endpoint the instance configures, if it configures one (else Docs
+    /// derives it: [`CollaborationEndpoint::derived`], from a document).
     /// The session cookie is sent there, so a configured endpoint off the instance's host,
     /// or unencrypted for a remote instance, is refused
     /// ([`Error::UntrustedCollaborationUrl`]).
-    pub async fn collaboration_url(&self) -> Result<Url> {
+    pub async fn configured_collaboration(&self) -> Result<Option<CollaborationEndpoint>> {
         // An instance without the setting, or whose configuration cannot be read (a proxy
         // answering 404/5xx for it), uses the endpoint Docs derives on its own origin.
         let configured = match self.instance_config().await {
@@ -277,10 +278,23 @@ impl DocsClient {
             }
             Err(error) => return Err(error),
         };
-        match configured.filter(|s| !s.is_empty()) {
-            Some(raw) => self.instance().collaboration_ws(&raw),
-            None => Ok(self.instance().default_collaboration_ws()),
-        }
+        configured
+            .filter(|s| !s.is_empty())
+            .map(|raw| {
+                self.instance()
+                    .collaboration_ws(&raw)
+                    .map(CollaborationEndpoint::configured)
+            })
+            .transpose()
+    }
+
+    /// The collaboration endpoint of `document`'s room: the configured one, else the one
+    /// Docs derives.
+    pub async fn collaboration(&self, document: &Document) -> Result<CollaborationEndpoint> {
+        Ok(match self.configured_collaboration().await? {
+            Some(endpoint) => endpoint,
+            None => CollaborationEndpoint::derived(self.instance(), document),
+        })
     }
 
     pub async fn document(&self, id: Uuid) -> Result<Document> {

@@ -530,7 +530,7 @@ async fn concurrent_opens_each_pay_for_all_their_calls_or_none() {
     config.requests_per_minute = 11;
     config.max_throttle_wait = Duration::from_secs(2);
     let client = docs_client::DocsClient::new(config).unwrap();
-    client.collaboration_url().await.unwrap();
+    client.configured_collaboration().await.unwrap();
     let before = server.stats().await.unwrap().requests;
     let opens = ids.iter().map(|id| {
         let client = client.clone();
@@ -999,8 +999,14 @@ async fn without_a_configured_collaboration_url_the_derived_one_is_used() {
             .await
             .unwrap();
         let client = anonymous_client(&server);
+        let document = client.document(id).await.unwrap();
         assert_eq!(
-            client.collaboration_url().await.unwrap().as_str(),
+            client
+                .collaboration(&document)
+                .await
+                .unwrap()
+                .base()
+                .as_str(),
             format!("{}/collaboration/ws/", server.url().replace("http", "ws"))
         );
         let session = DocumentSession::open(client, id, fast_options("Agent"))

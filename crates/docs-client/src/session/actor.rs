@@ -13,16 +13,17 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
-use url::Url;
 use yrs::sync::{Awareness, AwarenessUpdate};
 use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;
 use yrs::{AsyncTransact, ReadTxn, StateVector, TransactionMut, Update};
 
+use super::confirm::Unconfirmed;
 use super::ledger::Ledger;
 use super::link::{self, Connection, Ended, Link, LinkEvent};
 use super::save::{Saver, Started};
 use super::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN, Shared};
+use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
 use crate::presence::Presence;
 use crate::protocol::{Message, Sync};
@@ -34,6 +35,11 @@ pub(super) const COMMAND_QUEUE: usize = 64;
 /// frame): unsaved writes are given up that long before the timeout, and leaving takes at
 /// most half of it, so the task ends before the handle would abort it.
 const LEAVE_BUDGET: Duration = Duration::from_secs(1);
+/// Writes a server that does not acknowledge (yhub) may leave unconfirmed before the
+/// connection is deemed stuck and redone (its first message then shows what it holds).
+const UNCONFIRMED_LIMIT: usize = 1024;
+/// What an agent's connection tags its writes with where the server keeps such tags (yhub).
+const ATTRIBUTIONS: [(&str, &str); 2] = [("source", "ai"), ("tool", "lasuite-docs-mcp")];
 
 fn leave_budget(options: &super::SessionOptions) -> Duration {
     LEAVE_BUDGET.min(options.write_timeout / 4)
@@ -89,9 +95,10 @@ pub(super) struct Actor {
     shared: Arc<Shared>,
     client: DocsClient,
     content_api: ContentApi,
-    ws_url: Url,
     awareness: Awareness,
     ledger: Ledger,
+    /// On yhub: our writes the server has not shown it holds.
+    unconfirmed: Unconfirmed,
     link: Link,
     saver: Saver,
     /// Reconnect attempts since the last connection that reached sync.
@@ -106,17 +113,18 @@ impl Actor {
         shared: Arc<Shared>,
         client: DocsClient,
         content_api: ContentApi,
-        ws_url: Url,
         awareness: Awareness,
     ) -> Self {
-        let link = Link::Connecting(link::connect(&shared, &client, &ws_url, true));
+        let room = room_url(&shared);
+        let link = Link::Connecting(link::connect(&shared, &client, &room, true));
+        let server_persists = shared.endpoint.server() == CollaborationServer::Yhub;
         Actor {
-            ledger: Ledger::new(shared.progress.clone()),
+            ledger: Ledger::new(shared.progress.clone(), server_persists),
             shared,
             client,
             content_api,
-            ws_url,
             awareness,
+            unconfirmed: Unconfirmed::default(),
             link,
             saver: Saver::default(),
             attempt: 0,
@@ -188,6 +196,10 @@ impl Actor {
         self.shared.name.clone()
     }
 
+    fn server(&self) -> CollaborationServer {
+        self.shared.endpoint.server()
+    }
+
     /// Why a write must be refused now, if it must.
     fn refusal(&self) -> Option<Error> {
         if let Some(error) = self.ledger.failure() {
@@ -224,16 +236,25 @@ impl Actor {
             let answer = change.apply(&mut txn);
             (answer, txn.encode_update_v1())
         };
-        if !Update::decode_v1(&update).is_ok_and(|u| !u.is_empty()) {
-            answer(0);
-            return;
-        }
+        let decoded = match Update::decode_v1(&update) {
+            Ok(decoded) if !decoded.is_empty() => decoded,
+            _ => {
+                answer(0);
+                return;
+            }
+        };
         let seq = self.ledger.write();
+        if self.server() == CollaborationServer::Yhub {
+            self.unconfirmed.wrote(seq, &decoded);
+        }
         if let Some(connection) = self.link.connection()
             && connection.step2_sent
         {
             connection.outbox.push_update(update, seq);
             connection.send_now();
+            if let Err(ended) = self.check_unconfirmed() {
+                self.on_ended(ended);
+            }
         }
         self.shared.version.send_modify(|v| *v += 1);
         answer(seq);
@@ -263,12 +284,9 @@ impl Actor {
         let ended = match event {
             LinkEvent::RetryDue => {
                 let paid = false;
-                self.link = Link::Connecting(link::connect(
-                    &self.shared,
-                    &self.client,
-                    &self.ws_url,
-                    paid,
-                ));
+                let room = room_url(&self.shared);
+                self.link =
+                    Link::Connecting(link::connect(&self.shared, &self.client, &room, paid));
                 return;
             }
             LinkEvent::Rechecked(rights) => {
@@ -293,7 +311,10 @@ impl Actor {
         let state_vector = AsyncTransact::transact(&self.shared.doc)
             .await
             .state_vector();
-        connection.push_protocol(Message::AuthToken(String::new()), None)?;
+        if self.server() == CollaborationServer::Hocuspocus {
+            connection.push_protocol(Message::AuthToken(String::new()), None)?;
+        }
+        // yhub ignores it (it sends its whole state first); other y-websocket servers answer.
         connection.push_protocol(Message::Sync(Sync::Step1(state_vector)), None)?;
         connection.outbox.set_presence(self.renewed_presence());
         self.link = Link::Open(Box::new(connection));
@@ -313,6 +334,7 @@ impl Actor {
                 self.ledger.synced();
                 self.attempt = 0;
             }
+            Message::SyncStatus(_) if self.server() == CollaborationServer::Yhub => {}
             Message::Sync(Sync::Update(update)) => self.apply_remote(&update, "update").await?,
             Message::SyncStatus(applied) => self.on_sync_status(applied),
             Message::Awareness(bytes) => self.on_awareness(&bytes),
@@ -333,11 +355,13 @@ impl Actor {
         let diff = AsyncTransact::transact(&self.shared.doc)
             .await
             .encode_diff_v1(room);
-        let covers = self.ledger.written();
+        // Hocuspocus acknowledges the Step2 (every write so far); yhub shows what it took.
+        let covers =
+            (self.server() == CollaborationServer::Hocuspocus).then(|| self.ledger.written());
         let Some(connection) = self.link.connection() else {
             return Ok(());
         };
-        connection.push_protocol(Message::Sync(Sync::Step2(diff)), Some(covers))?;
+        connection.push_protocol(Message::Sync(Sync::Step2(diff)), covers)?;
         connection.step2_sent = true;
         Ok(())
     }
@@ -350,6 +374,8 @@ impl Actor {
         let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
         let update = Update::decode_v1(bytes)
             .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
+        // What the server sends, it holds: on yhub, that is how a write is known to be there.
+        let held = self.unconfirmed.heard(&update);
         {
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
             txn.apply_update(update)
@@ -359,6 +385,21 @@ impl Actor {
             }
         }
         self.shared.version.send_modify(|v| *v += 1);
+        if let Some(seq) = held {
+            self.ledger.acknowledge(seq);
+        }
+        Ok(())
+    }
+
+    /// Where the server shows what it holds instead of acknowledging (yhub), a connection
+    /// that leaves too many writes unshown is stuck: redone, its first message tells.
+    fn check_unconfirmed(&self) -> Result<(), Ended> {
+        if self.unconfirmed.len() > UNCONFIRMED_LIMIT {
+            return Err(Ended::Lost(format!(
+                "the server showed none of our last {} writes",
+                self.unconfirmed.len()
+            )));
+        }
         Ok(())
     }
 
@@ -469,9 +510,16 @@ impl Actor {
                 return;
             }
             Ok(meta) => {
-                self.shared
-                    .read_only
-                    .store(!meta.abilities.update, Ordering::Relaxed);
+                let read_only = !meta.abilities.update;
+                self.shared.read_only.store(read_only, Ordering::Relaxed);
+                if read_only && self.ledger.written() > self.ledger.acknowledged() {
+                    // The room will not take the writes it has not taken yet.
+                    self.ledger.fail(Error::ReadOnly {
+                        document: self.document(),
+                    });
+                    self.link = Link::Stopped;
+                    return;
+                }
             }
             Err(error) if !error.is_transient() => {
                 self.ledger.fail(error);
@@ -552,4 +600,9 @@ impl Actor {
             connection.leave(leaving, within).await;
         }
     }
+}
+
+/// The socket URL of the session's room; on yhub it tags what we write as an agent's.
+fn room_url(shared: &Shared) -> url::Url {
+    shared.endpoint.room(shared.id, &ATTRIBUTIONS)
 }

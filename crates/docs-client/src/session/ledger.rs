@@ -14,13 +14,16 @@ pub(super) struct Ledger {
     /// [`Ledger::persist`] requests not yet acknowledged, in order. They carry no change of
     /// their own, so each is acknowledged as soon as every write before it is.
     marks: VecDeque<u64>,
+    /// The server persists what it acknowledges (yhub): acknowledged is saved.
+    server_persists: bool,
 }
 
 impl Ledger {
-    pub fn new(progress: watch::Sender<Progress>) -> Self {
+    pub fn new(progress: watch::Sender<Progress>, server_persists: bool) -> Self {
         Ledger {
             progress,
             marks: VecDeque::new(),
+            server_persists,
         }
     }
 
@@ -71,18 +74,19 @@ impl Ledger {
     pub fn persist(&mut self) -> u64 {
         let seq = self.write();
         self.marks.push_back(seq);
-        let marks = &mut self.marks;
-        self.progress.send_if_modified(|p| absorb(p, marks));
+        let (marks, persists) = (&mut self.marks, self.server_persists);
+        self.progress
+            .send_if_modified(|p| absorb(p, marks) && persisted(p, persists));
         seq
     }
 
     /// The room applied a message carrying every write up to `covers`.
     pub fn acknowledge(&mut self, covers: u64) {
-        let marks = &mut self.marks;
+        let (marks, persists) = (&mut self.marks, self.server_persists);
         self.progress.send_if_modified(|p| {
             let advanced = covers > p.acknowledged;
             p.acknowledged = p.acknowledged.max(covers);
-            absorb(p, marks) || advanced
+            (absorb(p, marks) || advanced) && persisted(p, persists)
         });
     }
 
@@ -136,6 +140,15 @@ fn absorb(p: &mut Progress, marks: &mut VecDeque<u64>) -> bool {
     changed
 }
 
+/// Where the server persists what it acknowledges, the acknowledged writes are saved;
+/// always true, so it chains after "changed".
+fn persisted(p: &mut Progress, server_persists: bool) -> bool {
+    if server_persists {
+        p.saved = p.saved.max(p.acknowledged);
+    }
+    true
+}
+
 /// Ends the session with `error`, the first failure only. The one failure boundary: every
 /// write not saved yet fails (`from = saved + 1`), since nothing is saved after a failure —
 /// so every waiter is answered at once.
@@ -158,7 +171,28 @@ mod tests {
 
     fn ledger() -> (Ledger, watch::Receiver<Progress>) {
         let (tx, rx) = watch::channel(Progress::default());
-        (Ledger::new(tx), rx)
+        (Ledger::new(tx, false), rx)
+    }
+
+    #[test]
+    fn where_the_server_persists_acknowledged_is_saved() {
+        let (tx, progress) = watch::channel(Progress::default());
+        let mut ledger = Ledger::new(tx, true);
+        assert_eq!((ledger.write(), ledger.write()), (1, 2));
+        assert_eq!(ledger.persist(), 3);
+        ledger.acknowledge(1);
+        assert_eq!(progress.borrow().saved, 1);
+        assert_eq!(ledger.save_target(), None, "nothing to save through REST");
+        ledger.acknowledge(2);
+        let p = progress.borrow().clone();
+        assert_eq!(
+            (p.acknowledged, p.saved),
+            (3, 3),
+            "the request after write 2 too"
+        );
+        assert_eq!(ledger.persist(), 4);
+        assert_eq!(progress.borrow().saved, 4);
+        assert!(ledger.settled());
     }
 
     #[test]

@@ -25,8 +25,9 @@ use url::Url;
 
 use super::outbox::{Outbox, Overflow};
 use super::{SessionOptions, Shared};
+use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
-use crate::protocol::{Frame, Message};
+use crate::protocol::Message;
 use crate::rest::{DocsClient, Document};
 
 pub(super) type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -121,7 +122,12 @@ impl Connection {
         let mut connection = Connection {
             sink,
             stream,
-            outbox: Outbox::new(shared.name.clone()),
+            outbox: Outbox::new(
+                shared.wire.clone(),
+                // yhub refuses a reader's awareness: a read-only connection shows no presence.
+                shared.endpoint.server() == CollaborationServer::Hocuspocus
+                    || !shared.read_only.load(Ordering::Relaxed),
+            ),
             in_flight: VecDeque::new(),
             step2_sent: false,
             unflushed: false,
@@ -235,18 +241,19 @@ impl Connection {
                 self.shared
                     .bytes_in
                     .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-                match Frame::decode(&bytes) {
-                    Ok(frame) if frame.document == self.shared.name => {
-                        Some(LinkEvent::Message(frame.message))
-                    }
-                    Ok(_) => None,
+                match self.shared.wire.decode(&bytes) {
+                    Ok(Some(message)) => Some(LinkEvent::Message(message)),
+                    Ok(None) => None,
                     Err(e) => {
                         tracing::debug!("ignored message: {e}");
                         None
                     }
                 }
             }
-            tungstenite::Message::Close(frame) => Some(LinkEvent::Ended(closed_by_server(frame))),
+            tungstenite::Message::Close(frame) => Some(LinkEvent::Ended(closed_by_server(
+                self.shared.endpoint.server(),
+                frame,
+            ))),
             // Pongs (and the server's pings, answered by tungstenite) only prove liveness.
             _ => None,
         }
@@ -316,15 +323,15 @@ where
     Ok(())
 }
 
-/// One connection attempt: the rate budget (unless already `paid`), then the WebSocket
-/// handshake within the connect time-out.
+/// One connection attempt to the room at `room_url`: the rate budget (unless already
+/// `paid`), then the WebSocket handshake within the connect time-out.
 pub(super) fn connect(
     shared: &Arc<Shared>,
     client: &DocsClient,
-    ws_url: &Url,
+    room_url: &Url,
     paid: bool,
 ) -> BoxFuture<'static, Result<Socket, Ended>> {
-    let request = ws_request(client, ws_url, &shared.name);
+    let request = ws_request(client, room_url);
     let client = client.clone();
     let shared = shared.clone();
     async move {
@@ -376,13 +383,7 @@ pub(super) fn recheck(
     async move { client.document(id).await }.boxed()
 }
 
-fn ws_request(
-    client: &DocsClient,
-    ws_url: &Url,
-    room: &str,
-) -> Result<tungstenite::handshake::client::Request> {
-    let mut url = ws_url.clone();
-    url.query_pairs_mut().append_pair("room", room);
+fn ws_request(client: &DocsClient, url: &Url) -> Result<tungstenite::handshake::client::Request> {
     let mut request = url
         .as_str()
         .into_client_request()
@@ -409,17 +410,31 @@ fn ws_request(
     Ok(request)
 }
 
-/// Close codes 4001 (Docs: origin/cookie), 4401 and 4403 are final; the rest is retried.
-fn closed_by_server(frame: Option<tungstenite::protocol::CloseFrame>) -> Ended {
+/// What a close code means. Hocuspocus (Docs 5): 4001 (origin/cookie), 4401 and 4403 are
+/// final, 4205 resets. yhub: 4404 (document deleted) is final; its other 44xx (4401:
+/// rights changed) make Docs' editor re-read the document and reconnect if it still may.
+/// The rest is retried.
+fn closed_by_server(
+    server: CollaborationServer,
+    frame: Option<tungstenite::protocol::CloseFrame>,
+) -> Ended {
     let Some(frame) = frame else {
         return Ended::Lost("the server closed the connection".into());
     };
     let code = u16::from(frame.code);
     let reason = frame.reason.to_string();
-    match code {
-        4001 | 4401 | 4403 | 1008 => Ended::Final(Error::ConnectionRefused { code, reason }),
-        4205 => Ended::Reset(reason),
-        _ => Ended::Lost(format!("closed by the server ({code} {reason})")),
+    let refused = |code, reason| Ended::Final(Error::ConnectionRefused { code, reason });
+    match server {
+        CollaborationServer::Hocuspocus => match code {
+            4001 | 4401 | 4403 | 1008 => refused(code, reason),
+            4205 => Ended::Reset(reason),
+            _ => Ended::Lost(format!("closed by the server ({code} {reason})")),
+        },
+        CollaborationServer::Yhub => match code {
+            4404 => refused(code, reason),
+            4400..=4499 => Ended::Reset(reason),
+            _ => Ended::Lost(format!("closed by the server ({code} {reason})")),
+        },
     }
 }
 
@@ -438,11 +453,31 @@ mod tests {
     use tungstenite::protocol::CloseFrame;
     use tungstenite::protocol::frame::coding::CloseCode;
 
+    fn close_by(server: CollaborationServer, code: u16, reason: &'static str) -> Ended {
+        closed_by_server(
+            server,
+            Some(CloseFrame {
+                code: CloseCode::from(code),
+                reason: reason.into(),
+            }),
+        )
+    }
+
     fn close(code: u16, reason: &'static str) -> Ended {
-        closed_by_server(Some(CloseFrame {
-            code: CloseCode::from(code),
-            reason: reason.into(),
-        }))
+        close_by(CollaborationServer::Hocuspocus, code, reason)
+    }
+
+    #[test]
+    fn yhub_close_codes_end_on_deletion_recheck_on_rights_and_retry_the_rest() {
+        let yhub = |code, reason| close_by(CollaborationServer::Yhub, code, reason);
+        let Ended::Final(Error::ConnectionRefused { code: 4404, .. }) =
+            yhub(4404, "document deleted")
+        else {
+            panic!("4404 is final")
+        };
+        assert!(matches!(yhub(4401, "permission revoked"), Ended::Reset(_)));
+        assert!(matches!(yhub(1011, "Internal error"), Ended::Lost(_)));
+        assert!(matches!(yhub(1013, "auth recheck failed"), Ended::Lost(_)));
     }
 
     #[test]
@@ -461,7 +496,10 @@ mod tests {
         );
         assert!(matches!(close(4408, "Connection Timeout"), Ended::Lost(_)));
         assert!(matches!(close(1001, "going away"), Ended::Lost(_)));
-        assert!(matches!(closed_by_server(None), Ended::Lost(_)));
+        assert!(matches!(
+            closed_by_server(CollaborationServer::Hocuspocus, None),
+            Ended::Lost(_)
+        ));
     }
 
     #[test]

@@ -29,6 +29,7 @@
 //!   presence (the newest wins).
 
 mod actor;
+mod confirm;
 mod ledger;
 mod link;
 mod outbox;
@@ -51,8 +52,10 @@ use yrs::{Doc, OffsetKind, Options, Transact, TransactionMut, Update};
 
 use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, WriteRequest};
 pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
+use crate::collaboration::{CollaborationEndpoint, CollaborationServer};
 use crate::error::{Error, Result};
 use crate::presence::{CommentsPing, Presence};
+use crate::protocol::Wire;
 use crate::rest::{DocsClient, Document};
 
 /// Transaction origin of writes made through [`DocumentSession::write`].
@@ -131,6 +134,9 @@ pub struct SessionSnapshot {
 struct Shared {
     id: Uuid,
     name: String,
+    /// Where the room is, on which kind of server, and how its messages are framed.
+    endpoint: CollaborationEndpoint,
+    wire: Wire,
     doc: Doc,
     /// The document's `document-store` (taken once: getting a root type needs a write
     /// transaction).
@@ -204,41 +210,58 @@ fn too_deep(document: Uuid, error: crate::blocknote::ModelError) -> Error {
     }
 }
 
-/// REST calls an open costs: the document, its content, and the call the collaboration
-/// server makes to the backend when we connect.
-const OPEN_CALLS: usize = 3;
+/// REST calls an open costs: the document, its content (Hocuspocus only: yhub holds it), and
+/// the call the collaboration server makes to the backend when we connect.
+fn open_calls(server: Option<CollaborationServer>) -> usize {
+    match server {
+        Some(CollaborationServer::Yhub) => 2,
+        _ => 3,
+    }
+}
 
 impl DocumentSession {
-    /// Opens a document: loads its stored content from REST, connects, and returns once
-    /// the first sync with the room completed.
+    /// Opens a document and returns once the first sync with the room completed. On
+    /// Hocuspocus (Docs 5) its stored content is loaded from REST first, the room holding
+    /// nothing; on yhub the room sends it.
     pub async fn open(client: DocsClient, id: Uuid, options: SessionOptions) -> Result<Self> {
-        let ws_url = client.collaboration_url().await?;
-        // The document, its content and the connect: all three calls or none, so that opens
-        // at once do not share out the budget until none can finish.
-        let paying = client.prepaid(OPEN_CALLS).await?;
+        let configured = client.configured_collaboration().await?;
+        // Every call of the open or none, so that opens at once do not share out the budget
+        // until none can finish.
+        let paying = client
+            .prepaid(open_calls(configured.as_ref().map(|e| e.server())))
+            .await?;
         let meta = paying.document(id).await?;
-        if !meta.abilities.retrieve || !meta.abilities.can_read_content() {
+        if !meta.abilities.retrieve {
             return Err(Error::Forbidden {
                 detail: format!("document {id} may not be read by this user"),
             });
         }
+        let endpoint =
+            configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
         let content_api = DocsClient::content_api_of(&meta);
-        let stored = paying.content(&meta).await?;
+        let stored = match endpoint.server() {
+            CollaborationServer::Hocuspocus if !meta.abilities.can_read_content() => {
+                return Err(Error::Forbidden {
+                    detail: format!("document {id} may not be read by this user"),
+                });
+            }
+            CollaborationServer::Hocuspocus => paying.content(&meta).await?.update,
+            CollaborationServer::Yhub => Vec::new(),
+        };
 
         let doc = Doc::with_options(Options {
             guid: id.to_string().into(),
             offset_kind: OffsetKind::Utf16,
             ..Options::default()
         });
-        if !stored.update.is_empty() {
+        if !stored.is_empty() {
             let bad_content = |e: String| Error::BadContent {
                 document: id.to_string(),
                 detail: e,
             };
             // Nesting yrs cannot delete without overflowing its stack is refused at the door.
-            let nesting = depth_door(id, &stored.update)?;
-            let update =
-                Update::decode_v1(&stored.update).map_err(|e| bad_content(e.to_string()))?;
+            let nesting = depth_door(id, &stored)?;
+            let update = Update::decode_v1(&stored).map_err(|e| bad_content(e.to_string()))?;
             doc.transact_mut_with(REMOTE_ORIGIN)
                 .apply_update(update)
                 .map_err(|e| bad_content(e.to_string()))?;
@@ -253,9 +276,17 @@ impl DocumentSession {
             .set_local_state(options.presence.awareness_state())
             .expect("presence serializes");
 
+        let wire = match endpoint.server() {
+            CollaborationServer::Hocuspocus => Wire::Hocuspocus {
+                document: id.to_string(),
+            },
+            CollaborationServer::Yhub => Wire::YWebsocket,
+        };
         let shared = Arc::new(Shared {
             id,
             name: id.to_string(),
+            endpoint,
+            wire,
             doc,
             fragment,
             read_only: AtomicBool::new(!meta.abilities.update),
@@ -280,7 +311,7 @@ impl DocumentSession {
             presence: presence_changes,
             closing: closing_signal,
         };
-        let actor = Actor::new(shared.clone(), client, content_api, ws_url, awareness);
+        let actor = Actor::new(shared.clone(), client, content_api, awareness);
         let task = tokio::spawn(
             actor
                 .run(inbox)

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use tokio_tungstenite::tungstenite;
 
-use crate::protocol::{Frame, Message, Sync};
+use crate::protocol::{Message, Sync, Wire};
 
 /// Protocol frames allowed to wait; a handshake needs three.
 pub(super) const PROTOCOL_LIMIT: usize = 16;
@@ -20,7 +20,8 @@ pub(super) const IN_FLIGHT_LIMIT: usize = 1024;
 /// Local updates kept apart before they are merged into one.
 const UPDATES_BEFORE_MERGE: usize = 32;
 
-/// One message for the socket; `covers` is set on Sync messages that carry our writes.
+/// One message for the socket; `covers` is set on Sync messages that carry our writes, where
+/// the server acknowledges each (Hocuspocus).
 pub(super) struct Outgoing {
     pub message: tungstenite::Message,
     pub covers: Option<u64>,
@@ -30,7 +31,10 @@ pub(super) struct Outgoing {
 pub(super) struct Overflow;
 
 pub(super) struct Outbox {
-    document: String,
+    wire: Wire,
+    /// Whether presence is published: a read-only yhub connection must not (its awareness
+    /// is refused).
+    publishes_presence: bool,
     protocol: VecDeque<Outgoing>,
     /// Local updates not sent yet, and the highest write among them.
     updates: Vec<Vec<u8>>,
@@ -40,9 +44,10 @@ pub(super) struct Outbox {
 }
 
 impl Outbox {
-    pub fn new(document: String) -> Self {
+    pub fn new(wire: Wire, publishes_presence: bool) -> Self {
         Outbox {
-            document,
+            wire,
+            publishes_presence,
             protocol: VecDeque::new(),
             updates: Vec::new(),
             updates_cover: 0,
@@ -74,7 +79,9 @@ impl Outbox {
 
     /// Sets the presence to announce, replacing one not sent yet.
     pub fn set_presence(&mut self, awareness_update: Vec<u8>) {
-        self.presence = Some(awareness_update);
+        if self.publishes_presence {
+            self.presence = Some(awareness_update);
+        }
     }
 
     pub fn ping(&mut self) {
@@ -99,9 +106,10 @@ impl Outbox {
             self.merge_updates();
             let update = self.updates.pop().expect("merged into one");
             let covers = std::mem::take(&mut self.updates_cover);
+            let acknowledged = matches!(self.wire, Wire::Hocuspocus { .. });
             return Some(Outgoing {
                 message: self.binary(Message::Sync(Sync::Update(update))),
-                covers: Some(covers),
+                covers: acknowledged.then_some(covers),
             });
         }
         if let Some(update) = self.presence.take() {
@@ -132,7 +140,7 @@ impl Outbox {
     }
 
     fn binary(&self, message: Message) -> tungstenite::Message {
-        tungstenite::Message::Binary(Frame::new(&self.document, message).encode().into())
+        tungstenite::Message::Binary(self.wire.encode(&message).into())
     }
 }
 
@@ -141,16 +149,22 @@ mod tests {
     use super::*;
     use yrs::{Doc, GetString, ReadTxn, Text, Transact, Update, updates::decoder::Decode};
 
+    fn hocuspocus() -> Wire {
+        Wire::Hocuspocus {
+            document: "doc".into(),
+        }
+    }
+
     fn decode(outgoing: &Outgoing) -> Message {
         match &outgoing.message {
-            tungstenite::Message::Binary(bytes) => Frame::decode(bytes).unwrap().message,
+            tungstenite::Message::Binary(bytes) => hocuspocus().decode(bytes).unwrap().unwrap(),
             other => panic!("not a frame: {other:?}"),
         }
     }
 
     #[test]
     fn protocol_frames_go_first_and_are_bounded() {
-        let mut outbox = Outbox::new("doc".into());
+        let mut outbox = Outbox::new(hocuspocus(), true);
         outbox.set_presence(vec![1]);
         outbox.push_update(vec![0, 0], 1);
         outbox
@@ -179,8 +193,27 @@ mod tests {
     }
 
     #[test]
+    fn a_read_only_y_websocket_connection_publishes_no_presence_and_its_writes_await_no_status() {
+        let mut outbox = Outbox::new(Wire::YWebsocket, false);
+        outbox.set_presence(vec![1]);
+        outbox.push_update(vec![0, 0], 1);
+        let update = outbox.pop(0).unwrap();
+        assert_eq!(update.covers, None, "yhub sends no SyncStatus to wait for");
+        assert_eq!(
+            Wire::YWebsocket
+                .decode(match &update.message {
+                    tungstenite::Message::Binary(b) => b,
+                    _ => panic!("binary"),
+                })
+                .unwrap(),
+            Some(Message::Sync(Sync::Update(vec![0, 0])))
+        );
+        assert!(outbox.pop(0).is_none(), "no awareness");
+    }
+
+    #[test]
     fn presence_and_pings_coalesce() {
-        let mut outbox = Outbox::new("doc".into());
+        let mut outbox = Outbox::new(hocuspocus(), true);
         for renewal in 0..100u8 {
             outbox.set_presence(vec![renewal]);
             outbox.ping();
@@ -201,7 +234,7 @@ mod tests {
     fn unsent_writes_coalesce_into_one_update_and_wait_for_acknowledgements() {
         let doc = Doc::new();
         let text = doc.get_or_insert_text("t");
-        let mut outbox = Outbox::new("doc".into());
+        let mut outbox = Outbox::new(hocuspocus(), true);
         for seq in 1..=100u64 {
             let mut txn = doc.transact_mut();
             text.push(&mut txn, &format!("{seq},"));

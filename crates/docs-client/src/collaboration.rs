@@ -1,0 +1,182 @@
+//! Which collaboration server an instance runs, and where a document's room is on it.
+//!
+//! Docs 5 runs Hocuspocus (`…/collaboration/ws/?room=<id>`, content saved back through REST);
+//! its next major runs yhub, a y-websocket server (`…/collaboration/ws/v1/docs/<id>`) that
+//! stores the document itself. Instances say which through the URL they configure
+//! (`COLLABORATION_WS_URL`: yhub deployments end it in `/ws/v1/docs`); an instance that
+//! configures none is told apart by its documents' abilities (yhub has no content endpoint).
+
+use serde::Serialize;
+use url::Url;
+use uuid::Uuid;
+
+use crate::config::InstanceUrl;
+use crate::rest::Document;
+
+/// The kind of collaboration server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CollaborationServer {
+    /// Docs 5 and before: Hocuspocus; clients save the content through REST.
+    Hocuspocus,
+    /// Docs' next major: yhub (y-websocket); the server persists what it receives.
+    Yhub,
+}
+
+impl CollaborationServer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CollaborationServer::Hocuspocus => "hocuspocus",
+            CollaborationServer::Yhub => "yhub",
+        }
+    }
+}
+
+/// Where the rooms of an instance are, and which server holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollaborationEndpoint {
+    server: CollaborationServer,
+    /// The configured (or derived) URL, trailing slashes as given.
+    base: Url,
+}
+
+/// The path yhub's rooms are under; Docs' yhub deployments configure it as the URL.
+const YHUB_ROOMS: &str = "/ws/v1/docs";
+
+impl CollaborationEndpoint {
+    /// The endpoint a configured `COLLABORATION_WS_URL` names (already checked to be the
+    /// instance's own host).
+    pub fn configured(url: Url) -> Self {
+        let server = if url.path().trim_end_matches('/').ends_with(YHUB_ROOMS) {
+            CollaborationServer::Yhub
+        } else {
+            CollaborationServer::Hocuspocus
+        };
+        CollaborationEndpoint { server, base: url }
+    }
+
+    /// What Docs' frontend falls back to on the instance's origin when nothing is configured:
+    /// yhub's path when the document has no content endpoint nor field (yhub removed both),
+    /// else Hocuspocus's.
+    pub fn derived(instance: &InstanceUrl, document: &Document) -> Self {
+        let base = instance.default_collaboration_ws();
+        let yhub = document.abilities.content_retrieve.is_none() && document.content.is_none();
+        if yhub {
+            CollaborationEndpoint {
+                server: CollaborationServer::Yhub,
+                base: base.join("v1/docs").expect("static path"),
+            }
+        } else {
+            CollaborationEndpoint {
+                server: CollaborationServer::Hocuspocus,
+                base,
+            }
+        }
+    }
+
+    pub fn server(&self) -> CollaborationServer {
+        self.server
+    }
+
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// The socket URL of a document's room. `attributions` (`key`, `value`) tag what this
+    /// connection writes, where the server keeps such tags (yhub's `customAttributions`);
+    /// `,` and `:` separate them there, so they are replaced in values.
+    pub fn room(&self, document: Uuid, attributions: &[(&str, &str)]) -> Url {
+        let mut url = self.base.clone();
+        match self.server {
+            CollaborationServer::Hocuspocus => {
+                url.query_pairs_mut()
+                    .append_pair("room", &document.to_string());
+            }
+            CollaborationServer::Yhub => {
+                // y-websocket's provider: the base without trailing slashes, `/`, the room.
+                let path = format!("{}/{document}", url.path().trim_end_matches('/'));
+                url.set_path(&path);
+                if !attributions.is_empty() {
+                    let tags: Vec<String> = attributions
+                        .iter()
+                        .map(|(k, v)| format!("{}:{}", clean(k), clean(v)))
+                        .collect();
+                    url.query_pairs_mut()
+                        .append_pair("customAttributions", &tags.join(","));
+                }
+            }
+        }
+        url
+    }
+}
+
+fn clean(tag: &str) -> String {
+    tag.replace([',', ':'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(json: serde_json::Value) -> Document {
+        let mut value = serde_json::json!({"id": "9a3c6c0e-6c9b-4b8e-9d36-1b2a7e0c4f11"});
+        value
+            .as_object_mut()
+            .unwrap()
+            .extend(json.as_object().unwrap().clone());
+        serde_json::from_value(value).unwrap()
+    }
+
+    const DOC: &str = "9a3c6c0e-6c9b-4b8e-9d36-1b2a7e0c4f11";
+
+    #[test]
+    fn the_configured_url_says_which_server() {
+        let hocuspocus = CollaborationEndpoint::configured(
+            Url::parse("wss://docs.example.org/collaboration/ws/").unwrap(),
+        );
+        assert_eq!(hocuspocus.server(), CollaborationServer::Hocuspocus);
+        assert_eq!(
+            hocuspocus
+                .room(DOC.parse().unwrap(), &[("source", "ai")])
+                .as_str(),
+            format!("wss://docs.example.org/collaboration/ws/?room={DOC}")
+        );
+        for configured in [
+            "wss://docs.example.org/collaboration/ws/v1/docs",
+            "wss://docs.example.org/collaboration/ws/v1/docs/",
+        ] {
+            let yhub = CollaborationEndpoint::configured(Url::parse(configured).unwrap());
+            assert_eq!(yhub.server(), CollaborationServer::Yhub, "{configured}");
+            assert_eq!(
+                yhub.room(
+                    DOC.parse().unwrap(),
+                    &[("source", "ai"), ("tool", "docs-mcp, 1:2")]
+                )
+                .as_str(),
+                format!(
+                    "wss://docs.example.org/collaboration/ws/v1/docs/{DOC}?customAttributions=source%3Aai%2Ctool%3Adocs-mcp++1+2"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn without_configuration_the_documents_abilities_say_which_server() {
+        let instance = InstanceUrl::parse("https://docs.example.org").unwrap();
+        let docs5 = document(serde_json::json!({"abilities": {"content_retrieve": true}}));
+        let docs4 = document(serde_json::json!({"content": ""}));
+        let yhub = document(serde_json::json!({"abilities": {"retrieve": true}}));
+        let derived = |d| CollaborationEndpoint::derived(&instance, d);
+        assert_eq!(derived(&docs5).server(), CollaborationServer::Hocuspocus);
+        assert_eq!(derived(&docs4).server(), CollaborationServer::Hocuspocus);
+        assert_eq!(
+            derived(&docs5).base().as_str(),
+            "wss://docs.example.org/collaboration/ws/"
+        );
+        assert_eq!(derived(&yhub).server(), CollaborationServer::Yhub);
+        assert_eq!(
+            derived(&yhub).room(DOC.parse().unwrap(), &[]).as_str(),
+            format!("wss://docs.example.org/collaboration/ws/v1/docs/{DOC}")
+        );
+    }
+}
