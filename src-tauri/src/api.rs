@@ -162,6 +162,9 @@ pub struct InstanceCheck {
     /// The normalized origin.
     pub url: String,
     pub release_version: Option<String>,
+    /// `hocuspocus` (Docs 5) or `yhub` (its next major), as the instance's configuration
+    /// says; `null` when it names no collaboration endpoint (each document then tells).
+    pub collaboration_server: Option<String>,
 }
 
 /// One row of the Sessions screen.
@@ -360,6 +363,7 @@ mod tests {
 
     fn snapshot(id: Uuid, at_ms: u64) -> SessionSnapshot {
         SessionSnapshot {
+            collaboration: docs_client::CollaborationServer::Hocuspocus,
             document_id: id,
             connected: true,
             read_only: false,

@@ -294,13 +294,14 @@ impl Host {
     /// Asks the instance for `GET /api/v1.0/config/`.
     pub async fn check_instance(&self, url: &str) -> CommandResult<InstanceCheck> {
         let url = InstanceUrl::parse(url.trim())?;
-        let config = DocsClient::new(ClientConfig::new(url.clone()))?
-            .instance_config()
-            .await
-            .map_err(|e| instance_check_failed(&url.to_string(), e))?;
+        let client = DocsClient::new(ClientConfig::new(url.clone()))?;
+        let failed = |e| instance_check_failed(&url.to_string(), e);
+        let config = client.instance_config().await.map_err(failed)?;
+        let collaboration = client.configured_collaboration().await.map_err(failed)?;
         Ok(InstanceCheck {
             url: url.to_string(),
             release_version: config.release_version,
+            collaboration_server: collaboration.map(|c| c.server().as_str().to_owned()),
         })
     }
 

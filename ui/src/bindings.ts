@@ -193,7 +193,12 @@ export type InstanceCheck = {
 /**
  * The normalized origin.
  */
-url: string, release_version: string | null, };
+url: string, release_version: string | null, 
+/**
+ * `hocuspocus` (Docs 5) or `yhub` (its next major), as the instance's configuration
+ * says; `null` when it names no collaboration endpoint (each document then tells).
+ */
+collaboration_server: string | null, };
 
 export type SessionRow = { document_id: string, title: string | null, connected: boolean, read_only: boolean, error: string | null, 
 /**

@@ -23,7 +23,7 @@ const text = (root: HTMLElement, selector: string) => root.querySelector(selecto
 describe("the connect screen", () => {
   it("checks the instance, connects it, and reports the Docs version", async () => {
     const calls = mockCommands({
-      check_instance: () => ({ url: "https://docs.example.org", release_version: "4.1.0" }),
+      check_instance: () => ({ url: "https://docs.example.org", release_version: "4.1.0", collaboration_server: null }),
       connect_instance: () => overview,
     });
     const { screen, onOverview, root } = mount({ ...overview, instance: null });
@@ -38,9 +38,26 @@ describe("the connect screen", () => {
     expect(text(root, ".form-status")).toBe("Connected to https://docs.example.org (Docs 4.1.0).");
   });
 
+  it("names the collaboration server the instance configures", async () => {
+    for (const [server, said] of [
+      ["hocuspocus", " (Docs 5.7.0, Hocuspocus)"],
+      ["yhub", " (Docs 6.0.0, yhub)"],
+    ] as const) {
+      const release = server === "yhub" ? "6.0.0" : "5.7.0";
+      mockCommands({
+        check_instance: () => ({ url: "https://docs.example.org", release_version: release, collaboration_server: server }),
+        connect_instance: () => overview,
+      });
+      const { screen, root } = mount({ ...overview, instance: null });
+      root.querySelector<HTMLInputElement>("#instance-url")!.value = "docs.example.org";
+      await screen.connect();
+      expect(text(root, ".form-status")).toBe(`Connected to https://docs.example.org${said}.`);
+    }
+  });
+
   it("takes a bare host (the service adds https://), which the form does not refuse", async () => {
     const calls = mockCommands({
-      check_instance: () => ({ url: "https://docs.example.org", release_version: null }),
+      check_instance: () => ({ url: "https://docs.example.org", release_version: null, collaboration_server: null }),
       connect_instance: () => overview,
     });
     const { screen, root } = mount({ ...overview, instance: null });
@@ -55,7 +72,7 @@ describe("the connect screen", () => {
   it("clears what the account said of the previous instance once another is connected", async () => {
     mockCommands({
       sign_in: () => failure("INSTANCE_UNREACHABLE", "the sign-in page did not load", "Check the network."),
-      check_instance: () => ({ url: "https://docs.example.org", release_version: null }),
+      check_instance: () => ({ url: "https://docs.example.org", release_version: null, collaboration_server: null }),
       connect_instance: () => overview,
     });
     const { screen, root } = mount();

@@ -3,7 +3,7 @@
 
 import { h, showStatus, statusLine } from "../dom";
 import { errorText, rpc, toRpcError } from "../rpc";
-import type { Account, Overview } from "../types";
+import type { Account, InstanceCheck, Overview } from "../types";
 
 /** "Ada Lovelace (ada@example.org)", or whichever of the two is known. */
 export function accountName(account: Account | null): string | null {
@@ -135,7 +135,7 @@ export class ConnectScreen {
     try {
       const check = await rpc("check_instance", { url });
       const overview = await rpc("connect_instance", { url: check.url });
-      showStatus(this.status, `Connected to ${check.url}${check.release_version ? ` (Docs ${check.release_version})` : ""}.`);
+      showStatus(this.status, `Connected to ${check.url}${instanceDetails(check)}.`);
       // What the account said of the previous instance no longer holds.
       showStatus(this.accountStatus, "");
       this.onOverview(overview);
@@ -180,4 +180,11 @@ export class ConnectScreen {
       showStatus(this.accountStatus, errorText(error), true);
     }
   }
+}
+
+/** " (Docs 5.7.0, Hocuspocus)": the release and the collaboration server, as far as known. */
+export function instanceDetails(check: InstanceCheck): string {
+  const server = { hocuspocus: "Hocuspocus", yhub: "yhub" }[check.collaboration_server ?? ""];
+  const details = [check.release_version && `Docs ${check.release_version}`, server].filter(Boolean);
+  return details.length ? ` (${details.join(", ")})` : "";
 }

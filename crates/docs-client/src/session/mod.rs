@@ -114,6 +114,8 @@ impl Default for SessionOptions {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SessionSnapshot {
     pub document_id: Uuid,
+    /// The kind of server the room is on.
+    pub collaboration: CollaborationServer,
     pub connected: bool,
     pub read_only: bool,
     /// The final error that ended the session, if any.
@@ -545,6 +547,7 @@ impl DocumentSession {
         let progress = shared.progress.borrow().clone();
         SessionSnapshot {
             document_id: shared.id,
+            collaboration: shared.endpoint.server(),
             connected: progress.connected,
             read_only: self.is_read_only(),
             error: progress.failure.as_ref().map(|f| f.error.to_string()),

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
+use docs_client::CollaborationServer;
 use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
@@ -51,6 +52,9 @@ pub struct Health {
     pub version: String,
     pub instance: Option<String>,
     pub instance_reachable: bool,
+    /// The instance's collaboration server (`hocuspocus`, `yhub`), as its configuration
+    /// names it or, when it names none, as an open document's room showed; `null` if unknown.
+    pub collaboration_server: Option<CollaborationServer>,
     pub signed_in: bool,
     pub sessions: usize,
     pub pending_edits: u64,
@@ -300,12 +304,21 @@ impl DocsService {
             Some(i) => i.client.instance_config().await.is_ok(),
             None => false,
         };
+        let configured = match &instance {
+            Some(i) if reachable => i.client.configured_collaboration().await.ok().flatten(),
+            _ => None,
+        };
+        let sessions = self.sessions();
+        let collaboration_server = configured
+            .map(|c| c.server())
+            .or_else(|| sessions.first().map(|s| s.collaboration));
         Health {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instance: instance.as_ref().map(|i| i.client.instance().to_string()),
             instance_reachable: reachable,
+            collaboration_server,
             signed_in: self.has_user_session(),
-            sessions: self.sessions().len(),
+            sessions: sessions.len(),
             pending_edits: self.pending_count().await.unwrap_or(0),
             paused: self.is_paused(),
             uptime_seconds: self.started.elapsed().as_secs(),
