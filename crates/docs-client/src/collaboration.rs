@@ -110,6 +110,28 @@ impl CollaborationEndpoint {
     }
 }
 
+impl CollaborationEndpoint {
+    /// yhub's REST address of a document's state (`…/collaboration/ydoc/v1/docs/<id>`, beside
+    /// its `…/collaboration/ws/v1/docs`); Hocuspocus has none.
+    pub fn ydoc(&self, document: Uuid) -> Option<Url> {
+        if self.server != CollaborationServer::Yhub {
+            return None;
+        }
+        let rooms = self.base.path().trim_end_matches('/');
+        let prefix = rooms.strip_suffix(YHUB_ROOMS)?;
+        let mut url = self.base.clone();
+        let scheme = if url.scheme() == "wss" {
+            "https"
+        } else {
+            "http"
+        };
+        url.set_scheme(scheme).ok()?;
+        url.set_path(&format!("{prefix}/ydoc/v1/docs/{document}"));
+        url.set_query(None);
+        Some(url)
+    }
+}
+
 fn clean(tag: &str) -> String {
     tag.replace([',', ':'], " ")
 }
@@ -135,6 +157,7 @@ mod tests {
             Url::parse("wss://docs.example.org/collaboration/ws/").unwrap(),
         );
         assert_eq!(hocuspocus.server(), CollaborationServer::Hocuspocus);
+        assert_eq!(hocuspocus.ydoc(DOC.parse().unwrap()), None);
         assert_eq!(
             hocuspocus
                 .room(DOC.parse().unwrap(), &[("source", "ai")])
@@ -147,6 +170,10 @@ mod tests {
         ] {
             let yhub = CollaborationEndpoint::configured(Url::parse(configured).unwrap());
             assert_eq!(yhub.server(), CollaborationServer::Yhub, "{configured}");
+            assert_eq!(
+                yhub.ydoc(DOC.parse().unwrap()).unwrap().as_str(),
+                format!("https://docs.example.org/collaboration/ydoc/v1/docs/{DOC}")
+            );
             assert_eq!(
                 yhub.room(
                     DOC.parse().unwrap(),

@@ -42,6 +42,7 @@ mod rest;
 mod session;
 mod threads;
 mod tls;
+mod ydoc;
 
 pub use collaboration::{CollaborationEndpoint, CollaborationServer};
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};

@@ -542,11 +542,28 @@ impl DocsClient {
         body: Option<Vec<u8>>,
         what: &str,
     ) -> Result<reqwest::Response> {
+        self.send_with(method, url, body, what, HeaderMap::new())
+            .await
+    }
+
+    /// [`DocsClient::send`] with `headers` added to every attempt.
+    pub(crate) async fn send_with(
+        &self,
+        method: Method,
+        url: Url,
+        body: Option<Vec<u8>>,
+        what: &str,
+        headers: HeaderMap,
+    ) -> Result<reqwest::Response> {
         let config = &self.inner.config;
         let mut throttled = 0;
         loop {
             self.acquire_budget().await?;
-            let mut request = self.inner.http.request(method.clone(), url.clone());
+            let mut request = self
+                .inner
+                .http
+                .request(method.clone(), url.clone())
+                .headers(headers.clone());
             if method != Method::GET && method != Method::HEAD {
                 request = request.headers(self.unsafe_method_headers());
             }

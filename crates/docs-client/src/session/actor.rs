@@ -156,12 +156,14 @@ impl Actor {
                 }
             }
             let closing_now = self.give_up_at.is_some();
-            let save_wanted = !self.saver.is_running() && self.ledger.save_target().is_some();
+            let save_wanted = !self.saver.is_running() && self.save_target().is_some();
             if save_wanted {
                 self.saver.wanted();
             }
             let awaited = *save_now.borrow_and_update() > self.ledger.saved_up_to();
-            let save_due = self.saver.due(&self.shared.options, closing_now || awaited);
+            // yhub's REST route is the writes' only way in while no socket reaches it.
+            let urgent = closing_now || awaited || self.server() == CollaborationServer::Yhub;
+            let save_due = self.saver.due(&self.shared.options, urgent);
             let give_up_at = self.give_up_at.unwrap_or_else(Instant::now);
             tokio::select! {
                 command = commands.recv() => match command {
@@ -291,6 +293,10 @@ impl Actor {
             }
             LinkEvent::Rechecked(rights) => {
                 self.on_rechecked(rights);
+                return;
+            }
+            LinkEvent::Loaded(state) => {
+                self.on_loaded(state).await;
                 return;
             }
             LinkEvent::Connected(socket) => self.on_connected(socket).await.err(),
@@ -492,12 +498,44 @@ impl Actor {
             }
             Ended::Lost(reason) => {
                 let delay = self.next_delay();
+                if self.server() == CollaborationServer::Yhub && !self.ledger.synced_once() {
+                    // Never synced, no socket: the room's state through yhub's REST route.
+                    tracing::info!(%reason, "no connection; reading the document over REST");
+                    self.link = Link::Loading(link::load(&self.client, &self.shared));
+                    return;
+                }
                 tracing::info!(%reason, ?delay, "connection lost; reconnecting");
                 self.link = Link::Waiting {
                     until: Instant::now() + delay,
                 };
             }
         }
+    }
+
+    /// The room's state read over REST (yhub, no socket): the session serves reads from it
+    /// and keeps trying to connect.
+    async fn on_loaded(&mut self, state: Result<Vec<u8>>) {
+        match state {
+            Ok(state) => match self.apply_remote(&state, "state").await {
+                Ok(()) => self.ledger.loaded(),
+                Err(Ended::Final(error)) => {
+                    self.ledger.fail(error);
+                    self.link = Link::Stopped;
+                    return;
+                }
+                Err(ended) => tracing::info!(?ended, "the document read over REST was refused"),
+            },
+            Err(error) if !error.is_transient() => {
+                self.ledger.fail(error);
+                self.link = Link::Stopped;
+                return;
+            }
+            Err(error) => tracing::info!(%error, "reading the document over REST failed"),
+        }
+        let delay = self.next_delay();
+        self.link = Link::Waiting {
+            until: Instant::now() + delay,
+        };
     }
 
     fn on_rechecked(&mut self, rights: Result<crate::rest::Document>) {
@@ -539,46 +577,77 @@ impl Actor {
         link::backoff(&self.shared.options, self.attempt)
     }
 
+    /// What a save would cover now. Hocuspocus: the acknowledged writes no save holds yet.
+    /// yhub stores what it takes: the writes it has not taken while no socket reaches it
+    /// (two attempts failed in a row, or closing), merged through its REST route.
+    fn save_target(&self) -> Option<u64> {
+        match self.server() {
+            CollaborationServer::Hocuspocus => self.ledger.save_target(),
+            CollaborationServer::Yhub => {
+                let offline =
+                    !self.ledger.connected() && (self.attempt >= 2 || self.give_up_at.is_some());
+                (offline && self.ledger.synced_once())
+                    .then(|| self.ledger.unacknowledged())
+                    .flatten()
+            }
+        }
+    }
+
     fn start_save(&mut self) {
-        let Some(target) = self.ledger.save_target() else {
+        let Some(target) = self.save_target() else {
             return;
         };
+        if self.server() == CollaborationServer::Yhub {
+            self.start_patch(target);
+            return;
+        }
         let client = self.client.clone();
         let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
         // Docs lets a save from a client off the collaboration server through only when no
         // one else edits there (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY): say the truth.
         let connected = self.ledger.connected();
         self.saver.start(Started { target, connected }, async move {
-            // Encoding a large document is CPU work: off the runtime's workers.
-            let encoded = tokio::task::spawn_blocking(move || {
-                yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
-            })
-            .await;
-            let state = match encoded {
-                Ok(state) => state,
-                Err(e) => match e.try_into_panic() {
-                    Ok(panic) => std::panic::resume_unwind(panic),
-                    // The runtime is shutting down.
-                    Err(_) => {
-                        return Err(Error::Closed {
-                            document: id.to_string(),
-                        });
-                    }
-                },
-            };
+            let state = encode_state(doc, id).await?;
             client.save_content(id, api, &state, connected).await
         });
     }
 
+    /// Merges the document into yhub's copy through its REST route (what it has is skipped
+    /// there): every write up to `target` is then held by the server.
+    fn start_patch(&mut self, target: u64) {
+        let client = self.client.clone();
+        let (doc, id, endpoint) = (
+            self.shared.doc.clone(),
+            self.shared.id,
+            self.shared.endpoint.clone(),
+        );
+        let started = Started {
+            target,
+            connected: false,
+        };
+        self.saver.start(started, async move {
+            let state = encode_state(doc, id).await?;
+            client
+                .patch_ydoc(&endpoint, id, &state, &ATTRIBUTIONS)
+                .await
+        });
+    }
+
     fn on_saved(&mut self, started: Started, outcome: Result<()>) {
+        let hocuspocus = self.server() == CollaborationServer::Hocuspocus;
         match outcome {
-            Ok(()) => {
+            Ok(()) if hocuspocus => {
                 self.saver.succeeded();
                 self.ledger.saved(started.target);
             }
+            Ok(()) => {
+                self.saver.succeeded();
+                self.unconfirmed.held_up_to(started.target);
+                self.ledger.acknowledge(started.target);
+            }
             // Docs refuses a save made off the room while others edit there
             // (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY); made from the room, it goes through.
-            Err(Error::Forbidden { detail }) if !started.connected => {
+            Err(Error::Forbidden { detail }) if !started.connected && hocuspocus => {
                 let delay = self.saver.failed(&self.shared.options);
                 tracing::info!(%detail, ?delay, "save refused while out of the room; retrying");
             }
@@ -599,6 +668,25 @@ impl Actor {
             let within = leave_budget(&self.shared.options) / 2;
             connection.leave(leaving, within).await;
         }
+    }
+}
+
+/// The whole document as one update. Encoding a large document is CPU work: off the
+/// runtime's workers.
+async fn encode_state(doc: yrs::Doc, id: uuid::Uuid) -> Result<Vec<u8>> {
+    let encoded = tokio::task::spawn_blocking(move || {
+        yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
+    })
+    .await;
+    match encoded {
+        Ok(state) => Ok(state),
+        Err(e) => match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            // The runtime is shutting down.
+            Err(_) => Err(Error::Closed {
+                document: id.to_string(),
+            }),
+        },
     }
 }
 

@@ -35,6 +35,13 @@ impl Unconfirmed {
         self.writes.len()
     }
 
+    /// The server took every write up to `seq` another way (yhub's REST route).
+    pub fn held_up_to(&mut self, seq: u64) {
+        while self.writes.front().is_some_and(|w| w.seq <= seq) {
+            self.writes.pop_front();
+        }
+    }
+
     /// The server sent `update` (state or relay): the highest write it now holds together
     /// with every write before it, if that advanced.
     pub fn heard(&mut self, update: &Update) -> Option<u64> {

@@ -45,6 +45,17 @@ impl Ledger {
         self.progress.borrow().connected
     }
 
+    /// The session synced once (its document is there to read).
+    pub fn synced_once(&self) -> bool {
+        self.progress.borrow().synced
+    }
+
+    /// Every write made so far, when some are not acknowledged (and nothing failed).
+    pub fn unacknowledged(&self) -> Option<u64> {
+        let p = self.progress.borrow();
+        (p.failure.is_none() && p.written > p.acknowledged).then_some(p.written)
+    }
+
     pub fn failure(&self) -> Option<Error> {
         self.progress
             .borrow()
@@ -112,6 +123,13 @@ impl Ledger {
             p.connected = true;
             changed
         });
+    }
+
+    /// The room's state arrived without a connection (yhub's REST route): reads may go on,
+    /// writes wait for a connection or go through that route.
+    pub fn loaded(&mut self) {
+        self.progress
+            .send_if_modified(|p| !std::mem::replace(&mut p.synced, true));
     }
 
     pub fn disconnected(&mut self) {

@@ -40,6 +40,9 @@ pub(super) enum Link {
     },
     /// Asking REST what we may do now, after the room reset or denied our connection.
     Rechecking(BoxFuture<'static, Result<Document>>),
+    /// yhub only: the socket could not be opened before the first sync; reading the room's
+    /// state through the collaboration server's REST route instead.
+    Loading(BoxFuture<'static, Result<Vec<u8>>>),
     Connecting(BoxFuture<'static, Result<Socket, Ended>>),
     Open(Box<Connection>),
     /// No connection is wanted any more (the session is closing or failed).
@@ -50,6 +53,7 @@ pub(super) enum Link {
 pub(super) enum LinkEvent {
     RetryDue,
     Rechecked(Result<Document>),
+    Loaded(Result<Vec<u8>>),
     Connected(Box<Socket>),
     Message(Message),
     /// Our presence is due for renewal (remote states expire after 30 s).
@@ -76,6 +80,7 @@ impl Link {
                 LinkEvent::RetryDue
             }
             Link::Rechecking(recheck) => LinkEvent::Rechecked(recheck.await),
+            Link::Loading(load) => LinkEvent::Loaded(load.await),
             Link::Connecting(attempt) => match attempt.await {
                 Ok(socket) => LinkEvent::Connected(Box::new(socket)),
                 Err(ended) => LinkEvent::Ended(ended),
@@ -371,6 +376,13 @@ pub(super) fn connect(
         }
     }
     .boxed()
+}
+
+/// The room's state read through yhub's REST route (the socket could not be opened).
+pub(super) fn load(client: &DocsClient, shared: &Shared) -> BoxFuture<'static, Result<Vec<u8>>> {
+    let client = client.clone();
+    let (endpoint, id) = (shared.endpoint.clone(), shared.id);
+    async move { client.ydoc(&endpoint, id).await }.boxed()
 }
 
 /// What the room says about our rights now (after a reset or a denial).
