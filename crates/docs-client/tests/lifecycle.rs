@@ -12,7 +12,7 @@ use docs_client::{
 };
 use futures_util::StreamExt;
 use support::*;
-use test_harness::{DocsServer, DocumentSpec, ServerOptions, TypistSpec};
+use test_harness::{Collaboration, DocsServer, DocumentSpec, ServerOptions, TypistSpec};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -49,6 +49,30 @@ async fn closing_while_saves_fail_returns_within_the_write_timeout_and_reports_n
     let session = DocumentSession::open(anonymous_client(&server), id, options)
         .await
         .unwrap();
+    let not_saved = Error::NotSaved {
+        waited: write_timeout,
+    };
+    if server.collaboration() == Collaboration::Yhub {
+        // yhub stores what it takes, and takes nothing while it is down (socket and REST
+        // route alike): the write is never held, each REST attempt fails and is retried.
+        server.set_collaboration_down(true).await.unwrap();
+        let mut write = session
+            .write(move |txn| append_paragraph(txn, "never stored"))
+            .await
+            .unwrap();
+        let started = Instant::now();
+        assert_eq!(session.close().await, Err(not_saved.clone()));
+        assert!(started.elapsed() < write_timeout + Duration::from_secs(5));
+        assert_eq!(write.saved().await, Err(not_saved));
+        let stats = server.stats().await.unwrap();
+        assert_eq!(stats.ydoc_patches.get(&id.to_string()), None);
+        server.set_collaboration_down(false).await.unwrap();
+        assert!(
+            !blocknote_texts(&server.stored(id).await.unwrap().blocks)
+                .contains(&"never stored".to_owned())
+        );
+        return;
+    }
     // From now on the instance throttles every REST call for longer than the client waits:
     // each save fails (transiently) and is retried.
     server.throttle_next(1_000_000, 120).await.unwrap();
@@ -61,9 +85,6 @@ async fn closing_while_saves_fail_returns_within_the_write_timeout_and_reports_n
     let started = Instant::now();
     let closed = session.close().await;
     let took = started.elapsed();
-    let not_saved = Error::NotSaved {
-        waited: write_timeout,
-    };
     assert_eq!(closed, Err(not_saved.clone()));
     // The bound is the write timeout (2 s); 5 s more are allowed for a loaded machine.
     // (Before the session was an actor, this close never returned.)
@@ -232,13 +253,28 @@ async fn persist_saves_edits_the_session_only_received() {
         (block_texts(session.doc()) == ["Hello world"]).then_some(())
     })
     .await;
+    let before = match server.collaboration() {
+        Collaboration::Hocuspocus => "Hello",
+        // yhub stores what it takes.
+        Collaboration::Yhub => "Hello world",
+    };
     assert_eq!(
         blocknote_texts(&server.stored(id).await.unwrap().blocks),
-        ["Hello"]
+        [before]
     );
 
     let receipt = session.persist().await.unwrap().wait().await.unwrap();
     assert_eq!(receipt.seq, 1);
+    if server.collaboration() == Collaboration::Yhub {
+        // yhub stored the typing itself: nothing for us to save.
+        assert_eq!(
+            blocknote_texts(&server.stored(id).await.unwrap().blocks),
+            ["Hello world"]
+        );
+        assert_eq!(server.stats().await.unwrap().content_patches.len(), 0);
+        session.close().await.unwrap();
+        return;
+    }
     assert_eq!(
         blocknote_texts(&server.stored(id).await.unwrap().blocks),
         ["Hello world"]

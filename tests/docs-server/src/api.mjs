@@ -26,6 +26,8 @@ class HttpError extends Error {
 }
 
 export function createApi({ store, opts, state, stats, collab }) {
+  // Docs' next major (yhub): the collaboration server persists the content itself.
+  const yhub = opts.collaboration === 'yhub';
   const throttleHistory = new Map(); // key -> [timestamps ms], oldest last
   const noWebsocketEditors = new Map(); // docId -> { sessionKey, until }
 
@@ -192,8 +194,10 @@ export function createApi({ store, opts, state, stats, collab }) {
       API_USERS_SEARCH_QUERY_MIN_LENGTH: 3,
       COLLABORATION_WS_URL: state.collaborationUrlUnset
         ? null
-        : `ws://127.0.0.1:${state.port}/collaboration/ws/`,
-      COLLABORATION_WS_NOT_CONNECTED_READ_ONLY: true,
+        : yhub
+          ? `ws://127.0.0.1:${state.port}/collaboration/ws/v1/docs`
+          : `ws://127.0.0.1:${state.port}/collaboration/ws/`,
+      ...(yhub ? {} : { COLLABORATION_WS_NOT_CONNECTED_READ_ONLY: true }),
       CONVERSION_FILE_EXTENSIONS_ALLOWED: ['.docx', '.md'],
       CONVERSION_FILE_MAX_SIZE: 20971520,
       CRISP_WEBSITE_ID: null,
@@ -354,7 +358,13 @@ export function createApi({ store, opts, state, stats, collab }) {
 
   const destroyDocument = (ctx, id) => {
     const doc = getDoc(ctx, id, 'destroy');
-    store.documents.delete(doc.id);
+    if (yhub) {
+      // A soft delete (Docs' trashbin): the collaboration server closes the room's
+      // connections with 4404 and answers its REST routes 404 `doc-deleted`.
+      doc.deleted_at = new Date().toISOString();
+    } else {
+      store.documents.delete(doc.id);
+    }
     collab.resetConnections(doc.id);
     return { status: 204 };
   };
@@ -481,7 +491,8 @@ export function createApi({ store, opts, state, stats, collab }) {
         },
       };
     }
-    if ((m = p.match(/^documents\/([^/.]+)\/content\/$/)) && !opts.legacyContent) {
+    // Not before 5.0 (a field of the document then), and gone again with yhub.
+    if ((m = p.match(/^documents\/([^/.]+)\/content\/$/)) && !opts.legacyContent && !yhub) {
       const id = m[1];
       return {
         documents: true,

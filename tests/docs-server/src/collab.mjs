@@ -92,8 +92,13 @@ export function createCollab({ store, state, stats }) {
   }
 
   return {
+    kind: 'hocuspocus',
     hocuspocus,
     handleUpgrade,
+    /** Custom attributions are a yhub feature: none here. */
+    attributions() {
+      return { connections: [], patches: [] };
+    },
     /** Like Docs' get-document-connection-info: how many connections, and is this session one. */
     connectionInfo(docId, sessionKey) {
       const doc = hocuspocus.documents.get(docId);
@@ -116,6 +121,10 @@ export function createCollab({ store, state, stats }) {
     setDown(value) {
       down = value;
       if (down) for (const ws of [...sockets]) ws.terminate();
+    },
+    /** yhub only (Hocuspocus clients fall back on nothing). */
+    refuseSocketsOf() {
+      throw new Error('refusing some clients\' sockets is a yhub mode control');
     },
     /** Terminates every WebSocket abruptly (no close frame). */
     dropAll() {

@@ -181,6 +181,16 @@ export function createControl({ store, state, stats, collab, typists }) {
       },
     ],
     [
+      'GET',
+      /^documents\/([^/]+)\/attributions$/,
+      async (_req, m) => {
+        // The custom attributions (`customAttributions`) each collaboration connection of the
+        // room carried (closed ones too) and each REST PATCH; always empty with Hocuspocus.
+        docOr404(m[1]);
+        return collab.attributions(m[1].toLowerCase());
+      },
+    ],
+    [
       'POST',
       /^documents\/([^/]+)\/reset-connections$/,
       async (_req, m) => {
@@ -259,6 +269,24 @@ export function createControl({ store, state, stats, collab, typists }) {
     ],
     [
       'POST',
+      /^refuse-sockets-of$/,
+      async (req) => {
+        // yhub: sockets of clients whose User-Agent contains `agent` are refused (502), as by a
+        // proxy that does not pass their WebSockets; null lets them through again.
+        const b = await body(req);
+        if (b.agent !== null && typeof b.agent !== 'string') {
+          throw new ControlError(400, 'expected {"agent": "<User-Agent part>" | null}');
+        }
+        try {
+          collab.refuseSocketsOf(b.agent);
+        } catch (e) {
+          throw new ControlError(409, e.message);
+        }
+        return { agent: b.agent };
+      },
+    ],
+    [
+      'POST',
       /^freeze$/,
       async (req) => ({ frozen: collab.freeze(await roomOrAll(req)) }),
     ],
@@ -299,8 +327,10 @@ export function createControl({ store, state, stats, collab, typists }) {
       'GET',
       /^stats$/,
       async () => ({
+        collaboration: stats.collaboration,
         requests: stats.requests,
         content_patches: { ...stats.content_patches },
+        ydoc_patches: { ...stats.ydoc_patches },
         saves_off_websocket: { ...stats.saves_off_websocket },
         ws_connections: collab.wsCounts(),
         throttled: stats.throttled,

@@ -4,7 +4,12 @@
 // provider and the frontend's pages (login.mjs) + a test control API (/__test__/).
 //
 //   node src/main.mjs [--port 0] [--docs-version 5.7.0 | --legacy-content] [--throttle-rate 80]
-//                     [--stay] [--demo]
+//                     [--collaboration hocuspocus|yhub] [--stay] [--demo]
+//
+// --collaboration: the collaboration server Docs runs. `hocuspocus` (default): today's Docs
+// (collab.mjs). `yhub`: Docs' next major (collab-yhub.mjs: the y-websocket server at
+// /collaboration/ws/v1/docs/<id>, REST /collaboration/ydoc/v1/docs/<id>, the server persists
+// the content: no documents/<id>/content/ endpoint).
 //
 // --docs-version: the Docs release to behave as (5.7.0 by default; below 5.0.0, the content is
 // a field of the document, as --legacy-content says; below 5.7.0, favorites at favorite_list/).
@@ -22,7 +27,15 @@ console.info = console.error;
 console.debug = console.error;
 
 function parseArgs(argv) {
-  const opts = { port: 0, legacyContent: false, docsVersion: null, throttleRate: 80, stay: false, demo: false };
+  const opts = {
+    port: 0,
+    legacyContent: false,
+    docsVersion: null,
+    throttleRate: 80,
+    collaboration: 'hocuspocus',
+    stay: false,
+    demo: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -36,6 +49,8 @@ function parseArgs(argv) {
     else if (a === '--docs-version') opts.docsVersion = value();
     else if (a === '--throttle-rate') opts.throttleRate = Number.parseInt(value(), 10);
     else if (a.startsWith('--throttle-rate=')) opts.throttleRate = Number.parseInt(a.slice(16), 10);
+    else if (a === '--collaboration') opts.collaboration = value();
+    else if (a.startsWith('--collaboration=')) opts.collaboration = a.slice(16);
     else if (a === '--stay') opts.stay = true;
     else if (a === '--demo') opts.demo = true;
     else throw new Error(`unknown argument ${a}`);
@@ -49,6 +64,10 @@ function parseArgs(argv) {
     throw new Error('--legacy-content is Docs before 5.0: --docs-version must be below 5.0.0');
   }
   opts.legacyContent = !versionAtLeast(opts.docsVersion, '5.0.0');
+  if (!['hocuspocus', 'yhub'].includes(opts.collaboration)) throw new Error('bad --collaboration (hocuspocus|yhub)');
+  if (opts.collaboration === 'yhub' && opts.legacyContent) {
+    throw new Error('--collaboration yhub is Docs after 5.x: not with a --docs-version below 5.0.0');
+  }
   return opts;
 }
 
@@ -64,6 +83,7 @@ try {
 const { Store } = await import('./store.mjs');
 const { createApi } = await import('./api.mjs');
 const { createCollab } = await import('./collab.mjs');
+const { createYhubCollab } = await import('./collab-yhub.mjs');
 const { createControl } = await import('./control.mjs');
 const { createLogin } = await import('./login.mjs');
 const { Typists } = await import('./typist.mjs');
@@ -77,9 +97,19 @@ const state = {
   // Email the next /api/v1.0/authenticate/ signs in without showing the login form.
   autoSignIn: null,
 };
-const stats = { requests: 0, content_patches: {}, saves_off_websocket: {}, throttled: 0, ws_accepted: 0 };
-const store = new Store();
-const collab = createCollab({ store, state, stats });
+const stats = {
+  collaboration: opts.collaboration,
+  requests: 0,
+  content_patches: {},
+  saves_off_websocket: {},
+  ydoc_patches: {},
+  throttled: 0,
+  ws_accepted: 0,
+};
+const yhub = opts.collaboration === 'yhub';
+// Under yhub the content endpoint is gone, and so are its abilities.
+const store = new Store({ contentAbilities: !yhub });
+const collab = yhub ? createYhubCollab({ store, state, stats }) : createCollab({ store, state, stats });
 const typists = new Typists({ state, opts });
 const api = createApi({ store, opts, state, stats, collab });
 const control = createControl({ store, state, stats, collab, typists });
@@ -97,6 +127,7 @@ const server = http.createServer(async (req, res) => {
     if (await login(req, res, url)) return;
     if (url.pathname.startsWith('/api/v1.0/')) await api(req, res, url);
     else if (url.pathname.startsWith('/__test__/')) await control(req, res, url);
+    else if (url.pathname.startsWith('/collaboration/') && collab.handleHttp) await collab.handleHttp(req, res, url);
     else notFoundPage(res);
   } catch (err) {
     console.error('[docs-server] unhandled', err);

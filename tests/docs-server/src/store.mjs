@@ -23,7 +23,9 @@ export const randomToken = (n = 32) => {
 };
 
 export class Store {
-  constructor() {
+  /** `contentAbilities: false`: no `content_retrieve`/`content_patch` abilities (Docs with yhub). */
+  constructor({ contentAbilities = true } = {}) {
+    this.contentAbilities = contentAbilities;
     this.users = new Map(); // id -> user
     this.sessions = new Map(); // key -> { userId|null, csrf|null, oidcStates: Map state -> next }
     this.documents = new Map(); // id -> doc
@@ -147,7 +149,7 @@ export class Store {
       authenticated: [...LINK_ROLES],
       public: [...LINK_ROLES],
     };
-    return {
+    const abilities = {
       accesses_manage: isOwnerOrAdmin,
       accesses_view: hasAccessRole,
       ai_proxy: aiAccess,
@@ -184,6 +186,11 @@ export class Store {
       versions_retrieve: hasAccessRole,
       search: canGet,
     };
+    if (!this.contentAbilities) {
+      delete abilities.content_patch;
+      delete abilities.content_retrieve;
+    }
+    return abilities;
   }
 
   /** Docs' ListDocumentSerializer / DocumentSerializer representation. */

@@ -2,10 +2,15 @@
 // It loads the stored content through REST, syncs over the collaboration WebSocket, types
 // text one character at a time into one block's inline text, and optionally saves back
 // through REST like the browser does.
+//
+// With `--collaboration yhub`, the client is the real `y-websocket` WebsocketProvider, as
+// Docs' yhub frontend opens it (`disableBc: true`): no REST content load (the server's
+// initial sync brings the state) and no save (the server persists; `save` does nothing).
 import { randomUUID } from 'node:crypto';
 
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
+import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 
 import { FRAGMENT } from './content.mjs';
@@ -41,6 +46,49 @@ export function findContentNode(ydoc, blockId) {
   return walk(fragment);
 }
 
+/** Records the `commentsPing` awareness fields of other clients, as Docs' editor watches them. */
+function watchCommentsPings(t, awareness) {
+  awareness.on('change', ({ added, updated }) => {
+    const states = awareness.getStates();
+    for (const clientId of [...added, ...updated]) {
+      if (clientId === awareness.clientID) continue;
+      const ping = states.get(clientId)?.commentsPing;
+      const seen = t.commentsPings.some((p) => p.clientId === clientId && p.at === ping?.at);
+      if (ping && !seen) t.commentsPings.push({ clientId, ...ping });
+    }
+  });
+}
+
+/**
+ * Types `text` one character at a time at the end of the block's inline text. Returns whether
+ * anything was typed. Like y-prosemirror, a local origin that is NOT the provider (providers
+ * do not send updates whose origin is themselves).
+ */
+async function typeInto(t, ydoc, spec, text, interval) {
+  const typingOrigin = { typist: t.id };
+  let localChange = false;
+  for (const ch of Array.from(text)) {
+    const node = findContentNode(ydoc, spec.block_id || null);
+    if (!node) throw new Error(`block ${spec.block_id || '(first paragraph)'} not found`);
+    ydoc.transact(() => {
+      const last = node.length > 0 ? node.get(node.length - 1) : null;
+      if (last instanceof Y.XmlText) {
+        // Appending at the end of the existing text run (formatting of the previous
+        // character carries on, as in the editor).
+        last.insert(last.length, ch);
+      } else {
+        const xt = new Y.XmlText();
+        node.insert(node.length, [xt]);
+        xt.insert(0, ch);
+      }
+    }, typingOrigin);
+    localChange = true;
+    t.typed += 1;
+    if (interval) await sleep(interval);
+  }
+  return localChange;
+}
+
 export class Typists {
   constructor({ state, opts }) {
     this.state = state;
@@ -58,6 +106,9 @@ export class Typists {
       saved: t.saved,
       synced: t.synced,
       comments_pings: t.commentsPings,
+      // What this client's own copy holds (the document fragment as XML), to see what
+      // reached it.
+      fragment: t.ydoc ? t.ydoc.getXmlFragment(FRAGMENT).toString() : '',
     };
   }
 
@@ -71,6 +122,7 @@ export class Typists {
       saved: false,
       synced: false,
       provider: null,
+      ydoc: null,
       // The `commentsPing` awareness fields of other clients this one received, as Docs'
       // editor watches them to refresh its threads: [{clientId, at, docId, threadId}].
       commentsPings: [],
@@ -132,7 +184,12 @@ export class Typists {
     const docRes = await http('GET', `/api/v1.0/documents/${docId}/`);
     if (docRes.status !== 200) throw new Error(`GET document: HTTP ${docRes.status}`);
     const docJson = await docRes.json();
+    if (this.opts.collaboration === 'yhub') {
+      await this.runYhub(t, spec, { docId, text, interval, cookieHeader });
+      return;
+    }
     const ydoc = new Y.Doc();
+    t.ydoc = ydoc;
     let b64 = '';
     if (this.opts.legacyContent) {
       b64 = docJson.content || '';
@@ -173,15 +230,7 @@ export class Typists {
       });
       t.provider = provider;
     });
-    t.provider.awareness.on('change', ({ added, updated }) => {
-      const states = t.provider.awareness.getStates();
-      for (const clientId of [...added, ...updated]) {
-        if (clientId === t.provider.awareness.clientID) continue;
-        const ping = states.get(clientId)?.commentsPing;
-        const seen = t.commentsPings.some((p) => p.clientId === clientId && p.at === ping?.at);
-        if (ping && !seen) t.commentsPings.push({ clientId, ...ping });
-      }
-    });
+    watchCommentsPings(t, t.provider.awareness);
     t.provider.attach();
     await Promise.race([synced, sleep(15000)]);
     if (denied) throw new Error(`authentication failed: ${denied}`);
@@ -191,29 +240,7 @@ export class Typists {
     t.provider.setAwarenessField('user', { name: spec.name || 'Typist', color });
 
     // 3. Type one character at a time into the block's inline text.
-    // Like y-prosemirror, a local origin that is NOT the provider (the provider does not
-    // send updates whose origin is itself).
-    const typingOrigin = { typist: t.id };
-    let localChange = false;
-    for (const ch of Array.from(text)) {
-      const node = findContentNode(ydoc, spec.block_id || null);
-      if (!node) throw new Error(`block ${spec.block_id || '(first paragraph)'} not found`);
-      ydoc.transact(() => {
-        const last = node.length > 0 ? node.get(node.length - 1) : null;
-        if (last instanceof Y.XmlText) {
-          // Appending at the end of the existing text run (formatting of the previous
-          // character carries on, as in the editor).
-          last.insert(last.length, ch);
-        } else {
-          const xt = new Y.XmlText();
-          node.insert(node.length, [xt]);
-          xt.insert(0, ch);
-        }
-      }, typingOrigin);
-      localChange = true;
-      t.typed += 1;
-      if (interval) await sleep(interval);
-    }
+    const localChange = await typeInto(t, ydoc, spec, text, interval);
 
     // 4. Save like the browser (only when it made a local change).
     if (spec.save && localChange) {
@@ -224,6 +251,54 @@ export class Typists {
       if (res.status !== 204 && res.status !== 200) throw new Error(`save: HTTP ${res.status}`);
       t.saved = true;
     }
+    t.done = true;
+    if (spec.disconnect_when_done !== false) this.cleanup(t);
+  }
+
+  /** The yhub browser: y-websocket's WebsocketProvider, Origin + session cookie on the upgrade. */
+  async runYhub(t, spec, { docId, text, interval, cookieHeader }) {
+    const { origin } = this.state;
+    const headers = { Origin: origin };
+    const cookie = cookieHeader();
+    if (cookie) headers.Cookie = cookie;
+    class BrowserLikeWebSocket extends WebSocket {
+      constructor(url, protocols) {
+        super(url, protocols, { headers });
+      }
+    }
+    const ydoc = new Y.Doc();
+    t.ydoc = ydoc;
+    const provider = new WebsocketProvider(`ws://127.0.0.1:${this.state.port}/collaboration/ws/v1/docs`, docId, ydoc, {
+      disableBc: true,
+      WebSocketPolyfill: BrowserLikeWebSocket,
+      connect: false,
+    });
+    t.provider = provider;
+    let denied = null;
+    const synced = new Promise((resolve) => {
+      provider.on('sync', (isSynced) => {
+        if (isSynced) resolve();
+      });
+      // yhub's permanent close codes (4400-4499): stop, as Docs' frontend does.
+      provider.on('connection-close', (event) => {
+        if (event && event.code >= 4400 && event.code < 4500) {
+          denied = `${event.code} ${event.reason || ''}`.trim();
+          provider.disconnect();
+          resolve();
+        }
+      });
+    });
+    watchCommentsPings(t, provider.awareness);
+    provider.connect();
+    await Promise.race([synced, sleep(15000)]);
+    if (denied) throw new Error(`connection closed: ${denied}`);
+    if (!provider.synced) throw new Error('not synced after 15 s');
+    t.synced = true;
+    const color = '#' + ((Math.random() * 0xffffff) | 0).toString(16).padStart(6, '0');
+    provider.awareness.setLocalStateField('user', { name: spec.name || 'Typist', color });
+
+    await typeInto(t, ydoc, spec, text, interval);
+    // `save`: nothing to do, the collaboration server persists (t.saved stays false).
     t.done = true;
     if (spec.disconnect_when_done !== false) this.cleanup(t);
   }

@@ -1,5 +1,6 @@
 //! test-harness: starts the Docs-like test server (`tests/docs-server`, a Node program that
-//! runs the real `@hocuspocus/server` 3.4.4 behind a fake La Suite Docs backend) and drives its
+//! runs the real `@hocuspocus/server` 3.4.4 — or, with [`Collaboration::Yhub`], the real
+//! y-websocket server as Docs' next major "yhub" — behind a fake La Suite Docs backend) and drives its
 //! test-only control API (`/__test__/...`): seeding, read-back, resets, drops and freezes of
 //! connections, throttling, a scripted typist, comment marks (read back through BlockNote,
 //! or seeded as Docs' editor writes them).
@@ -35,6 +36,51 @@ use uuid::Uuid;
 /// How long to wait for the `LISTENING` line.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Environment variable choosing the collaboration server when
+/// [`ServerOptions::collaboration`] is `None`: `hocuspocus` (default) or `yhub`.
+pub const COLLABORATION_ENV: &str = "DOCS_TEST_COLLABORATION";
+
+/// The collaboration server the test instance runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Collaboration {
+    /// Docs up to 5.x: `@hocuspocus/server` at `/collaboration/ws/?room=<id>`; clients save the
+    /// content through `documents/<id>/content/`.
+    #[default]
+    Hocuspocus,
+    /// Docs' next major: yhub, plain y-websocket at `/collaboration/ws/v1/docs/<id>`, REST
+    /// `/collaboration/ydoc/v1/docs/<id>`; the server persists (no `content/` endpoint).
+    Yhub,
+}
+
+impl Collaboration {
+    /// The `--collaboration` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Hocuspocus => "hocuspocus",
+            Self::Yhub => "yhub",
+        }
+    }
+
+    /// Parses `hocuspocus` / `yhub` (case-insensitive).
+    pub fn parse(s: &str) -> anyhow::Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "hocuspocus" => Ok(Self::Hocuspocus),
+            "yhub" => Ok(Self::Yhub),
+            other => bail!("unknown collaboration server {other:?} (hocuspocus|yhub)"),
+        }
+    }
+
+    /// What `DOCS_TEST_COLLABORATION` asks for (Hocuspocus when unset or empty).
+    pub fn from_env() -> anyhow::Result<Self> {
+        match std::env::var(COLLABORATION_ENV) {
+            Ok(v) if !v.trim().is_empty() => {
+                Self::parse(&v).with_context(|| format!("{COLLABORATION_ENV}={v}"))
+            }
+            _ => Ok(Self::Hocuspocus),
+        }
+    }
+}
+
 /// Options of the test server.
 #[derive(Debug, Clone, Default)]
 pub struct ServerOptions {
@@ -44,6 +90,9 @@ pub struct ServerOptions {
     pub docs_version: Option<String>,
     /// Document API throttle in requests/minute (default 80, like Docs). `Some(0)` disables it.
     pub throttle_rate: Option<u32>,
+    /// `hocuspocus` or `yhub`; `None`: the `DOCS_TEST_COLLABORATION` environment variable
+    /// decides (Hocuspocus when unset).
+    pub collaboration: Option<String>,
 }
 
 /// A signed-in user of the test instance, with a ready-to-use session.
@@ -273,6 +322,9 @@ pub struct TypistStatus {
     /// watches to refresh its threads), each `{clientId, at, docId, threadId}`.
     #[serde(default)]
     pub comments_pings: Vec<Value>,
+    /// What its own copy of the document holds (the fragment as XML).
+    #[serde(default)]
+    pub fragment: String,
 }
 
 /// A run of text carrying a comment mark, as BlockNote's editor reads the document.
@@ -347,11 +399,75 @@ pub struct Stats {
     pub ws_connections: HashMap<String, u64>,
     /// 429 responses sent.
     pub throttled: u64,
+    /// The collaboration server: `hocuspocus` or `yhub`.
+    #[serde(default)]
+    pub collaboration: String,
+    /// `PATCH /collaboration/ydoc/v1/docs/<id>` calls that succeeded, per document id (yhub).
+    #[serde(default)]
+    pub ydoc_patches: HashMap<String, u64>,
+}
+
+/// The custom attributions a yhub collaboration connection carried
+/// (`?customAttributions=k:v,...` on its URL), closed connections included.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct ConnectionAttributions {
+    /// The signed-in user of the connection (`None`: anonymous).
+    pub user_id: Option<String>,
+    /// `[{k, v}]` pairs, in URL order.
+    pub attributions: Vec<Attribution>,
+    pub read_only: bool,
+    pub open: bool,
+    /// Sync messages (step 2 / update) accepted from it.
+    #[serde(default)]
+    pub updates: u64,
+    /// Messages dropped (read-only, or sent while the server was closing it).
+    #[serde(default)]
+    pub dropped: u64,
+    /// Awareness messages it sent (taken or dropped): a reader must send none.
+    #[serde(default)]
+    pub awareness_received: u64,
+    /// Close code once closed.
+    #[serde(default)]
+    pub close_code: Option<u16>,
+}
+
+/// One `k:v` custom attribution.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Attribution {
+    pub k: String,
+    pub v: String,
+}
+
+/// A REST `PATCH /collaboration/ydoc/v1/docs/<id>` as the yhub test server recorded it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct PatchAttributions {
+    pub user_id: Option<String>,
+    /// Its `customAttributions`.
+    pub attributions: Vec<Attribution>,
+    /// Whether it carried an `update` / an `awareness`.
+    pub update: bool,
+    pub awareness: bool,
+}
+
+/// Custom attributions seen by the yhub test server for one document (always empty under
+/// Hocuspocus).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, Default)]
+pub struct Attributions {
+    pub connections: Vec<ConnectionAttributions>,
+    pub patches: Vec<PatchAttributions>,
+}
+
+/// The answer of a REST call to the yhub collaboration server: status and JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YdocResponse {
+    pub status: u16,
+    pub body: Value,
 }
 
 /// A running test server; the Node child is killed when this is dropped.
 pub struct DocsServer {
     url: String,
+    collaboration: Collaboration,
     http: reqwest::Client,
     child: Child,
     // Held open: the server exits when its stdin reaches EOF.
@@ -414,6 +530,18 @@ impl DocsServer {
                 root.display()
             );
         }
+        let legacy = opts.legacy_content
+            || opts
+                .docs_version
+                .as_deref()
+                .and_then(|v| v.split('.').next()?.parse::<u32>().ok())
+                .is_some_and(|major| major < 5);
+        let collaboration = match &opts.collaboration {
+            Some(c) => Collaboration::parse(c)?,
+            // Docs before 5.0 never ran yhub: the environment does not apply to it.
+            None if legacy => Collaboration::Hocuspocus,
+            None => Collaboration::from_env()?,
+        };
         let mut cmd = Command::new("node");
         cmd.arg(dir.join("src/main.mjs"))
             .args(["--port", "0"])
@@ -431,6 +559,7 @@ impl DocsServer {
         if let Some(rate) = opts.throttle_rate {
             cmd.args(["--throttle-rate", &rate.to_string()]);
         }
+        cmd.args(["--collaboration", collaboration.as_str()]);
         let mut child = cmd
             .spawn()
             .context("could not start `node` (is Node.js ≥ 20 installed?)")?;
@@ -497,6 +626,7 @@ impl DocsServer {
             .build()?;
         Ok(Self {
             url,
+            collaboration,
             http,
             child,
             _stdin: stdin,
@@ -506,6 +636,20 @@ impl DocsServer {
     /// The instance origin, `http://127.0.0.1:PORT`.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The collaboration server this instance runs.
+    pub fn collaboration(&self) -> Collaboration {
+        self.collaboration
+    }
+
+    /// yhub's WebSocket base, `ws://127.0.0.1:PORT/collaboration/ws/v1/docs` (append
+    /// `/<id>`), what `config/` gives as `COLLABORATION_WS_URL` under yhub.
+    pub fn yhub_ws_url(&self) -> String {
+        format!(
+            "{}/collaboration/ws/v1/docs",
+            self.url.replacen("http://", "ws://", 1)
+        )
     }
 
     /// `ws://127.0.0.1:PORT/collaboration/ws/` (append `?room=<id>`).
@@ -635,6 +779,15 @@ impl DocsServer {
 
     /// Takes the collaboration server down (every WebSocket terminated, new ones refused
     /// with 502 while REST keeps answering) or brings it back.
+    /// yhub mode: refuses the WebSockets of clients whose User-Agent contains `agent` (HTTP
+    /// 502, as a proxy that does not pass them), terminating theirs open now; REST and the
+    /// other clients go on. `None` lets them through again.
+    pub async fn refuse_sockets_of(&self, agent: Option<&str>) -> anyhow::Result<()> {
+        self.post("refuse-sockets-of", json!({ "agent": agent }))
+            .await?;
+        Ok(())
+    }
+
     pub async fn set_collaboration_down(&self, down: bool) -> anyhow::Result<()> {
         self.post("collaboration-down", json!({ "down": down }))
             .await?;
@@ -788,6 +941,74 @@ impl DocsServer {
             .filter_map(|entry| entry["state"].get("commentsPing").cloned())
             .filter(|ping| !ping.is_null())
             .collect())
+    }
+
+    /// The custom attributions of a document's yhub connections and REST PATCHes.
+    pub async fn attributions(&self, id: Uuid) -> anyhow::Result<Attributions> {
+        let v = self.get(&format!("documents/{id}/attributions")).await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// `GET /collaboration/ydoc/v1/docs/<id>` (yhub) as a browser of the session `cookie`
+    /// (`None`: no cookie): `Accept: application/json`, the instance's Origin. 200 answers
+    /// `{"doc": "<base64 update>"}`.
+    pub async fn ydoc_get(&self, id: Uuid, cookie: Option<&str>) -> anyhow::Result<YdocResponse> {
+        self.ydoc_call(reqwest::Method::GET, id, cookie, None).await
+    }
+
+    /// `PATCH /collaboration/ydoc/v1/docs/<id>` (yhub) with `{"update": base64, "customAttributions": [...]}`.
+    pub async fn ydoc_patch(
+        &self,
+        id: Uuid,
+        cookie: Option<&str>,
+        update: &[u8],
+        custom_attributions: &[(&str, &str)],
+    ) -> anyhow::Result<YdocResponse> {
+        let mut body = json!({
+            "update": base64::engine::general_purpose::STANDARD.encode(update),
+        });
+        if !custom_attributions.is_empty() {
+            body["customAttributions"] = custom_attributions
+                .iter()
+                .map(|(k, v)| json!({"k": k, "v": v}))
+                .collect();
+        }
+        self.ydoc_call(reqwest::Method::PATCH, id, cookie, Some(body))
+            .await
+    }
+
+    async fn ydoc_call(
+        &self,
+        method: reqwest::Method,
+        id: Uuid,
+        cookie: Option<&str>,
+        body: Option<Value>,
+    ) -> anyhow::Result<YdocResponse> {
+        let url = format!("{}/collaboration/ydoc/v1/docs/{id}", self.url);
+        let mut req = self
+            .http
+            .request(method.clone(), &url)
+            .header("Accept", "application/json")
+            .header("Origin", &self.url);
+        if let Some(c) = cookie {
+            req = req.header("Cookie", c);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req
+            .send()
+            .await
+            .with_context(|| format!("{method} {url}"))?;
+        let status = res.status().as_u16();
+        let text = res.text().await?;
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text)
+                .with_context(|| format!("{method} {url}: bad JSON {text}"))?
+        };
+        Ok(YdocResponse { status, body })
     }
 
     /// Awareness states known to the room: `[{"clientId": n, "state": {...}}]` (empty when no room).

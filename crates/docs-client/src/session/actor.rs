@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use yrs::sync::{Awareness, AwarenessUpdate};
@@ -99,6 +100,11 @@ pub(super) struct Actor {
     ledger: Ledger,
     /// On yhub: our writes the server has not shown it holds.
     unconfirmed: Unconfirmed,
+    /// On yhub, which tells a connection nothing of its rights: the REST check made after a
+    /// reconnection (rights may have changed while we were away).
+    rights_check: Option<BoxFuture<'static, Result<crate::rest::Document>>>,
+    /// A connection was opened before (the open's own check covers the first).
+    reconnecting: bool,
     link: Link,
     saver: Saver,
     /// Reconnect attempts since the last connection that reached sync.
@@ -125,6 +131,8 @@ impl Actor {
             content_api,
             awareness,
             unconfirmed: Unconfirmed::default(),
+            rights_check: None,
+            reconnecting: false,
             link,
             saver: Saver::default(),
             attempt: 0,
@@ -187,6 +195,10 @@ impl Actor {
                     self.ledger.fail(Error::NotSaved { waited });
                 }
                 event = self.link.next_event() => self.on_link(event).await,
+                rights = checked(&mut self.rights_check), if self.rights_check.is_some() => {
+                    self.rights_check = None;
+                    self.apply_rights(rights);
+                }
                 (started, outcome) = self.saver.finished() => self.on_saved(started, outcome),
                 () = tokio::time::sleep_until(save_due), if save_wanted => self.start_save(),
             }
@@ -313,6 +325,11 @@ impl Actor {
     }
 
     async fn on_connected(&mut self, socket: Box<link::Socket>) -> Result<(), Ended> {
+        if std::mem::replace(&mut self.reconnecting, true)
+            && self.server() == CollaborationServer::Yhub
+        {
+            self.rights_check = Some(link::recheck(&self.client, &self.shared));
+        }
         let mut connection = Connection::new(self.shared.clone(), socket);
         let state_vector = AsyncTransact::transact(&self.shared.doc)
             .await
@@ -539,37 +556,43 @@ impl Actor {
     }
 
     fn on_rechecked(&mut self, rights: Result<crate::rest::Document>) {
-        match rights {
-            Ok(meta) if !meta.abilities.retrieve => {
-                self.ledger.fail(Error::Forbidden {
-                    detail: format!("access to document {} was withdrawn", self.shared.id),
-                });
-                self.link = Link::Stopped;
-                return;
-            }
-            Ok(meta) => {
-                let read_only = !meta.abilities.update;
-                self.shared.read_only.store(read_only, Ordering::Relaxed);
-                if read_only && self.ledger.written() > self.ledger.acknowledged() {
-                    // The room will not take the writes it has not taken yet.
-                    self.ledger.fail(Error::ReadOnly {
-                        document: self.document(),
-                    });
-                    self.link = Link::Stopped;
-                    return;
-                }
-            }
-            Err(error) if !error.is_transient() => {
-                self.ledger.fail(error);
-                self.link = Link::Stopped;
-                return;
-            }
-            Err(error) => tracing::info!(%error, "re-checking rights failed; reconnecting"),
+        if !self.apply_rights(rights) {
+            return;
         }
         let delay = self.next_delay();
         self.link = Link::Waiting {
             until: Instant::now() + delay,
         };
+    }
+
+    /// Takes in what REST says we may do; `false` when that ends the session.
+    fn apply_rights(&mut self, rights: Result<crate::rest::Document>) -> bool {
+        let ended = match rights {
+            Ok(meta) if !meta.abilities.retrieve => Some(Error::Forbidden {
+                detail: format!("access to document {} was withdrawn", self.shared.id),
+            }),
+            Ok(meta) => {
+                let read_only = !meta.abilities.update;
+                self.shared.read_only.store(read_only, Ordering::Relaxed);
+                // The room will not take the writes it has not taken yet.
+                (read_only && self.ledger.written() > self.ledger.acknowledged()).then(|| {
+                    Error::ReadOnly {
+                        document: self.document(),
+                    }
+                })
+            }
+            Err(error) if !error.is_transient() => Some(error),
+            Err(error) => {
+                tracing::info!(%error, "re-checking rights failed");
+                None
+            }
+        };
+        let Some(error) = ended else {
+            return true;
+        };
+        self.ledger.fail(error);
+        self.link = Link::Stopped;
+        false
     }
 
     fn next_delay(&mut self) -> Duration {
@@ -668,6 +691,16 @@ impl Actor {
             let within = leave_budget(&self.shared.options) / 2;
             connection.leave(leaving, within).await;
         }
+    }
+}
+
+/// The outcome of a rights check under way (pending while there is none).
+async fn checked(
+    check: &mut Option<BoxFuture<'static, Result<crate::rest::Document>>>,
+) -> Result<crate::rest::Document> {
+    match check {
+        Some(check) => check.await,
+        None => std::future::pending().await,
     }
 }
 
