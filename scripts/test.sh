@@ -12,7 +12,13 @@ echo "== cargo fmt"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== cargo test"
+echo "== cargo test (live tests against Hocuspocus, as Docs 5 runs)"
 cargo test --workspace --locked --no-fail-fast
+echo "== live tests again, against yhub (Docs' next collaboration server)"
+export DOCS_TEST_COLLABORATION=yhub
+cargo test --locked --no-fail-fast -p docs-client --test live --test lifecycle --test comments
+cargo test --locked --no-fail-fast -p docs-mcp --test approvals --test comments --test handover \
+    --test parts --test sign_in --test tools --test transport --test ts_sdk
+unset DOCS_TEST_COLLABORATION
 echo "== packages (.deb, .rpm, .mcpb): built, installed into a throwaway root, launched"
 scripts/package-test.sh

@@ -166,11 +166,12 @@ async fn without_a_socket_reads_and_writes_go_through_the_rest_route_to_connecte
         )
         .await
         .unwrap();
-    eventually("the browser to have typed", WAIT, || async {
+    let typed = eventually("the browser to have typed", WAIT, || async {
         let status = browser.status().await.unwrap();
-        status.done.then_some(assert_eq!(status.error, None))
+        status.done.then_some(status)
     })
     .await;
+    assert_eq!(typed.error, None);
     server
         .refuse_sockets_of(Some("lasuite-docs-mcp"))
         .await

@@ -298,7 +298,13 @@ export class Typists {
     provider.awareness.setLocalStateField('user', { name: spec.name || 'Typist', color });
 
     await typeInto(t, ydoc, spec, text, interval);
-    // `save`: nothing to do, the collaboration server persists (t.saved stays false).
+    // `save`: nothing to send, yhub stores what it receives; once the last keystroke crossed
+    // the loopback socket (its buffer drained, a moment for the server to apply it), it is.
+    if (spec.save) {
+      while (provider.ws && provider.ws.bufferedAmount > 0) await sleep(5);
+      await sleep(100);
+      t.saved = true;
+    }
     t.done = true;
     if (spec.disconnect_when_done !== false) this.cleanup(t);
   }
