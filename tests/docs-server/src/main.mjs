@@ -82,8 +82,6 @@ try {
 // Loaded after the console redirection so that nothing they print reaches stdout.
 const { Store } = await import('./store.mjs');
 const { createApi } = await import('./api.mjs');
-const { createCollab } = await import('./collab.mjs');
-const { createYhubCollab } = await import('./collab-yhub.mjs');
 const { createControl } = await import('./control.mjs');
 const { createLogin } = await import('./login.mjs');
 const { Typists } = await import('./typist.mjs');
@@ -109,7 +107,10 @@ const stats = {
 const yhub = opts.collaboration === 'yhub';
 // Under yhub the content endpoint is gone, and so are its abilities.
 const store = new Store({ contentAbilities: !yhub });
-const collab = yhub ? createYhubCollab({ store, state, stats }) : createCollab({ store, state, stats });
+// Each mode loads only its own server's packages.
+const collab = yhub
+  ? (await import('./collab-yhub.mjs')).createYhubCollab({ store, state, stats })
+  : (await import('./collab.mjs')).createCollab({ store, state, stats });
 const typists = new Typists({ state, opts });
 const api = createApi({ store, opts, state, stats, collab });
 const control = createControl({ store, state, stats, collab, typists });
