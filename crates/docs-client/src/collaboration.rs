@@ -114,6 +114,15 @@ impl CollaborationEndpoint {
     /// yhub's REST address of a document's state (`…/collaboration/ydoc/v1/docs/<id>`, beside
     /// its `…/collaboration/ws/v1/docs`); Hocuspocus has none.
     pub fn ydoc(&self, document: Uuid) -> Option<Url> {
+        self.yhub_route("ydoc", document)
+    }
+
+    /// yhub's REST address of a document's history (`…/collaboration/activity/v1/docs/<id>`).
+    pub fn activity(&self, document: Uuid) -> Option<Url> {
+        self.yhub_route("activity", document)
+    }
+
+    fn yhub_route(&self, route: &str, document: Uuid) -> Option<Url> {
         if self.server != CollaborationServer::Yhub {
             return None;
         }
@@ -126,7 +135,7 @@ impl CollaborationEndpoint {
             "http"
         };
         url.set_scheme(scheme).ok()?;
-        url.set_path(&format!("{prefix}/ydoc/v1/docs/{document}"));
+        url.set_path(&format!("{prefix}/{route}/v1/docs/{document}"));
         url.set_query(None);
         Some(url)
     }
@@ -173,6 +182,10 @@ mod tests {
             assert_eq!(
                 yhub.ydoc(DOC.parse().unwrap()).unwrap().as_str(),
                 format!("https://docs.example.org/collaboration/ydoc/v1/docs/{DOC}")
+            );
+            assert_eq!(
+                yhub.activity(DOC.parse().unwrap()).unwrap().as_str(),
+                format!("https://docs.example.org/collaboration/activity/v1/docs/{DOC}")
             );
             assert_eq!(
                 yhub.room(

@@ -58,6 +58,7 @@ pub use session::{
     SessionSnapshot, WriteReceipt,
 };
 pub use threads::{Comment, CommentAbilities, Reaction, Thread, ThreadAbilities, UserLight};
+pub use ydoc::{Activity, CustomAttribution};
 
 /// The name of the XmlFragment that holds a Docs document.
 pub const DOCUMENT_FRAGMENT: &str = "document-store";

@@ -1,5 +1,6 @@
 //! yhub's REST routes on the collaboration server: a document's state read, and an update
-//! merged, without a socket. yhub checks the session cookie and the Origin, as on its socket.
+//! merged, without a socket; who changed it when. yhub checks the session cookie and the
+//! Origin, as on its socket.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -16,6 +17,32 @@ use crate::rest::{DocsClient, parse_json};
 #[derive(Deserialize)]
 struct YdocBody {
     doc: String,
+}
+
+#[derive(Deserialize)]
+struct ActivityBody {
+    activity: Vec<Activity>,
+}
+
+/// One entry of a document's history on yhub: changes by one author (grouped by yhub) over
+/// a span of time.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Activity {
+    /// First and last change, in ms since the Unix epoch.
+    pub from: i64,
+    pub to: i64,
+    /// Who: a user id, `anon:<hash>` for an anonymous visitor, `system` for the instance.
+    pub by: Option<String>,
+    /// The tags the changes carried (`source: ai` for an agent's).
+    #[serde(default, rename = "customAttributions")]
+    pub custom_attributions: Vec<CustomAttribution>,
+}
+
+/// One `key: value` tag of a change.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct CustomAttribution {
+    pub k: String,
+    pub v: String,
 }
 
 #[derive(Serialize)]
@@ -78,6 +105,27 @@ impl DocsClient {
         Ok(())
     }
 
+    /// A document's history on yhub (`GET …/activity/v1/docs/<id>`), newest first, at most
+    /// `limit` entries, with their tags.
+    pub async fn activity(
+        &self,
+        endpoint: &CollaborationEndpoint,
+        id: Uuid,
+        limit: u32,
+    ) -> Result<Vec<Activity>> {
+        let mut url = endpoint.activity(id).ok_or_else(|| not_yhub(endpoint))?;
+        url.query_pairs_mut()
+            .append_pair("order", "desc")
+            .append_pair("limit", &limit.to_string())
+            .append_pair("customAttributions", "true");
+        let what = format!("the history of document {id}");
+        let response = self
+            .send_with(Method::GET, url, None, &what, self.collaboration_headers())
+            .await?;
+        let body: ActivityBody = parse_json(response, &what).await?;
+        Ok(body.activity)
+    }
+
     /// yhub answers JSON when asked, and wants the Origin its editors send, even on reads.
     fn collaboration_headers(&self) -> HeaderMap {
         let mut headers = HeaderMap::new();
@@ -90,10 +138,14 @@ impl DocsClient {
 }
 
 fn ydoc_url(endpoint: &CollaborationEndpoint, id: Uuid) -> Result<Url> {
-    endpoint.ydoc(id).ok_or_else(|| Error::Protocol {
+    endpoint.ydoc(id).ok_or_else(|| not_yhub(endpoint))
+}
+
+fn not_yhub(endpoint: &CollaborationEndpoint) -> Error {
+    Error::Protocol {
         detail: format!(
             "the collaboration server at {} has no REST access to documents (it is not yhub)",
             endpoint.base()
         ),
-    })
+    }
 }

@@ -24,6 +24,8 @@ pub enum ErrorCode {
     EditConflict,
     /// The document holds content this server cannot safely read or edit (nested too deep).
     DocUnsupported,
+    /// The instance keeps no history an agent can read (its collaboration server is not yhub).
+    HistoryUnavailable,
     InstanceUnreachable,
     Internal,
 }
@@ -47,6 +49,7 @@ impl ErrorCode {
             ErrorCode::EditRejected => "EDIT_REJECTED",
             ErrorCode::EditConflict => "EDIT_CONFLICT",
             ErrorCode::DocUnsupported => "DOC_UNSUPPORTED",
+            ErrorCode::HistoryUnavailable => "HISTORY_UNAVAILABLE",
             ErrorCode::InstanceUnreachable => "INSTANCE_UNREACHABLE",
             ErrorCode::Internal => "INTERNAL",
         }
@@ -106,6 +109,10 @@ pub enum ServiceError {
     PolicyReadOnly,
     #[error("agents may only comment on this document (the user's policy: comment only)")]
     PolicyCommentOnly,
+    #[error(
+        "this Docs instance keeps no history of who changed what that can be read (its collaboration server, {server}, has none)"
+    )]
+    HistoryUnavailable { server: String },
     #[error("the user rejected the edit{}", comment.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
     Rejected { comment: Option<String> },
     #[error("the edit no longer applies: {reason}")]
@@ -148,6 +155,8 @@ impl ServiceError {
                 D::Unauthorized { .. } => ErrorCode::NotSignedIn,
                 D::Forbidden { .. } | D::PermissionDenied { .. } => ErrorCode::DocForbidden,
                 D::ConnectionRefused { code, .. } if *code == 4401 => ErrorCode::NotSignedIn,
+                // yhub closes the room of a deleted document with 4404.
+                D::ConnectionRefused { code, .. } if *code == 4404 => ErrorCode::DocNotFound,
                 D::ConnectionRefused { .. } => ErrorCode::DocForbidden,
                 D::Throttled { .. } => ErrorCode::RateLimited,
                 D::Network { .. } | D::BadResponse { .. } | D::UntrustedCollaborationUrl { .. } => {
@@ -184,6 +193,7 @@ impl ServiceError {
             ServiceError::Conflict { .. } | ServiceError::UndoQueued { .. } => {
                 ErrorCode::EditConflict
             }
+            ServiceError::HistoryUnavailable { .. } => ErrorCode::HistoryUnavailable,
             ServiceError::Store(_) | ServiceError::Internal(_) | ServiceError::DataDirInUse(_) => {
                 ErrorCode::Internal
             }
@@ -227,6 +237,7 @@ impl ServiceError {
             ServiceError::NoInstance => "Configure the Docs instance URL (DOCS_INSTANCE_URL, --instance, or the app).".into(),
             ServiceError::PolicyReadOnly => "The user set this document to read-only for agents; ask them to change its policy.".into(),
             ServiceError::PolicyCommentOnly => "Comment instead: add_comment on the text you would change, saying what you propose.".into(),
+            ServiceError::HistoryUnavailable { .. } => "Use get_changes with a revision you read to see what changed since, and by whom (agent or person).".into(),
             ServiceError::SessionInvalid => "Sign in again in the Docs MCP app (or give the session of a freshly signed-in browser in DOCS_SESSION_COOKIE).".into(),
             ServiceError::NotSignedIn => "Sign in to the Docs instance in the Docs MCP app (or set DOCS_SESSION_COOKIE).".into(),
             ServiceError::Paused => "The user paused agents; try again later.".into(),

@@ -34,6 +34,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
             "edit_status",
             "get_changes",
             "get_document",
+            "get_history",
             "get_outline",
             "insert_blocks",
             "list_comments",
@@ -71,6 +72,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
                 | "list_sessions"
                 | "edit_status"
                 | "list_comments"
+                | "get_history"
         );
         assert_eq!(read_only, !writes, "{name}: read-only hint");
         let schema = serde_json::to_value(&*tool.input_schema).unwrap();

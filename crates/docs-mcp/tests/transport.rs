@@ -28,7 +28,7 @@ use support::process::{BIN, free_port, isolate};
 
 const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
 
-const TOOLS: [&str; 21] = [
+const TOOLS: [&str; 22] = [
     "add_comment",
     "apply_edits",
     "create_document",
@@ -36,6 +36,7 @@ const TOOLS: [&str; 21] = [
     "edit_status",
     "get_changes",
     "get_document",
+    "get_history",
     "get_outline",
     "insert_blocks",
     "list_comments",

@@ -33,6 +33,7 @@ export const YDOC_PREFIX = '/collaboration/ydoc/v1/docs';
 const SESSION_COOKIE = 'docs_sessionid';
 const WS_RE = /^\/collaboration\/ws\/v1\/docs\/([^/]+)\/?$/;
 const YDOC_RE = /^\/collaboration\/ydoc\/v1\/docs\/([^/]+)\/?$/;
+const ACTIVITY_RE = /^\/collaboration\/activity\/v1\/docs\/([^/]+)\/?$/;
 const B64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const MESSAGE_SYNC = 0;
@@ -236,6 +237,17 @@ export function createYhubCollab({ store, state, stats }) {
   };
   let down = false;
   let refusedAgent = null;
+  // docId -> [{at, by, customAttributions}]: each change the room took, as yhub attributes
+  // it (the user, `anon:<hash>` for an anonymous one; the connection's or the PATCH's tags).
+  const changes = new Map();
+  const recordChange = (docId, origin) => {
+    if (!origin || origin === STORE_ORIGIN) return;
+    const by = origin.userId ?? `anon:${String(origin.sessionKey ?? 'anonymous').slice(0, 16)}`;
+    const customAttributions = origin.attributions ?? [];
+    let list = changes.get(docId);
+    if (!list) changes.set(docId, (list = []));
+    list.push({ at: Date.now(), by, customAttributions });
+  };
 
   const persist = (docName, ydoc) => {
     const doc = store.documents.get(docName);
@@ -250,7 +262,10 @@ export function createYhubCollab({ store, state, stats }) {
     bindState: (docName, ydoc) => {
       const doc = store.documents.get(docName);
       if (doc?.content) Y.applyUpdate(ydoc, Buffer.from(doc.content, 'base64'), STORE_ORIGIN);
-      ydoc.on('update', () => persist(docName, ydoc));
+      ydoc.on('update', (_update, origin) => {
+        persist(docName, ydoc);
+        recordChange(docName, origin);
+      });
     },
     writeState: async (docName, ydoc) => persist(docName, ydoc),
   });
@@ -396,8 +411,33 @@ export function createYhubCollab({ store, state, stats }) {
 
   const invalidBody = { error: 'Invalid request body', code: 'invalid-body' };
 
+  /**
+   * yhub's `GET /collaboration/activity/v1/docs/{id}`: who changed the document, when —
+   * consecutive changes by the same author with the same tags grouped into one entry
+   * (`{from, to, by}` in epoch ms; their `customAttributions` when `customAttributions=true`),
+   * oldest first unless `order=desc`, at most `limit`.
+   */
+  function activity(url, docId) {
+    const grouped = [];
+    for (const c of changes.get(docId) ?? []) {
+      const last = grouped[grouped.length - 1];
+      const sameTags = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+      if (last && last.by === c.by && sameTags(last.customAttributions, c.customAttributions)) {
+        last.to = c.at;
+      } else {
+        grouped.push({ from: c.at, to: c.at, by: c.by, customAttributions: c.customAttributions });
+      }
+    }
+    if (url.searchParams.get('order') === 'desc') grouped.reverse();
+    const limit = Number.parseInt(url.searchParams.get('limit') ?? '', 10);
+    const kept = Number.isInteger(limit) && limit > 0 ? grouped.slice(0, limit) : grouped;
+    const withTags = url.searchParams.get('customAttributions') === 'true';
+    return kept.map(({ customAttributions, ...entry }) => (withTags ? { ...entry, customAttributions } : entry));
+  }
+
   async function handleHttp(req, res, url) {
-    const m = url.pathname.match(YDOC_RE);
+    const activityOf = url.pathname.match(ACTIVITY_RE);
+    const m = url.pathname.match(YDOC_RE) ?? activityOf;
     if (!m) return reply(req, res, 404, { error: 'Not Found' });
     if (down) return reply(req, res, 503, { error: 'Service Unavailable' });
     // Same checks as the socket: the Origin must be allowed; without one (a same-origin
@@ -414,6 +454,11 @@ export function createYhubCollab({ store, state, stats }) {
     const auth = authorize(req, docId);
     if (auth.deleted) return reply(req, res, 404, { error: 'Not Found', code: 'doc-deleted' });
     if (auth.status) return reply(req, res, auth.status, { error: 'Forbidden' });
+
+    if (activityOf) {
+      if (req.method !== 'GET') return reply(req, res, 405, { error: 'Method Not Allowed' });
+      return reply(req, res, 200, { activity: activity(url, docId) });
+    }
 
     if (req.method === 'GET' || req.method === 'HEAD') {
       const room = docs.get(docId);
@@ -468,7 +513,14 @@ export function createYhubCollab({ store, state, stats }) {
       }
       // Merge into the room (loaded from the store if it is not), so connected clients get it.
       const room = getYDoc(docId);
-      if (update) Y.applyUpdate(room, update, { rest: true, userId: auth.user?.id ?? null });
+      if (update) {
+        Y.applyUpdate(room, update, {
+          rest: true,
+          userId: auth.user?.id ?? null,
+          sessionKey: auth.sessionKey,
+          attributions,
+        });
+      }
       if (awareness) {
         try {
           awarenessProtocol.applyAwarenessUpdate(room.awareness, awareness, null);

@@ -3,6 +3,7 @@
 
 mod comments;
 mod errors;
+mod history;
 mod params;
 mod read;
 mod reads;
@@ -69,7 +70,10 @@ impl DocsMcp {
             service,
             connection: connection.into(),
             reads: Arc::default(),
-            tool_router: Self::read_tools() + Self::write_tools() + Self::comment_tools(),
+            tool_router: Self::read_tools()
+                + Self::write_tools()
+                + Self::comment_tools()
+                + Self::history_tools(),
         }
     }
 
