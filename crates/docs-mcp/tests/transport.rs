@@ -711,6 +711,12 @@ async fn serve_stdio_answers_over_stdin_and_still_serves_http() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(health["sessions"], 1);
+    // The instance's configuration names its collaboration server.
+    assert_eq!(
+        health["collaboration_server"],
+        server.collaboration().as_str()
+    );
+    assert_eq!(health["instance_reachable"], true);
     client.cancel().await.unwrap();
     let _ = std::fs::remove_dir_all(&home);
 }
