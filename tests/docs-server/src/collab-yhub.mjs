@@ -26,6 +26,7 @@ import * as Y from 'yjs';
 
 import { parseCookies, readBody } from './http.mjs';
 import { isUuid4 } from './store.mjs';
+import { socketControls } from './sockets.mjs';
 
 export const WS_PREFIX = '/collaboration/ws/v1/docs';
 export const YDOC_PREFIX = '/collaboration/ydoc/v1/docs';
@@ -548,6 +549,7 @@ export function createYhubCollab({ store, state, stats }) {
   const roomSockets = (docId) => [...sockets].filter((ws) => ws.room === docId);
 
   return {
+    ...socketControls(sockets),
     kind: 'yhub',
     handleUpgrade,
     handleHttp,
@@ -596,36 +598,6 @@ export function createYhubCollab({ store, state, stats }) {
       down = value;
       if (down) for (const ws of [...sockets]) ws.terminate();
     },
-    dropAll() {
-      const n = sockets.size;
-      for (const ws of [...sockets]) ws.terminate();
-      return n;
-    },
-    /** See collab.mjs. The library's keepalive (a ping every 30 s) still runs. */
-    freeze(docId) {
-      let n = 0;
-      for (const ws of sockets) {
-        if ((docId === null || ws.room === docId) && !ws.frozen && ws.readyState === ws.OPEN) {
-          ws.frozen = true;
-          ws.pause();
-          ws._socket.cork();
-          n += 1;
-        }
-      }
-      return n;
-    },
-    unfreeze(docId) {
-      let n = 0;
-      for (const ws of sockets) {
-        if ((docId === null || ws.room === docId) && ws.frozen) {
-          ws.frozen = false;
-          ws._socket.uncork();
-          ws.resume();
-          n += 1;
-        }
-      }
-      return n;
-    },
     liveDocument(docId) {
       return docs.get(docId) || null;
     },
@@ -646,9 +618,6 @@ export function createYhubCollab({ store, state, stats }) {
         connections: log ? log.connections.map((c) => ({ ...c })) : [],
         patches: log ? log.patches.map((p) => ({ ...p })) : [],
       };
-    },
-    openSockets() {
-      return sockets.size;
     },
     close() {
       for (const ws of [...sockets]) ws.terminate();

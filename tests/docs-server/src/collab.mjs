@@ -5,6 +5,7 @@ import { WebSocketServer } from 'ws';
 
 import { parseCookies } from './http.mjs';
 import { isUuid4 } from './store.mjs';
+import { socketControls } from './sockets.mjs';
 
 export const WS_PATH = '/collaboration/ws/';
 
@@ -92,6 +93,7 @@ export function createCollab({ store, state, stats }) {
   }
 
   return {
+    ...socketControls(sockets),
     kind: 'hocuspocus',
     hocuspocus,
     handleUpgrade,
@@ -126,45 +128,6 @@ export function createCollab({ store, state, stats }) {
     refuseSocketsOf() {
       throw new Error('refusing some clients\' sockets is a yhub mode control');
     },
-    /** Terminates every WebSocket abruptly (no close frame). */
-    dropAll() {
-      const n = sockets.size;
-      for (const ws of [...sockets]) ws.terminate();
-      return n;
-    },
-    /**
-     * Freezes the open connections of a room (every room when `docId` is null), like a
-     * network path that died without closing: the TCP connection stays open, but the server
-     * neither reads from it (no pongs, no answers: what the client sends waits in the kernel's
-     * buffers) nor writes to it (what it would send is held back). Connections opened later are
-     * not frozen. Hocuspocus's own keepalive (a ping every 30 s) still closes a connection
-     * frozen past one missed pong, as it would a dead one. Returns how many were frozen.
-     */
-    freeze(docId) {
-      let n = 0;
-      for (const ws of sockets) {
-        if ((docId === null || ws.room === docId) && !ws.frozen && ws.readyState === ws.OPEN) {
-          ws.frozen = true;
-          ws.pause(); // no more 'message' or 'ping' events: nothing is read, nothing answered
-          ws._socket.cork(); // everything written is held back until uncorked
-          n += 1;
-        }
-      }
-      return n;
-    },
-    /** Undoes `freeze`: held-back messages go out and the client's messages are read, in order. */
-    unfreeze(docId) {
-      let n = 0;
-      for (const ws of sockets) {
-        if ((docId === null || ws.room === docId) && ws.frozen) {
-          ws.frozen = false;
-          ws._socket.uncork();
-          ws.resume();
-          n += 1;
-        }
-      }
-      return n;
-    },
     liveDocument(docId) {
       return hocuspocus.documents.get(docId) || null;
     },
@@ -177,9 +140,6 @@ export function createCollab({ store, state, stats }) {
       const doc = hocuspocus.documents.get(docId);
       if (!doc) return null;
       return [...doc.awareness.getStates()].map(([clientId, st]) => ({ clientId, state: st }));
-    },
-    openSockets() {
-      return sockets.size;
     },
     close() {
       for (const ws of [...sockets]) ws.terminate();
