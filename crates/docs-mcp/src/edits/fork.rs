@@ -1,13 +1,15 @@
 //! Forks of a live document, to plan edits on. Copying a document's whole state takes
 //! milliseconds per thousand blocks, on the path of every edit; so once a document is edited,
 //! the next fork is made ahead, off the agent's path, and kept up to date with every change
-//! of the live document until an edit takes it.
+//! of the live document until an edit takes it. An edit that comes while the next fork is
+//! being made waits for it rather than copying the document a second time (on two cores the
+//! two copies would also slow each other down).
 //!
 //! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]),
 //! and is used for one plan only: an edit's change is told apart in a document by that id.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use docs_client::DOCUMENT_FRAGMENT;
 use yrs::updates::decoder::Decode;
@@ -22,7 +24,9 @@ pub struct Forks {
     ready: Arc<Mutex<Option<Doc>>>,
     /// Whether `live`'s changes are forwarded to `ready` (from the first refill on).
     following: AtomicBool,
-    refilling: AtomicBool,
+    /// A fork is being made ahead; `refilled` is notified when it is done.
+    refilling: Mutex<bool>,
+    refilled: Condvar,
     /// The highest client id handed out: a ready fork made before a fresh copy was handed
     /// out has a lower id, and is not used (ids must grow in the order edits are planned).
     handed_out: AtomicU64,
@@ -36,7 +40,8 @@ impl Forks {
             live,
             ready: Arc::new(Mutex::new(None)),
             following: AtomicBool::new(false),
-            refilling: AtomicBool::new(false),
+            refilling: Mutex::new(false),
+            refilled: Condvar::new(),
             handed_out: AtomicU64::new(0),
             observer_key: format!(
                 "lasuite-docs-mcp/forks/{}",
@@ -46,9 +51,11 @@ impl Forks {
     }
 
     /// A fork of the live document as it is now, and `at()` taken at that same state (no
-    /// change of the live document can come in between). The ready fork when there is one,
-    /// else a fresh copy.
+    /// change of the live document can come in between). The ready fork when there is one
+    /// (waiting for the one being made, if it is), else a fresh copy. Blocking: call it off
+    /// the runtime's workers, and not inside a transaction of the live document.
     pub fn take<T>(&self, at: impl FnOnce() -> T) -> ServiceResult<(Doc, T)> {
+        self.await_refill();
         let (state, at) = {
             let txn = self.live.transact();
             let ready = self.ready.lock().expect("ready fork").take();
@@ -68,18 +75,30 @@ impl Forks {
         Ok((fork, at))
     }
 
-    /// Makes the next fork, unless one is ready. CPU work: run it off the runtime, and off
-    /// the path of the edit that took the last one.
+    /// Makes the next fork, unless one is ready or being made. CPU work: run it off the
+    /// runtime, and off the path of the edit that took the last one.
     pub fn refill(&self) -> ServiceResult<()> {
         self.follow()?;
-        if self.ready.lock().expect("ready fork").is_some()
-            || self.refilling.swap(true, Ordering::AcqRel)
         {
-            return Ok(());
+            let mut refilling = self.refilling.lock().expect("refilling");
+            if *refilling || self.ready.lock().expect("ready fork").is_some() {
+                return Ok(());
+            }
+            *refilling = true;
         }
-        let made = self.make_ready();
-        self.refilling.store(false, Ordering::Release);
-        made
+        // Done, failed or panicked, the edits waiting for it go on.
+        let _done = RefillDone(self);
+        self.make_ready()
+    }
+
+    /// Waits while a fork is being made (CPU work that always ends).
+    fn await_refill(&self) {
+        let refilling = self.refilling.lock().expect("refilling");
+        drop(
+            self.refilled
+                .wait_while(refilling, |refilling| *refilling)
+                .expect("refilling"),
+        );
     }
 
     fn make_ready(&self) -> ServiceResult<()> {
@@ -116,6 +135,19 @@ impl Forks {
                 }
             })
             .map_err(|e| ServiceError::Internal(format!("following the document: {e}")))
+    }
+}
+
+/// Ends a refill when dropped: waiting edits are let go.
+struct RefillDone<'a>(&'a Forks);
+
+impl Drop for RefillDone<'_> {
+    fn drop(&mut self) {
+        // Not `expect`: this may run while a panic unwinds.
+        if let Ok(mut refilling) = self.0.refilling.lock() {
+            *refilling = false;
+        }
+        self.0.refilled.notify_all();
     }
 }
 
@@ -257,6 +289,42 @@ mod tests {
         // The older fork would order the next edit before that one: a new copy is made.
         let (next, ()) = forks.take(|| ()).unwrap();
         assert!(next.client_id().get() > fresh.client_id().get());
+    }
+
+    #[test]
+    fn an_edit_waits_for_the_fork_being_made_instead_of_copying_again() {
+        let live = doc_with("First\n\nSecond");
+        let forks = Arc::new(Forks::new(live.clone()));
+        // A refill under way (as `refill` marks it), finished by another thread later.
+        *forks.refilling.lock().unwrap() = true;
+        let taker = {
+            let forks = forks.clone();
+            std::thread::spawn(move || forks.take(|| ()).unwrap().0.client_id().get())
+        };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(!taker.is_finished(), "it waits for the fork being made");
+        forks.make_ready().unwrap();
+        let made = ready_id(&forks).unwrap();
+        drop(RefillDone(&forks));
+        assert_eq!(taker.join().unwrap(), made, "and takes it");
+        assert_eq!(ready_id(&forks), None);
+    }
+
+    #[test]
+    fn a_refill_that_panics_lets_waiting_edits_go_on() {
+        let live = doc_with("First");
+        let forks = Arc::new(Forks::new(live.clone()));
+        *forks.refilling.lock().unwrap() = true;
+        let panicked = {
+            let forks = forks.clone();
+            std::thread::spawn(move || {
+                let _done = RefillDone(&forks);
+                panic!("making the fork failed");
+            })
+        };
+        assert!(panicked.join().is_err());
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        assert_eq!(markdown(&fork), markdown(&live));
     }
 
     #[test]

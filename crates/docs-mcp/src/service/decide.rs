@@ -614,8 +614,9 @@ pub(super) async fn plan_on_fork(
 }
 
 /// What follows an edit's planning, off its path, once the edit is queued (or refused): the
-/// fork it used (a whole document) is dropped, the document is read for the next read or
-/// plan, and the next fork is made. Runs when dropped, whatever the edit became.
+/// document is read for the next read or plan, the next fork is made (what a next edit
+/// waits for first), then the fork it used (a whole document) is dropped. Runs when dropped,
+/// whatever the edit became.
 pub(super) struct Aftermath {
     doc: OpenDocument,
     used: Option<edits::Fork>,
@@ -629,11 +630,11 @@ impl Drop for Aftermath {
             return;
         };
         runtime.spawn_blocking(move || {
-            drop(used);
             tracker.read();
             if let Err(e) = forks.refill() {
                 tracing::debug!(error = %e, "the next fork could not be made ahead");
             }
+            drop(used);
         });
     }
 }
