@@ -1,5 +1,6 @@
 //! A live session on one document: content loaded from REST, kept in sync over the
-//! collaboration WebSocket, local edits sent, acknowledged and saved back through REST.
+//! collaboration WebSocket, local edits sent, acknowledged and saved back through REST — or,
+//! on yhub (Docs' next collaboration server), content and durability from the server itself.
 //!
 //! One task, the actor (`actor`), owns every part of a session that changes: the connection,
 //! awareness, the bookkeeping of writes, the save timer, closing. [`DocumentSession`] is its
@@ -9,14 +10,17 @@
 //! which locks itself; no lock of the session is ever held while caller code runs.
 //!
 //! Invariants:
-//! - Every local write gets a sequence number. A write is *acknowledged* when the room
-//!   answered SyncStatus(1) for the message that carried it (an Update, or the Step2 of a
-//!   later handshake, which carries everything the room lacks), and *saved* when a
-//!   `PATCH content/` started after that acknowledgement succeeded. Callers are told a write
-//!   is done only once it is saved; the room itself stores nothing.
-//! - Acknowledgements arrive in the order messages were sent (one SyncStatus per Step2 or
-//!   Update), so a FIFO of "highest sequence this message covers" maps each SyncStatus to
-//!   the writes it confirms.
+//! - Every local write gets a sequence number. On Hocuspocus, a write is *acknowledged* when
+//!   the room answered SyncStatus(1) for the message that carried it (an Update, or the Step2
+//!   of a later handshake, which carries everything the room lacks), and *saved* when a
+//!   `PATCH content/` started after that acknowledgement succeeded; the room itself stores
+//!   nothing. On yhub, which stores what it takes and acknowledges nothing, a write is
+//!   acknowledged and saved at once when what the server sent back shows it holds the write
+//!   (`confirm`), or when yhub's REST route took it. Callers are told a write is done only
+//!   once it is saved.
+//! - Hocuspocus's acknowledgements arrive in the order messages were sent (one SyncStatus per
+//!   Step2 or Update), so a FIFO of "highest sequence this message covers" maps each
+//!   SyncStatus to the writes it confirms.
 //! - Writes made while disconnected stay in the local document and reach the room in the
 //!   Step2 of the next handshake.
 //! - A connection from which nothing (message or pong) arrived for `liveness_timeout` is
