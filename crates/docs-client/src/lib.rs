@@ -1,8 +1,10 @@
 //! A live client for a La Suite Docs instance.
 //!
 //! Docs keeps a document as a Yjs document in BlockNote's structure. Its collaboration
-//! server (Hocuspocus) relays updates between the people editing but stores nothing: the
-//! content lives behind the REST API, and every client must save its own edits there.
+//! server (Hocuspocus, up to Docs 5) relays updates between the people editing but stores
+//! nothing: the content lives behind the REST API, and every client must save its own edits
+//! there. Docs' next major replaces it with yhub, a y-websocket server that stores what it
+//! takes ([`CollaborationEndpoint`] tells them apart; the session speaks both).
 //! This crate does both halves:
 //!
 //! - [`DocsClient`]: the REST API (configuration, documents and abilities, stored content,
