@@ -1,13 +1,15 @@
 //! Forks of a live document, to plan edits on. Copying a document's whole state takes
 //! milliseconds per thousand blocks, on the path of every edit; so once a document is edited,
 //! the next fork is made ahead, off the agent's path, and kept up to date with every change
-//! of the live document until an edit takes it. An edit that comes while the next fork is
-//! being made waits for it rather than copying the document a second time (on two cores the
-//! two copies would also slow each other down).
+//! of the live document until an edit takes it. Two are kept ready, so that an edit finds one
+//! while the one after it is being made; an edit that comes when none is ready waits for the
+//! one being made rather than copying the document a second time (on two cores the two
+//! copies would also slow each other down).
 //!
 //! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]),
 //! and is used for one plan only: an edit's change is told apart in a document by that id.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -17,11 +19,16 @@ use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
 
 use crate::error::{ServiceError, ServiceResult};
 
+/// Forks kept ready per edited document: an edit finds one even while the one after it is
+/// still being made (edits in a row come faster than a document is copied).
+const READY_FORKS: usize = 2;
+
 /// The forks of one live document.
 pub struct Forks {
     live: Doc,
-    /// The next fork, up to date with `live` (every change of `live` is applied to it).
-    ready: Arc<Mutex<Option<Doc>>>,
+    /// The next forks, oldest (lowest client id) first, up to date with `live` (every change
+    /// of `live` is applied to them).
+    ready: Arc<Mutex<VecDeque<Doc>>>,
     /// Whether `live`'s changes are forwarded to `ready` (from the first refill on).
     following: AtomicBool,
     /// A fork is being made ahead; `refilled` is notified when it is done.
@@ -38,7 +45,7 @@ impl Forks {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         Forks {
             live,
-            ready: Arc::new(Mutex::new(None)),
+            ready: Arc::new(Mutex::new(VecDeque::new())),
             following: AtomicBool::new(false),
             refilling: Mutex::new(false),
             refilled: Condvar::new(),
@@ -55,40 +62,48 @@ impl Forks {
     /// (waiting for the one being made, if it is), else a fresh copy. Blocking: call it off
     /// the runtime's workers, and not inside a transaction of the live document.
     pub fn take<T>(&self, at: impl FnOnce() -> T) -> ServiceResult<(Doc, T)> {
-        self.await_refill();
+        if self.ready.lock().expect("ready fork").is_empty() {
+            self.await_refill();
+        }
+        let mut stale = Vec::new();
         let (state, at) = {
             let txn = self.live.transact();
-            let ready = self.ready.lock().expect("ready fork").take();
-            if let Some(fork) = ready
-                && fork.client_id().get() > self.handed_out.load(Ordering::Acquire)
-                && fork.transact().state_vector() == txn.state_vector()
-            {
-                self.handed_out
-                    .store(fork.client_id().get(), Ordering::Release);
-                return Ok((fork, at()));
+            let mut ready = self.ready.lock().expect("ready fork");
+            while let Some(fork) = ready.pop_front() {
+                if fork.client_id().get() > self.handed_out.load(Ordering::Acquire)
+                    && fork.transact().state_vector() == txn.state_vector()
+                {
+                    self.handed_out
+                        .store(fork.client_id().get(), Ordering::Release);
+                    return Ok((fork, at()));
+                }
+                stale.push(fork);
             }
             (txn.encode_state_as_update_v1(&StateVector::default()), at())
         };
+        drop(stale);
         let fork = fork_of(&state)?;
         self.handed_out
             .fetch_max(fork.client_id().get(), Ordering::AcqRel);
         Ok((fork, at))
     }
 
-    /// Makes the next fork, unless one is ready or being made. CPU work: run it off the
-    /// runtime, and off the path of the edit that took the last one.
+    /// Makes the next forks, unless enough are ready or some are being made. CPU work: run
+    /// it off the runtime, and off the path of the edit that took the last one.
     pub fn refill(&self) -> ServiceResult<()> {
         self.follow()?;
-        {
-            let mut refilling = self.refilling.lock().expect("refilling");
-            if *refilling || self.ready.lock().expect("ready fork").is_some() {
-                return Ok(());
+        loop {
+            {
+                let mut refilling = self.refilling.lock().expect("refilling");
+                if *refilling || self.ready.lock().expect("ready fork").len() >= READY_FORKS {
+                    return Ok(());
+                }
+                *refilling = true;
             }
-            *refilling = true;
+            // Done, failed or panicked, the edits waiting for it go on.
+            let _done = RefillDone(self);
+            self.make_ready()?;
         }
-        // Done, failed or panicked, the edits waiting for it go on.
-        let _done = RefillDone(self);
-        self.make_ready()
     }
 
     /// Waits while a fork is being made (CPU work that always ends).
@@ -114,7 +129,7 @@ impl Forks {
         if copied != txn.state_vector() {
             apply(&fork, &txn.encode_state_as_update_v1(&copied))?;
         }
-        *self.ready.lock().expect("ready fork") = Some(fork);
+        self.ready.lock().expect("ready fork").push_back(fork);
         Ok(())
     }
 
@@ -128,11 +143,7 @@ impl Forks {
         self.live
             .observe_update_v1(self.observer_key.clone(), move |_, event| {
                 let mut ready = ready.lock().expect("ready fork");
-                if let Some(fork) = ready.as_ref()
-                    && apply(fork, &event.update).is_err()
-                {
-                    *ready = None;
-                }
+                ready.retain(|fork| apply(fork, &event.update).is_ok());
             })
             .map_err(|e| ServiceError::Internal(format!("following the document: {e}")))
     }
@@ -225,9 +236,10 @@ mod tests {
         blocknote::export_markdown(&blocks.blocks, &Default::default()).markdown
     }
 
-    fn ready_id(forks: &Forks) -> Option<u64> {
+    /// The client ids of the forks ready, oldest first.
+    fn ready_ids(forks: &Forks) -> Vec<u64> {
         let ready = forks.ready.lock().unwrap();
-        ready.as_ref().map(|fork| fork.client_id().get())
+        ready.iter().map(|fork| fork.client_id().get()).collect()
     }
 
     /// Someone else's change, made in a document of their own and sent over.
@@ -244,11 +256,13 @@ mod tests {
     }
 
     #[test]
-    fn the_fork_made_ahead_follows_every_change_and_is_taken_once() {
+    fn the_forks_made_ahead_follow_every_change_and_are_taken_once_in_order() {
         let live = doc_with("First\n\nSecond\n\nThird");
         let forks = Forks::new(live.clone());
         forks.refill().unwrap();
-        let ready = ready_id(&forks).expect("a fork made ahead");
+        let ids = ready_ids(&forks);
+        assert_eq!(ids.len(), READY_FORKS, "{ids:?}");
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
         // Changes after it was made, an insertion and a deletion, reach it.
         change_elsewhere(&live, |other| {
             let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
@@ -258,20 +272,22 @@ mod tests {
         });
         live.get_or_insert_text("unrelated")
             .push(&mut live.transact_mut(), "x");
-        let (fork, at) = forks.take(|| "at").unwrap();
-        assert_eq!(at, "at");
-        assert_eq!(fork.client_id().get(), ready);
-        assert_eq!(markdown(&fork), markdown(&live));
-        assert_eq!(markdown(&fork), "First\n\nThird\n");
-        assert_eq!(
-            fork.get_or_insert_text("unrelated")
-                .get_string(&fork.transact()),
-            "x"
-        );
-        // Taken: the next edit gets a fresh copy, with an id of its own.
-        assert_eq!(ready_id(&forks), None);
+        for id in &ids {
+            let (fork, at) = forks.take(|| "at").unwrap();
+            assert_eq!(at, "at");
+            assert_eq!(fork.client_id().get(), *id, "the oldest first");
+            assert_eq!(markdown(&fork), markdown(&live));
+            assert_eq!(markdown(&fork), "First\n\nThird\n");
+            assert_eq!(
+                fork.get_or_insert_text("unrelated")
+                    .get_string(&fork.transact()),
+                "x"
+            );
+        }
+        // All taken: the next edit gets a fresh copy, with an id of its own.
+        assert_eq!(ready_ids(&forks), Vec::<u64>::new());
         let (fresh, ()) = forks.take(|| ()).unwrap();
-        assert!(fresh.client_id().get() > ready);
+        assert!(fresh.client_id().get() > ids[READY_FORKS - 1]);
         assert_eq!(markdown(&fresh), markdown(&live));
     }
 
@@ -280,15 +296,20 @@ mod tests {
         let live = doc_with("First");
         let forks = Forks::new(live.clone());
         forks.refill().unwrap();
-        let ready = ready_id(&forks).unwrap();
+        let ready = ready_ids(&forks);
         // An edit that found no fork ready (taken meanwhile) got a fresh one, with a higher id.
-        let stale = forks.ready.lock().unwrap().take();
+        let stale = std::mem::take(&mut *forks.ready.lock().unwrap());
         let (fresh, ()) = forks.take(|| ()).unwrap();
-        assert!(fresh.client_id().get() > ready);
+        assert!(fresh.client_id().get() > ready[READY_FORKS - 1]);
         *forks.ready.lock().unwrap() = stale;
-        // The older fork would order the next edit before that one: a new copy is made.
+        // The older forks would order the next edit before that one: a new copy is made.
         let (next, ()) = forks.take(|| ()).unwrap();
         assert!(next.client_id().get() > fresh.client_id().get());
+        assert_eq!(
+            ready_ids(&forks),
+            Vec::<u64>::new(),
+            "the stale ones are dropped"
+        );
     }
 
     #[test]
@@ -304,10 +325,10 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(100));
         assert!(!taker.is_finished(), "it waits for the fork being made");
         forks.make_ready().unwrap();
-        let made = ready_id(&forks).unwrap();
+        let made = ready_ids(&forks);
         drop(RefillDone(&forks));
-        assert_eq!(taker.join().unwrap(), made, "and takes it");
-        assert_eq!(ready_id(&forks), None);
+        assert_eq!(taker.join().unwrap(), made[0], "and takes it");
+        assert_eq!(ready_ids(&forks), Vec::<u64>::new());
     }
 
     #[test]
@@ -336,7 +357,7 @@ mod tests {
         drop(forks);
         live.get_or_insert_text("t")
             .push(&mut live.transact_mut(), "y");
-        let fork = followed.lock().unwrap().take().unwrap();
+        let fork = followed.lock().unwrap().pop_front().unwrap();
         assert_eq!(
             fork.get_or_insert_text("t").get_string(&fork.transact()),
             ""
