@@ -1,10 +1,11 @@
 //! Forks of a live document, to plan edits on. Copying a document's whole state takes
 //! milliseconds per thousand blocks, on the path of every edit; so once a document is edited,
 //! the next fork is made ahead, off the agent's path, and kept up to date with every change
-//! of the live document until an edit takes it. Two are kept ready, so that an edit finds one
-//! while the one after it is being made; an edit that comes when none is ready waits for the
-//! one being made rather than copying the document a second time (on two cores the two
-//! copies would also slow each other down).
+//! of the live document until an edit takes it. While edits come in a row, two are kept
+//! ready, so that an edit finds one while the one after it is being made (otherwise one: a
+//! fork is a whole copy of the document in memory); an edit that comes when none is ready
+//! waits for the one being made rather than copying the document a second time (on two cores
+//! the two copies would also slow each other down).
 //!
 //! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]),
 //! and is used for one plan only: an edit's change is told apart in a document by that id.
@@ -12,6 +13,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use docs_client::DOCUMENT_FRAGMENT;
 use yrs::updates::decoder::Decode;
@@ -19,9 +21,12 @@ use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
 
 use crate::error::{ServiceError, ServiceResult};
 
-/// Forks kept ready per edited document: an edit finds one even while the one after it is
-/// still being made (edits in a row come faster than a document is copied).
+/// Forks kept ready per edited document while edits come in a row: an edit finds one even
+/// while the one after it is still being made (such edits come faster than a document is
+/// copied). Otherwise one.
 const READY_FORKS: usize = 2;
+/// Edits taken within this of each other come in a row.
+const IN_A_ROW: Duration = Duration::from_secs(2);
 
 /// The forks of one live document.
 pub struct Forks {
@@ -37,6 +42,9 @@ pub struct Forks {
     /// The highest client id handed out: a ready fork made before a fresh copy was handed
     /// out has a lower id, and is not used (ids must grow in the order edits are planned).
     handed_out: AtomicU64,
+    /// When a fork was last handed out, and whether it came right after the one before.
+    last_taken: Mutex<Option<Instant>>,
+    in_a_row: AtomicBool,
     observer_key: String,
 }
 
@@ -50,6 +58,8 @@ impl Forks {
             refilling: Mutex::new(false),
             refilled: Condvar::new(),
             handed_out: AtomicU64::new(0),
+            last_taken: Mutex::new(None),
+            in_a_row: AtomicBool::new(false),
             observer_key: format!(
                 "lasuite-docs-mcp/forks/{}",
                 NEXT.fetch_add(1, Ordering::Relaxed)
@@ -62,6 +72,12 @@ impl Forks {
     /// (waiting for the one being made, if it is), else a fresh copy. Blocking: call it off
     /// the runtime's workers, and not inside a transaction of the live document.
     pub fn take<T>(&self, at: impl FnOnce() -> T) -> ServiceResult<(Doc, T)> {
+        let now = Instant::now();
+        let previous = self.last_taken.lock().expect("last taken").replace(now);
+        self.in_a_row.store(
+            previous.is_some_and(|p| now.duration_since(p) < IN_A_ROW),
+            Ordering::Relaxed,
+        );
         if self.ready.lock().expect("ready fork").is_empty() {
             self.await_refill();
         }
@@ -95,7 +111,12 @@ impl Forks {
         loop {
             {
                 let mut refilling = self.refilling.lock().expect("refilling");
-                if *refilling || self.ready.lock().expect("ready fork").len() >= READY_FORKS {
+                let wanted = if self.in_a_row.load(Ordering::Relaxed) {
+                    READY_FORKS
+                } else {
+                    1
+                };
+                if *refilling || self.ready.lock().expect("ready fork").len() >= wanted {
                     return Ok(());
                 }
                 *refilling = true;
@@ -260,6 +281,14 @@ mod tests {
         let live = doc_with("First\n\nSecond\n\nThird");
         let forks = Forks::new(live.clone());
         forks.refill().unwrap();
+        assert_eq!(
+            ready_ids(&forks).len(),
+            1,
+            "one while edits do not come in a row"
+        );
+        forks.take(|| ()).unwrap();
+        forks.take(|| ()).unwrap();
+        forks.refill().unwrap();
         let ids = ready_ids(&forks);
         assert_eq!(ids.len(), READY_FORKS, "{ids:?}");
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
@@ -300,7 +329,7 @@ mod tests {
         // An edit that found no fork ready (taken meanwhile) got a fresh one, with a higher id.
         let stale = std::mem::take(&mut *forks.ready.lock().unwrap());
         let (fresh, ()) = forks.take(|| ()).unwrap();
-        assert!(fresh.client_id().get() > ready[READY_FORKS - 1]);
+        assert!(fresh.client_id().get() > *ready.last().unwrap());
         *forks.ready.lock().unwrap() = stale;
         // The older forks would order the next edit before that one: a new copy is made.
         let (next, ()) = forks.take(|| ()).unwrap();
