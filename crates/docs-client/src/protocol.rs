@@ -88,10 +88,7 @@ impl Frame {
     /// Decodes a message. Unknown message types are an error the caller may ignore.
     pub fn decode(bytes: &[u8]) -> Result<Frame, Error> {
         let mut cur = Cursor::new(bytes);
-        let document = cur
-            .read_string()
-            .map_err(|e| bad(format!("document name: {e}")))?
-            .to_owned();
+        let document = read_text(&mut cur, "document name")?;
         let message = Message::decode_from(&mut cur)?;
         Ok(Frame { document, message })
     }
@@ -158,20 +155,13 @@ impl Message {
 
     /// Decodes a Hocuspocus message (after its document name).
     fn decode_from(cur: &mut Cursor<'_>) -> Result<Message, Error> {
-        let kind: u32 = cur.read_var().map_err(|e| bad(format!("type: {e}")))?;
+        let kind = read_var(cur, "type")?;
         let message = match kind {
             SYNC | SYNC_REPLY => Message::Sync(decode_sync(cur)?),
-            AWARENESS => Message::Awareness(
-                cur.read_buf()
-                    .map_err(|e| bad(format!("awareness: {e}")))?
-                    .to_vec(),
-            ),
+            AWARENESS => Message::Awareness(read_bytes(cur, "awareness")?),
             AUTH => {
-                let sub: u32 = cur.read_var().map_err(|e| bad(format!("auth: {e}")))?;
-                let text = cur
-                    .read_string()
-                    .map_err(|e| bad(format!("auth payload: {e}")))?
-                    .to_owned();
+                let sub = read_var(cur, "auth")?;
+                let text = read_text(cur, "auth payload")?;
                 match sub {
                     AUTH_TOKEN => Message::AuthToken(text),
                     AUTH_PERMISSION_DENIED => Message::PermissionDenied(text),
@@ -182,20 +172,9 @@ impl Message {
                 }
             }
             QUERY_AWARENESS => Message::QueryAwareness,
-            STATELESS => Message::Stateless(
-                cur.read_string()
-                    .map_err(|e| bad(format!("stateless: {e}")))?
-                    .to_owned(),
-            ),
-            CLOSE => Message::Close(
-                cur.read_string()
-                    .map_err(|e| bad(format!("close: {e}")))?
-                    .to_owned(),
-            ),
-            SYNC_STATUS => {
-                let applied: u32 = cur.read_var().map_err(|e| bad(format!("status: {e}")))?;
-                Message::SyncStatus(applied == 1)
-            }
+            STATELESS => Message::Stateless(read_text(cur, "stateless")?),
+            CLOSE => Message::Close(read_text(cur, "close")?),
+            SYNC_STATUS => Message::SyncStatus(read_var(cur, "status")? == 1),
             other => return Err(bad(format!("unknown message type {other}"))),
         };
         Ok(message)
@@ -204,24 +183,16 @@ impl Message {
     /// Decodes a bare y-websocket message: sync, awareness, y-protocols' auth (permission
     /// denied) and awareness queries are all it has.
     fn decode_y_websocket(cur: &mut Cursor<'_>) -> Result<Message, Error> {
-        let kind: u32 = cur.read_var().map_err(|e| bad(format!("type: {e}")))?;
+        let kind = read_var(cur, "type")?;
         Ok(match kind {
             SYNC => Message::Sync(decode_sync(cur)?),
-            AWARENESS => Message::Awareness(
-                cur.read_buf()
-                    .map_err(|e| bad(format!("awareness: {e}")))?
-                    .to_vec(),
-            ),
+            AWARENESS => Message::Awareness(read_bytes(cur, "awareness")?),
             AUTH => {
-                let sub: u32 = cur.read_var().map_err(|e| bad(format!("auth: {e}")))?;
+                let sub = read_var(cur, "auth")?;
                 if sub != Y_AUTH_PERMISSION_DENIED {
                     return Err(bad(format!("unknown auth message {sub}")));
                 }
-                Message::PermissionDenied(
-                    cur.read_string()
-                        .map_err(|e| bad(format!("auth payload: {e}")))?
-                        .to_owned(),
-                )
+                Message::PermissionDenied(read_text(cur, "auth payload")?)
             }
             QUERY_AWARENESS => Message::QueryAwareness,
             other => return Err(bad(format!("unknown message type {other}"))),
@@ -229,12 +200,27 @@ impl Message {
     }
 }
 
-fn decode_sync(cur: &mut Cursor<'_>) -> Result<Sync, Error> {
-    let sub: u32 = cur.read_var().map_err(|e| bad(format!("sync: {e}")))?;
-    let payload = cur
+fn read_var(cur: &mut Cursor<'_>, what: &str) -> Result<u32, Error> {
+    cur.read_var().map_err(|e| bad(format!("{what}: {e}")))
+}
+
+fn read_bytes(cur: &mut Cursor<'_>, what: &str) -> Result<Vec<u8>, Error> {
+    Ok(cur
         .read_buf()
-        .map_err(|e| bad(format!("sync payload: {e}")))?
-        .to_vec();
+        .map_err(|e| bad(format!("{what}: {e}")))?
+        .to_vec())
+}
+
+fn read_text(cur: &mut Cursor<'_>, what: &str) -> Result<String, Error> {
+    Ok(cur
+        .read_string()
+        .map_err(|e| bad(format!("{what}: {e}")))?
+        .to_owned())
+}
+
+fn decode_sync(cur: &mut Cursor<'_>) -> Result<Sync, Error> {
+    let sub = read_var(cur, "sync")?;
+    let payload = read_bytes(cur, "sync payload")?;
     Ok(match sub {
         SYNC_STEP1 => Sync::Step1(
             StateVector::decode_v1(&payload).map_err(|e| bad(format!("state vector: {e}")))?,

@@ -357,7 +357,6 @@ impl Actor {
                 self.ledger.synced();
                 self.attempt = 0;
             }
-            Message::SyncStatus(_) if self.server() == CollaborationServer::Yhub => {}
             Message::Sync(Sync::Update(update)) => self.apply_remote(&update, "update").await?,
             Message::SyncStatus(applied) => self.on_sync_status(applied),
             Message::Awareness(bytes) => self.on_awareness(&bytes),
