@@ -275,17 +275,7 @@ impl DocsService {
     async fn comment_applied(&self, mut record: EditRecord) -> ServiceResult<EditRecord> {
         record.status = EditStatus::Applied;
         record.applied_at = Some(now_ms());
-        if self
-            .store
-            .transition(Transition {
-                record: record.clone(),
-                from: EditStatus::Applying,
-            })
-            .await?
-        {
-            self.changed(&record);
-        }
-        Ok(record)
+        self.leave_applying(record).await
     }
 
     async fn change_thread(

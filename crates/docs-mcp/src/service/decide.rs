@@ -309,6 +309,12 @@ impl DocsService {
         };
         record.status = status;
         record.error = Some(error.info());
+        self.leave_applying(record).await
+    }
+
+    /// Records `record`'s new status as leaving `applying` (a compare-and-set: another
+    /// process may have settled it first) and announces it when it did.
+    pub(super) async fn leave_applying(&self, record: EditRecord) -> ServiceResult<EditRecord> {
         if self
             .store
             .transition(Transition {
