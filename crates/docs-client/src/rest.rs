@@ -297,6 +297,15 @@ impl DocsClient {
         })
     }
 
+    /// The collaboration endpoint of document `id`'s room: the configured one (no request
+    /// beyond the cached configuration), else the one Docs derives from the document.
+    pub async fn collaboration_of(&self, id: Uuid) -> Result<CollaborationEndpoint> {
+        match self.configured_collaboration().await? {
+            Some(endpoint) => Ok(endpoint),
+            None => self.collaboration(&self.document(id).await?).await,
+        }
+    }
+
     pub async fn document(&self, id: Uuid) -> Result<Document> {
         let url = self.instance().api(&format!("documents/{id}/"));
         self.get_json(url, &format!("document {id}")).await

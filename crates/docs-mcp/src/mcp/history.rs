@@ -80,8 +80,7 @@ impl DocsMcp {
         let args = args?;
         let id = self.service.resolve(&args.document)?;
         let client = self.service.client()?;
-        let document = client.document(id).await?;
-        let endpoint = client.collaboration(&document).await?;
+        let endpoint = client.collaboration_of(id).await?;
         if endpoint.server() != CollaborationServer::Yhub {
             return Err(ServiceError::HistoryUnavailable {
                 server: endpoint.server().as_str().to_owned(),
