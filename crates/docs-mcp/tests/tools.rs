@@ -740,14 +740,7 @@ async fn approving_after_a_human_deleted_the_target_is_a_conflict() {
     let edit_id: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
 
     // A person deletes the block meanwhile (another live client of the same room).
-    let human = docs_client::DocsClient::new(docs_client::ClientConfig::new(
-        docs_client::InstanceUrl::parse(server.url()).unwrap(),
-    ))
-    .unwrap();
-    let session =
-        docs_client::DocumentSession::open(human, id, docs_client::SessionOptions::default())
-            .await
-            .unwrap();
+    let session = person_session(&server, id).await;
     let fragment = docs_client::blocknote::document_fragment(session.doc());
     let deleted = target.clone();
     session

@@ -156,17 +156,22 @@ pub async fn stored_texts(server: &DocsServer, id: Uuid) -> Vec<String> {
     texts(&server.stored_settled(id).await.unwrap().blocks)
 }
 
-/// A person sets the whole text of `block` from another live client of the room (anonymous:
-/// the document must be publicly editable), and the room acknowledged it.
-pub async fn person_sets_text(server: &DocsServer, id: Uuid, block: &str, text: &str) {
+/// A person's own live client of the room (anonymous: the document must be publicly
+/// editable).
+pub async fn person_session(server: &DocsServer, id: Uuid) -> docs_client::DocumentSession {
     let human = docs_client::DocsClient::new(docs_client::ClientConfig::new(
         docs_client::InstanceUrl::parse(server.url()).unwrap(),
     ))
     .unwrap();
-    let session =
-        docs_client::DocumentSession::open(human, id, docs_client::SessionOptions::default())
-            .await
-            .unwrap();
+    docs_client::DocumentSession::open(human, id, docs_client::SessionOptions::default())
+        .await
+        .unwrap()
+}
+
+/// A person sets the whole text of `block` from another live client of the room (anonymous:
+/// the document must be publicly editable), and the room acknowledged it.
+pub async fn person_sets_text(server: &DocsServer, id: Uuid, block: &str, text: &str) {
+    let session = person_session(server, id).await;
     let fragment = docs_client::blocknote::document_fragment(session.doc());
     let (block, text) = (block.to_owned(), text.to_owned());
     session
