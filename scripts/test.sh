@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh --test
+# The free disk at each phase, so that a run stopped by a full disk says which phase filled it.
+disk() { echo "   (disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free)"; }
+disk
 
 echo "== UI unit tests (Vitest, Tauri IPC mocks)"
 npm test --prefix ui --silent
@@ -14,11 +17,14 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test (live tests against Hocuspocus, as Docs 5 runs)"
 cargo test --workspace --locked --no-fail-fast
+disk
 echo "== live tests again, against yhub (Docs' next collaboration server)"
 export DOCS_TEST_COLLABORATION=yhub
 cargo test --locked --no-fail-fast -p docs-client --test live --test lifecycle --test comments
 cargo test --locked --no-fail-fast -p docs-mcp --test approvals --test comments --test handover \
     --test parts --test sign_in --test tools --test transport --test ts_sdk
 unset DOCS_TEST_COLLABORATION
+disk
 echo "== packages (.deb, .rpm, .mcpb): built, installed into a throwaway root, launched"
 scripts/package-test.sh
+disk
