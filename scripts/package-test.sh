@@ -10,7 +10,8 @@
 #    started as Claude Desktop would: it answers tools/list itself, and relays to the app
 #    while the app runs.
 # Usage: scripts/package-test.sh [--no-build]   (--no-build: test the packages already built)
-# Fails on the first missing piece.
+# Fails on the first missing piece. (`grep -q` reads captured output, never a pipe: it stops
+# at the first match, and the writer's SIGPIPE would fail the pipeline under pipefail.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,10 +69,10 @@ needs=$(objdump -T "$work/deb-files/usr/bin/docs-mcp-app" | grep -o 'GLIBC_[0-9]
 [[ "$depends" == "libc6 (>= $needs), "* ]] || fail "Depends does not start with libc6 (>= $needs): $depends"
 # Every dependency is a package this machine knows (setup.sh installed them).
 for dependency in $(tr ',' '\n' <<<"$depends" | sed 's/(.*//; s/|.*//' | tr -d ' '); do
-  dpkg-query -W -f '${Status}' "$dependency" 2>/dev/null | grep -q "install ok installed" ||
+  grep -q "install ok installed" <<<"$(dpkg-query -W -f '${Status}' "$dependency" 2>/dev/null)" ||
     fail "Depends names $dependency, which is not installed here"
 done
-field Description | grep -q 'La Suite Docs' || fail "no Description"
+grep -q 'La Suite Docs' <<<"$(field Description)" || fail "no Description"
 
 step "installing the .deb into a throwaway root"
 root="$work/root"
@@ -88,7 +89,7 @@ if [ "$(stat -c %s "$app")" != "$(stat -c %s "$dist_app")" ] ||
   [ "$(cmp -l "$app" "$dist_app" | wc -l)" -gt 16 ]; then
   fail "/usr/bin/docs-mcp-app is not the binary built with the dist profile ($dist_app)"
 fi
-file "$app" | grep -q ', stripped' || fail "/usr/bin/docs-mcp-app is not stripped: $(file "$app")"
+grep -q ', stripped' <<<"$(file "$app")" || fail "/usr/bin/docs-mcp-app is not stripped: $(file "$app")"
 desktop=$(find "$root/usr/share/applications" -name '*.desktop' | head -n 1)
 [ -n "$desktop" ] || fail "no desktop entry in /usr/share/applications"
 echo "desktop entry: ${desktop#"$root"}"
@@ -100,7 +101,7 @@ for size in 32x32 128x128 256x256@2; do
   icon="$root/usr/share/icons/hicolor/$size/apps/docs-mcp-app.png"
   [ -s "$icon" ] || fail "no icon ${icon#"$root"}"
 done
-"$app" --help | grep -q -- '--minimized' || fail "docs-mcp-app --help does not offer --minimized"
+grep -q -- '--minimized' <<<"$("$app" --help)" || fail "docs-mcp-app --help does not offer --minimized"
 
 step "the .rpm's fields and files"
 rpm_field() { rpm -qp --queryformat "%{$1}" "$rpm" 2>/dev/null; }
