@@ -1,15 +1,15 @@
 //! Benchmarks of the BlockNote model (no assertions): reading a 10 000-block document to the
-//! typed tree and to markdown, checking its state's nesting (the door against deep content,
-//! next to decoding the update), the size of the update of a one-word change in a 2 KB
-//! paragraph, and rewriting a 32 K-, a 64 K-character and a 256 KiB paragraph into unrelated
-//! text with `set_block_text` (the text diff's time limit and cap on edits at work). Run with
-//! `cargo bench -p docs-client --bench model`.
+//! typed tree (whole, and again after one block changed) and to markdown, checking its
+//! state's nesting (the door against deep content, next to decoding the update), the size of
+//! the update of a one-word change in a 2 KB paragraph, and rewriting a 32 K-, a 64 K-character
+//! and a 256 KiB paragraph into unrelated text with `set_block_text` (the text diff's time
+//! limit and cap on edits at work). Run with `cargo bench -p docs-client --bench model`.
 
 use std::time::{Duration, Instant};
 
 use docs_client::blocknote::{
     self, ExportOptions, NewBlock, Position, check_document_depth, check_update_depth,
-    export_markdown, insert_blocks, read_document, set_block_text,
+    export_markdown, insert_blocks, read_document, reread_document, set_block_text,
 };
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, ReadTxn, StateVector, Transact};
@@ -133,6 +133,19 @@ fn main() {
         std::hint::black_box(read_document(&txn, &frag));
     });
     println!("read_tree_10000_blocks_median_ms: {tree_ms:.1}");
+    // Read again after a person typed in one block: the others are taken from the last read.
+    let previous = read_document(&doc.transact(), &frag);
+    let typed_in = previous.blocks[5_000].id.clone();
+    set_block_text(&mut doc.transact_mut(), &frag, &typed_in, "typed").expect("set text");
+    let reread_ms = median_ms_of(
+        RUNS,
+        || previous.clone(),
+        |previous| {
+            let txn = doc.transact();
+            std::hint::black_box(reread_document(&txn, &frag, previous, |id| id == typed_in));
+        },
+    );
+    println!("reread_tree_10000_blocks_one_changed_median_ms: {reread_ms:.1}");
     let md_ms = median_ms(|| {
         let txn = doc.transact();
         let d = read_document(&txn, &frag);

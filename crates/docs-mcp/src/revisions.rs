@@ -51,6 +51,9 @@ struct State {
     counter: u64,
     changes: HashMap<String, BlockChange>,
     known: HashSet<String>,
+    /// The last revision with a change not told apart as some block's: a read of the blocks
+    /// made before it is not reused (see [`RevisionTracker::read`]).
+    unattributed_at: u64,
 }
 
 /// How many documents' blocks [`RecentReads`] keeps.
@@ -73,6 +76,13 @@ impl RecentReads {
             .iter()
             .find(|(t, c, _)| *t == tracker && *c == counter)
             .map(|(_, _, blocks)| blocks.clone())
+    }
+
+    /// Takes out the tracker's latest read, whatever its revision, and that revision.
+    fn take_latest(&self, tracker: u64) -> Option<(u64, Arc<Document>)> {
+        let mut entries = self.entries.lock().expect("recent reads");
+        let at = entries.iter().position(|(t, _, _)| *t == tracker)?;
+        entries.remove(at).map(|(_, c, blocks)| (c, blocks))
     }
 
     fn put(&self, tracker: u64, counter: u64, blocks: Arc<Document>) {
@@ -103,9 +113,12 @@ const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
 
 impl RevisionTracker {
     pub fn attach(session: &DocumentSession, recent: Arc<RecentReads>) -> Self {
+        Self::of(session.doc().clone(), recent)
+    }
+
+    fn of(doc: Doc, recent: Arc<RecentReads>) -> Self {
         static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-        let doc = session.doc().clone();
         let epoch = format!("{:08x}", rand::random::<u32>());
         let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
         let state = Arc::new(Mutex::new(State {
@@ -124,14 +137,14 @@ impl RevisionTracker {
             state.counter += 1;
             let at = state.counter;
             let mut rescan = false;
+            let mut unattributed = false;
             let mut touched: Vec<(String, ChangeKind)> = vec![];
             for event in events.iter() {
                 match event {
-                    Event::XmlText(e) => {
-                        if let Some(id) = owning_block(txn, e.target().parent()) {
-                            touched.push((id, ChangeKind::Modified));
-                        }
-                    }
+                    Event::XmlText(e) => match owning_block(txn, e.target().parent()) {
+                        Some(id) => touched.push((id, ChangeKind::Modified)),
+                        None => unattributed = true,
+                    },
                     Event::XmlFragment(e) => {
                         let target = e.target().clone();
                         for change in e.delta(txn) {
@@ -153,12 +166,18 @@ impl RevisionTracker {
                             XmlOut::Element(el) if is_container(el) => block_id(txn, el),
                             other => owning_block(txn, Some(other.clone())),
                         };
-                        if let Some(id) = owner {
-                            touched.push((id, ChangeKind::Modified));
+                        match owner {
+                            Some(id) => touched.push((id, ChangeKind::Modified)),
+                            // The blocks' list itself: a read walks it again anyway.
+                            None if is_outermost_list(&target) => {}
+                            None => unattributed = true,
                         }
                     }
-                    _ => {}
+                    _ => unattributed = true,
                 }
+            }
+            if unattributed {
+                state.unattributed_at = at;
             }
             for (id, kind) in touched {
                 let kind = match state.changes.get(&id) {
@@ -216,7 +235,9 @@ impl RevisionTracker {
 
     /// The document's blocks and the revision they are exactly at (both taken in one read
     /// transaction, which no change can cross). Read again only when the document changed
-    /// since the last read.
+    /// since the last read, and then only the blocks that changed since (the others are
+    /// taken from that read): a person typing, or an agent's edit, costs the next read what
+    /// changed, not the whole document.
     pub fn read(&self) -> (String, Arc<Document>) {
         let txn = self.doc.transact();
         let counter = self.counter();
@@ -224,9 +245,37 @@ impl RevisionTracker {
         if let Some(blocks) = self.recent.get(self.key, counter) {
             return (revision, blocks);
         }
-        let blocks = Arc::new(blocknote::read_document(&txn, &self.fragment));
+        let blocks = Arc::new(match self.changed_since_read() {
+            Some((previous, changed)) => {
+                // Its blocks are moved when no one else holds it (the usual case: it was
+                // taken out of the recent reads, to be replaced by this read), else copied.
+                let previous = Arc::unwrap_or_clone(previous);
+                blocknote::reread_document(&txn, &self.fragment, previous, |id| {
+                    changed.contains(id)
+                })
+            }
+            None => blocknote::read_document(&txn, &self.fragment),
+        });
         self.recent.put(self.key, counter, blocks.clone());
         (revision, blocks)
+    }
+
+    /// The latest read of the blocks still at hand, taken out of the recent reads, and the
+    /// ids of the blocks changed since, when every change since is some block's. Call it
+    /// inside a read transaction: the changes are those up to the transaction's state.
+    fn changed_since_read(&self) -> Option<(Arc<Document>, HashSet<String>)> {
+        let (at, previous) = self.recent.take_latest(self.key)?;
+        let state = self.state.lock().expect("revision state");
+        if state.unattributed_at > at {
+            return None;
+        }
+        let changed = state
+            .changes
+            .values()
+            .filter(|c| c.at > at)
+            .map(|c| c.block_id.clone())
+            .collect();
+        Some((previous, changed))
     }
 
     /// The blocks as last read at `counter`, if they are still at hand.
@@ -332,6 +381,18 @@ fn block_id<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Option<String> {
     }
 }
 
+/// Whether `node` is the fragment or a blockGroup right under it: the list of outermost
+/// blocks, which no block owns.
+fn is_outermost_list(node: &XmlOut) -> bool {
+    match node {
+        XmlOut::Fragment(_) => true,
+        XmlOut::Element(el) => {
+            el.tag().as_ref() == "blockGroup" && matches!(el.parent(), Some(XmlOut::Fragment(_)))
+        }
+        XmlOut::Text(_) => false,
+    }
+}
+
 /// The id of the closest blockContainer at or above `node`.
 fn owning_block<T: ReadTxn>(txn: &T, mut node: Option<XmlOut>) -> Option<String> {
     while let Some(current) = node {
@@ -384,7 +445,156 @@ fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet
 
 #[cfg(test)]
 mod tests {
+    use docs_client::blocknote::{ChildrenMode, NewBlock, Position};
+    use yrs::updates::decoder::Decode;
+    use yrs::{Text, Update};
+
     use super::*;
+
+    /// A small seeded generator (the same sequence every run).
+    struct Draw(u64);
+
+    impl Draw {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) as usize % n
+        }
+    }
+
+    fn all_ids(doc: &Doc) -> Vec<String> {
+        let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let blocks = blocknote::read_document(&doc.transact(), &fragment);
+        blocks.all_blocks().iter().map(|b| b.id.clone()).collect()
+    }
+
+    /// One change of the document, drawn: blocks inserted (outermost or nested), deleted,
+    /// moved, retyped, their text rewritten, or an attribute of a block's container set.
+    fn change(doc: &Doc, draw: &mut Draw, step: usize) {
+        let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let ids = all_ids(doc);
+        let some = |draw: &mut Draw| ids[draw.below(ids.len())].clone();
+        let mut txn = doc.transact_mut();
+        let paragraph = NewBlock::new("paragraph").text(format!("step {step}"));
+        let _ = match draw.below(7) {
+            0 if !ids.is_empty() => {
+                blocknote::delete_blocks(&mut txn, &fragment, &[some(draw)], ChildrenMode::Delete)
+            }
+            1 if !ids.is_empty() => {
+                let at = Position::After { id: some(draw) };
+                blocknote::move_block(&mut txn, &fragment, &some(draw), &at)
+            }
+            2 if !ids.is_empty() => {
+                blocknote::set_block_text(&mut txn, &fragment, &some(draw), &format!("**{step}**"))
+            }
+            3 if !ids.is_empty() => blocknote::update_block(
+                &mut txn,
+                &fragment,
+                &some(draw),
+                Some("heading"),
+                &blocknote::Props::new(),
+            ),
+            4 if !ids.is_empty() => {
+                let at = Position::LastChildOf { id: some(draw) };
+                blocknote::insert_blocks(&mut txn, &fragment, &at, &[paragraph]).map(|_| ())
+            }
+            5 if !ids.is_empty() => {
+                let id = some(draw);
+                let mut containers = vec![blocknote::root_group(&txn, &fragment).unwrap()];
+                while let Some(el) = containers.pop() {
+                    if el
+                        .get_attribute(&txn, "id")
+                        .is_some_and(|v| v.to_string(&txn) == id)
+                    {
+                        el.insert_attribute(&mut txn, "backgroundColor", format!("c{step}"));
+                        break;
+                    }
+                    containers.extend(el.children(&txn).filter_map(|c| match c {
+                        XmlOut::Element(e) => Some(e),
+                        _ => None,
+                    }));
+                }
+                Ok(())
+            }
+            _ => blocknote::insert_blocks(&mut txn, &fragment, &Position::End, &[paragraph])
+                .map(|_| ()),
+        };
+    }
+
+    #[test]
+    fn a_read_after_changes_reads_what_a_whole_read_reads() {
+        let live = Doc::new();
+        let tracker = RevisionTracker::of(live.clone(), Arc::new(RecentReads::default()));
+        // A person's copy of the document: their changes come as updates, as over the wire.
+        let person = Doc::new();
+        let mut draw = Draw(11);
+        for step in 0..600 {
+            if draw.below(3) == 0 {
+                let before = person.transact().state_vector();
+                let state = live.transact().encode_state_as_update_v1(&before);
+                person
+                    .transact_mut()
+                    .apply_update(Update::decode_v1(&state).unwrap())
+                    .unwrap();
+                let before = live.transact().state_vector();
+                change(&person, &mut draw, step);
+                let update = person.transact().encode_state_as_update_v1(&before);
+                live.transact_mut()
+                    .apply_update(Update::decode_v1(&update).unwrap())
+                    .unwrap();
+            } else {
+                change(&live, &mut draw, step);
+            }
+            // Several changes between reads now and then.
+            if draw.below(2) == 0 {
+                let (_, blocks) = tracker.read();
+                let fragment = live.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+                let whole = blocknote::read_document(&live.transact(), &fragment);
+                assert_eq!(*blocks, whole, "step {step}");
+            }
+        }
+        assert!(
+            all_ids(&live).len() > 20,
+            "the document grew: {}",
+            all_ids(&live).len()
+        );
+    }
+
+    #[test]
+    fn a_change_no_block_owns_makes_the_next_read_whole() {
+        let live = Doc::new();
+        let tracker = RevisionTracker::of(live.clone(), Arc::new(RecentReads::default()));
+        let mut draw = Draw(3);
+        for step in 0..5 {
+            change(&live, &mut draw, step);
+        }
+        tracker.read();
+        let fragment = live.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        // Another client writes a block without an id, then types in it.
+        let text = {
+            let mut txn = live.transact_mut();
+            let root = blocknote::root_group(&txn, &fragment).unwrap();
+            let container =
+                root.push_back(&mut txn, yrs::XmlElementPrelim::empty("blockContainer"));
+            let paragraph =
+                container.push_back(&mut txn, yrs::XmlElementPrelim::empty("paragraph"));
+            paragraph.push_back(&mut txn, yrs::XmlTextPrelim::new("typed"))
+        };
+        tracker.read();
+        text.insert(&mut live.transact_mut(), 5, " on");
+        let state = tracker.state.lock().unwrap();
+        assert_eq!(state.unattributed_at, state.counter);
+        drop(state);
+        assert!(tracker.changed_since_read().is_none());
+        let (_, blocks) = tracker.read();
+        assert_eq!(
+            *blocks,
+            blocknote::read_document(&live.transact(), &fragment)
+        );
+        assert_eq!(blocks.blocks.last().unwrap().plain_text(), "typed on");
+    }
 
     #[test]
     fn recent_reads_keep_the_last_few_documents_at_their_revision() {

@@ -59,7 +59,9 @@ pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
     read_section,
 };
-pub use read::{Outermost, read_blocks, read_document, read_outermost, root_group};
+pub use read::{
+    Outermost, read_blocks, read_document, read_outermost, reread_document, root_group,
+};
 pub use schema::FRAGMENT_NAME;
 pub use tree::{
     Block, BlockContent, CommentMark, Document, Inline, NewBlock, NewContent, PropValue, Props,

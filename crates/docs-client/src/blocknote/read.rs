@@ -33,6 +33,62 @@ pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
     }
 }
 
+/// Reads the whole document again after some of its blocks changed: each outermost block
+/// that neither changed nor holds a changed block since `previous` (an earlier read of the
+/// same document) is moved from it, the others are read. What a read after a person typed
+/// in a block, or an agent added one, costs: a walk of the outermost blocks' ids and a read
+/// of the changed ones, not a read of the whole document. Gives what [`read_document`] gives,
+/// provided `changed(id)` is true for every block changed since `previous`, at any depth
+/// (a block whose nested blocks were added or removed included). A block with blocks hidden
+/// below [`MAX_NESTING`] is always read (`previous` does not hold their ids); ids that are
+/// not unique in `previous` make it read the whole document.
+pub fn reread_document<T: ReadTxn>(
+    txn: &T,
+    frag: &XmlFragmentRef,
+    previous: Document,
+    changed: impl Fn(&str) -> bool,
+) -> Document {
+    let Some(root) = root_group(txn, frag) else {
+        return Document::default();
+    };
+    let at: std::collections::HashMap<String, usize> = previous
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.clone(), i))
+        .collect();
+    if at.len() != previous.blocks.len() {
+        return read_document(txn, frag);
+    }
+    let mut before: Vec<Option<Block>> = previous.blocks.into_iter().map(Some).collect();
+    let mut blocks = Vec::with_capacity(before.len());
+    for container in group_containers(txn, &root) {
+        let id = container_id(txn, &container);
+        // Each block of `previous` is taken once at most: a second block with its id (which
+        // came with a change of that id) is read.
+        let kept = at
+            .get(&id)
+            .and_then(|&i| before[i].take_if(|b| !holds_change(b, &changed)));
+        blocks.push(kept.unwrap_or_else(|| read_block(txn, &container, 1)));
+    }
+    Document { blocks }
+}
+
+/// Whether `block` or a block nested in it changed, or hides nested blocks (whose changes
+/// the tree cannot show).
+fn holds_change(block: &Block, changed: &impl Fn(&str) -> bool) -> bool {
+    let mut stack = vec![block];
+    while let Some(b) = stack.pop() {
+        if changed(&b.id)
+            || matches!(b.content, BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
+        {
+            return true;
+        }
+        stack.extend(&b.children);
+    }
+    false
+}
+
 /// Reads only the blocks with these ids (each with its nested blocks), walking the document
 /// once without reading the others: what a check of a few blocks needs, at a fraction of
 /// [`read_document`]'s cost. Blocks not found (or past [`MAX_NESTING`]) are absent.

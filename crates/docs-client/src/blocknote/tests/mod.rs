@@ -9,6 +9,7 @@ mod math;
 mod nesting;
 mod operations;
 mod properties;
+mod reread;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,0 +1,106 @@
+//! Reading a document again after some blocks changed ([`reread_document`]).
+
+use super::*;
+
+/// A document of three paragraphs, the second with a nested one; their ids.
+fn three_blocks() -> (Doc, XmlFragmentRef, Vec<String>) {
+    let (d, f) = doc();
+    let ids = insert_blocks(
+        &mut d.transact_mut(),
+        &f,
+        &Position::End,
+        &[
+            NewBlock::new("paragraph").text("one"),
+            NewBlock::new("paragraph")
+                .text("two")
+                .child(NewBlock::new("paragraph").text("nested")),
+            NewBlock::new("paragraph").text("three"),
+        ],
+    )
+    .unwrap();
+    (d, f, ids)
+}
+
+#[test]
+fn blocks_said_unchanged_are_taken_from_the_previous_read() {
+    let (d, f, ids) = three_blocks();
+    let previous = read(&d, &f);
+    set_block_text(&mut d.transact_mut(), &f, &ids[0], "one, edited").unwrap();
+    set_block_text(&mut d.transact_mut(), &f, &ids[3], "three, edited").unwrap();
+    // Said changed: read again.
+    let both = reread_document(&d.transact(), &f, previous.clone(), |id| {
+        id == ids[0] || id == ids[3]
+    });
+    assert_eq!(both, read(&d, &f));
+    // Said unchanged: taken as it was (which is how a wrong `changed` shows).
+    let first = reread_document(&d.transact(), &f, previous.clone(), |id| id == ids[0]);
+    assert_eq!(first.blocks[0].plain_text(), "one, edited");
+    assert_eq!(first.blocks[2].plain_text(), "three");
+}
+
+#[test]
+fn a_changed_nested_block_reads_its_outermost_block_again() {
+    let (d, f, ids) = three_blocks();
+    let previous = read(&d, &f);
+    set_block_text(&mut d.transact_mut(), &f, &ids[2], "nested, edited").unwrap();
+    let again = reread_document(&d.transact(), &f, previous.clone(), |id| id == ids[2]);
+    assert_eq!(again.blocks[1].children[0].plain_text(), "nested, edited");
+    assert_eq!(again, read(&d, &f));
+}
+
+#[test]
+fn blocks_added_moved_and_deleted_are_where_the_document_has_them() {
+    let (d, f, ids) = three_blocks();
+    let previous = read(&d, &f);
+    let added = {
+        let mut txn = d.transact_mut();
+        move_block(&mut txn, &f, &ids[3], &Position::Start).unwrap();
+        delete_blocks(&mut txn, &f, &[ids[0].clone()], ChildrenMode::Delete).unwrap();
+        insert_blocks(
+            &mut txn,
+            &f,
+            &Position::After { id: ids[1].clone() },
+            &[NewBlock::new("heading").prop("level", 2.0).text("new")],
+        )
+        .unwrap()
+    };
+    // A move writes the block anew: it counts as changed, as a new block does.
+    let again = reread_document(&d.transact(), &f, previous.clone(), |id| {
+        id == ids[3] || added.iter().any(|a| a == id)
+    });
+    assert_eq!(again, read(&d, &f));
+    let order: Vec<&str> = again.blocks.iter().map(|b| b.id.as_str()).collect();
+    assert_eq!(order, [ids[3].as_str(), ids[1].as_str(), added[0].as_str()]);
+}
+
+/// Gives the third outermost block the first one's id, as another client may.
+fn copy_first_id_to_third(d: &Doc, f: &XmlFragmentRef, ids: &[String]) {
+    let mut txn = d.transact_mut();
+    let root = root_group(&txn, f).unwrap();
+    let XmlOut::Element(last) = root.get(&txn, 2).unwrap() else {
+        panic!("the third block")
+    };
+    last.insert_attribute(&mut txn, "id", ids[0].clone());
+}
+
+#[test]
+fn a_block_of_the_previous_read_is_taken_once() {
+    let (d, f, ids) = three_blocks();
+    let previous = read(&d, &f);
+    copy_first_id_to_third(&d, &f, &ids);
+    // Even said unchanged, the second block with the first one's id is read.
+    let again = reread_document(&d.transact(), &f, previous, |_| false);
+    assert_eq!(again, read(&d, &f));
+    assert_eq!(again.blocks[2].plain_text(), "three");
+}
+
+#[test]
+fn ids_that_are_not_unique_in_the_previous_read_make_it_read_the_whole_document() {
+    let (d, f, ids) = three_blocks();
+    copy_first_id_to_third(&d, &f, &ids);
+    let previous = read(&d, &f);
+    set_block_text(&mut d.transact_mut(), &f, &ids[0], "one, edited").unwrap();
+    let again = reread_document(&d.transact(), &f, previous, |_| false);
+    assert_eq!(again, read(&d, &f));
+    assert_eq!(again.blocks[0].plain_text(), "one, edited");
+}
