@@ -40,8 +40,9 @@ pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
 /// of the changed ones, not a read of the whole document. Gives what [`read_document`] gives,
 /// provided `changed(id)` is true for every block changed since `previous`, at any depth
 /// (a block whose nested blocks were added or removed included). A block with blocks hidden
-/// below [`MAX_NESTING`] is always read (`previous` does not hold their ids); ids that are
-/// not unique in `previous` make it read the whole document.
+/// below [`MAX_NESTING`] is always read (`previous` does not hold their ids), and so is a
+/// block without an id; ids that are not unique in `previous` make it read the whole
+/// document.
 pub fn reread_document<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
@@ -65,9 +66,11 @@ pub fn reread_document<T: ReadTxn>(
     for container in group_containers(txn, &root) {
         let id = container_id(txn, &container);
         // Each block of `previous` is taken once at most: a second block with its id (which
-        // came with a change of that id) is read.
+        // came with a change of that id) is read. Blocks without an id cannot be told apart:
+        // they are read.
         let kept = at
             .get(&id)
+            .filter(|_| !id.is_empty())
             .and_then(|&i| before[i].take_if(|b| !holds_change(b, &changed)));
         blocks.push(kept.unwrap_or_else(|| read_block(txn, &container, 1)));
     }

@@ -104,3 +104,22 @@ fn ids_that_are_not_unique_in_the_previous_read_make_it_read_the_whole_document(
     assert_eq!(again, read(&d, &f));
     assert_eq!(again.blocks[0].plain_text(), "one, edited");
 }
+
+#[test]
+fn blocks_without_an_id_are_read() {
+    let (d, f, _) = three_blocks();
+    let idless = |d: &Doc, at: u32, text: &str| {
+        let mut txn = d.transact_mut();
+        let root = root_group(&txn, &f).unwrap();
+        let container = root.insert(&mut txn, at, XmlElementPrelim::empty("blockContainer"));
+        let paragraph = container.push_back(&mut txn, XmlElementPrelim::empty("paragraph"));
+        paragraph.push_back(&mut txn, XmlTextPrelim::new(text));
+    };
+    idless(&d, 3, "old");
+    let previous = read(&d, &f);
+    // Another one comes before it; no block id says so.
+    idless(&d, 0, "new");
+    let again = reread_document(&d.transact(), &f, previous, |_| false);
+    assert_eq!(again, read(&d, &f));
+    assert_eq!(again.blocks[0].plain_text(), "new");
+}
