@@ -193,6 +193,25 @@ pub(crate) fn depth_door(document: Uuid, update: &[u8]) -> Result<usize> {
     crate::blocknote::check_update_depth(update).map_err(|e| too_deep(document, e))
 }
 
+/// Applies the content stored in Docs (a whole-document update) to the session's new document.
+fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
+    let bad_content = |e: String| Error::BadContent {
+        document: id.to_string(),
+        detail: e,
+    };
+    // Nesting yrs cannot delete without overflowing its stack is refused at the door.
+    let nesting = depth_door(id, stored)?;
+    let update = Update::decode_v1(stored).map_err(|e| bad_content(e.to_string()))?;
+    doc.transact_mut_with(REMOTE_ORIGIN)
+        .apply_update(update)
+        .map_err(|e| bad_content(e.to_string()))?;
+    if nesting > 0 {
+        let fragment = crate::blocknote::document_fragment(doc);
+        depth_after(id, &doc.transact(), &fragment)?;
+    }
+    Ok(())
+}
+
 /// Refuses a document that, once an update nesting types was applied, nests too deep.
 pub(crate) fn depth_after<T: yrs::ReadTxn>(
     document: Uuid,
@@ -261,20 +280,15 @@ impl DocumentSession {
             ..Options::default()
         });
         if !stored.is_empty() {
-            let bad_content = |e: String| Error::BadContent {
-                document: id.to_string(),
-                detail: e,
-            };
-            // Nesting yrs cannot delete without overflowing its stack is refused at the door.
-            let nesting = depth_door(id, &stored)?;
-            let update = Update::decode_v1(&stored).map_err(|e| bad_content(e.to_string()))?;
-            doc.transact_mut_with(REMOTE_ORIGIN)
-                .apply_update(update)
-                .map_err(|e| bad_content(e.to_string()))?;
-            if nesting > 0 {
-                let fragment = crate::blocknote::document_fragment(&doc);
-                depth_after(id, &doc.transact(), &fragment)?;
-            }
+            // CPU work in proportion to the document (a second for 50 000 blocks): off the
+            // runtime's workers, which every other session and call share.
+            let loading = doc.clone();
+            tokio::task::spawn_blocking(move || load_stored(id, &loading, &stored))
+                .await
+                .map_err(|e| Error::BadContent {
+                    document: id.to_string(),
+                    detail: format!("loading the content stopped: {e}"),
+                })??;
         }
         let fragment = crate::blocknote::document_fragment(&doc);
         let mut awareness = Awareness::new(doc.clone());
