@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use docs_client::blocknote::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use docs_client::blocknote::{self, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
 use serde::Serialize;
@@ -371,7 +372,7 @@ impl Drop for RevisionTracker {
 }
 
 fn is_container(el: &XmlElementRef) -> bool {
-    el.tag().as_ref() == "blockContainer"
+    el.tag().as_ref() == BLOCK_CONTAINER
 }
 
 fn block_id<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Option<String> {
@@ -387,7 +388,7 @@ fn is_outermost_list(node: &XmlOut) -> bool {
     match node {
         XmlOut::Fragment(_) => true,
         XmlOut::Element(el) => {
-            el.tag().as_ref() == "blockGroup" && matches!(el.parent(), Some(XmlOut::Fragment(_)))
+            el.tag().as_ref() == BLOCK_GROUP && matches!(el.parent(), Some(XmlOut::Fragment(_)))
         }
         XmlOut::Text(_) => false,
     }
@@ -576,8 +577,7 @@ mod tests {
         let text = {
             let mut txn = live.transact_mut();
             let root = blocknote::root_group(&txn, &fragment).unwrap();
-            let container =
-                root.push_back(&mut txn, yrs::XmlElementPrelim::empty("blockContainer"));
+            let container = root.push_back(&mut txn, yrs::XmlElementPrelim::empty(BLOCK_CONTAINER));
             let paragraph =
                 container.push_back(&mut txn, yrs::XmlElementPrelim::empty("paragraph"));
             paragraph.push_back(&mut txn, yrs::XmlTextPrelim::new("typed"))
