@@ -7,8 +7,13 @@
 //! waits for the one being made rather than copying the document a second time (on two cores
 //! the two copies would also slow each other down).
 //!
-//! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]),
-//! and is used for one plan only: an edit's change is told apart in a document by that id.
+//! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]).
+//! A fork whose edit was merged into the live document is taken back ([`Forks::give_back`]):
+//! brought up to date, it is the next edit's fork, with the same client id (its next clocks),
+//! and no copy is made. A fork whose edit is not in the live document (waiting for a person,
+//! refused, failed) is dropped: its client's clocks past the live document's are never used
+//! again, so no later edit depends on a change that may never come. An edit's change is told
+//! apart in a document by its client and clocks ([`contains`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use docs_client::DOCUMENT_FRAGMENT;
 use yrs::updates::decoder::Decode;
-use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
+use yrs::{Doc, IdSet, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
 
 use crate::error::{ServiceError, ServiceResult};
 
@@ -40,7 +45,8 @@ pub struct Forks {
     refilling: Mutex<bool>,
     refilled: Condvar,
     /// The highest client id handed out: a ready fork made before a fresh copy was handed
-    /// out has a lower id, and is not used (ids must grow in the order edits are planned).
+    /// out has a lower id, and is not used (ids must not fall in the order edits are
+    /// planned). A fork given back has this id, and is used.
     handed_out: AtomicU64,
     /// When a fork was last handed out, and whether it came right after the one before.
     last_taken: Mutex<Option<Instant>>,
@@ -86,7 +92,7 @@ impl Forks {
             let txn = self.live.transact();
             let mut ready = self.ready.lock().expect("ready fork");
             while let Some(fork) = ready.pop_front() {
-                if fork.client_id().get() > self.handed_out.load(Ordering::Acquire)
+                if fork.client_id().get() >= self.handed_out.load(Ordering::Acquire)
                     && fork.transact().state_vector() == txn.state_vector()
                 {
                     self.handed_out
@@ -125,6 +131,44 @@ impl Forks {
             let _done = RefillDone(self);
             self.make_ready()?;
         }
+    }
+
+    /// Takes back `fork`, on which the edit `update` was planned, as the next fork when that
+    /// edit is in the live document and no fork was handed out since (the next edit's id
+    /// must be the highest handed out): brought up to date with the live document, it is
+    /// the next edit's fork, without a copy. Otherwise it is dropped. Returns whether it was
+    /// taken back. CPU work in proportion to what changed since: run it off the runtime,
+    /// and not inside a transaction of the live document.
+    pub fn give_back(&self, fork: Doc, update: &[u8]) -> bool {
+        let id = fork.client_id().get();
+        if id != self.handed_out.load(Ordering::Acquire) || self.follow().is_err() {
+            return false;
+        }
+        let Ok(update) = Update::decode_v1(update) else {
+            return false;
+        };
+        let txn = self.live.transact();
+        if !contains(&txn, &update) {
+            return false;
+        }
+        // The fork is the live document as the edit found it plus the edit, and the live
+        // document only grows: it holds all the fork does. Checked all the same, since the
+        // next edit is planned on it.
+        let (live, theirs) = (txn.state_vector(), fork.transact().state_vector());
+        if theirs
+            .iter()
+            .any(|(client, clock)| live.get(client) < *clock)
+            || !deleted(&fork.transact()).diff(&deleted(&txn)).is_empty()
+        {
+            return false;
+        }
+        if apply(&fork, &txn.encode_state_as_update_v1(&theirs)).is_err()
+            || fork.transact().state_vector() != live
+        {
+            return false;
+        }
+        self.ready.lock().expect("ready fork").push_front(fork);
+        true
     }
 
     /// Waits while a fork is being made (CPU work that always ends).
@@ -191,6 +235,30 @@ impl Drop for Forks {
     }
 }
 
+/// Whether everything `update` inserts and deletes is in the document. A document holds
+/// each client's clocks from 0 up, so an insertion is in it when its last clock is. (Not
+/// `Update::state_vector`: it leaves out a client whose clocks do not start at 0, as those
+/// of a fork's second edit.)
+pub fn contains<T: ReadTxn>(txn: &T, update: &Update) -> bool {
+    let live = txn.state_vector();
+    let inserted = update.insertions(true);
+    if inserted.iter().any(|(client, ranges)| {
+        ranges
+            .iter()
+            .next_back()
+            .is_some_and(|last| live.get(client) < last.end)
+    }) {
+        return false;
+    }
+    let deleted_by_it = update.delete_set();
+    deleted_by_it.is_empty() || deleted_by_it.diff(&deleted(txn)).is_empty()
+}
+
+/// What is deleted in a document.
+fn deleted<T: ReadTxn>(txn: &T) -> IdSet {
+    txn.snapshot().delete_set
+}
+
 /// A new fork, with a client id of its own, holding `state` (a whole document's update).
 fn fork_of(state: &[u8]) -> ServiceResult<Doc> {
     let fork = Doc::with_options(Options {
@@ -215,8 +283,8 @@ fn apply(fork: &Doc, update: &[u8]) -> ServiceResult<()> {
 /// and increasing with time (microseconds). Yjs orders concurrent inserts at one place by
 /// client id, smaller first; increasing ids keep edits queued at the same place (two
 /// appends at the end, say) in the order they were asked for, whatever order they are
-/// approved in. Each fork's id is unique, which also tells whether an edit's change is in a
-/// document (its client's clock there).
+/// approved in. Each fork's id is unique; a fork given back keeps its id, and its next edit
+/// has the next clocks of that client.
 fn fork_client_id() -> u64 {
     static LAST: AtomicU64 = AtomicU64::new(0);
     let micros = std::time::SystemTime::now()
@@ -274,6 +342,152 @@ mod tests {
         change(&other);
         let update = other.transact().encode_state_as_update_v1(&before);
         apply(live, &update).unwrap();
+    }
+
+    /// An edit planned on `fork`: a paragraph appended. Returns its update.
+    fn append_on(fork: &Doc, text: &str) -> Vec<u8> {
+        let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let blocks = blocknote::import_markdown(text).unwrap();
+        let mut txn = fork.transact_mut();
+        blocknote::insert_blocks(&mut txn, &fragment, &Position::End, &blocks).unwrap();
+        txn.encode_update_v1()
+    }
+
+    fn merge(live: &Doc, update: &[u8]) {
+        apply(live, update).unwrap();
+    }
+
+    fn is_in(live: &Doc, update: &[u8]) -> bool {
+        contains(&live.transact(), &Update::decode_v1(update).unwrap())
+    }
+
+    #[test]
+    fn a_fork_whose_edit_was_merged_is_the_next_fork_with_what_changed_since() {
+        let live = doc_with("First\n\nSecond\n\nThird");
+        let forks = Forks::new(live.clone());
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        let id = fork.client_id().get();
+        let first = append_on(&fork, "Fourth");
+        merge(&live, &first);
+        // A person's changes after the edit was planned: a deletion and a paragraph typed.
+        change_elsewhere(&live, |other| {
+            let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+            let mut txn = other.transact_mut();
+            let group = blocknote::root_group(&txn, &fragment).unwrap();
+            group.remove_range(&mut txn, 1, 1);
+        });
+        change_elsewhere(&live, |other| {
+            append_on(other, "Typed");
+        });
+        assert!(forks.give_back(fork, &first));
+        assert_eq!(ready_ids(&forks), vec![id]);
+        let (next, ()) = forks.take(|| ()).unwrap();
+        assert_eq!(next.client_id().get(), id, "no copy: the same fork");
+        assert_eq!(markdown(&next), "First\n\nThird\n\nFourth\n\nTyped\n");
+        assert_eq!(
+            next.transact().state_vector(),
+            live.transact().state_vector()
+        );
+        // Its next edit is told apart from the first by its clocks.
+        let second = append_on(&next, "Fifth");
+        assert!(is_in(&live, &first));
+        assert!(!is_in(&live, &second), "not merged yet");
+        merge(&live, &second);
+        assert!(is_in(&live, &second));
+        assert_eq!(
+            markdown(&live),
+            "First\n\nThird\n\nFourth\n\nTyped\n\nFifth\n"
+        );
+    }
+
+    #[test]
+    fn a_fork_whose_edit_is_not_in_the_live_document_is_dropped() {
+        let live = doc_with("First\n\nSecond");
+        let forks = Forks::new(live.clone());
+        // Waiting for a person, refused or failed: not merged.
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        let waiting = append_on(&fork, "Third");
+        assert!(!forks.give_back(fork, &waiting));
+        // A deletion only: the state vectors alike, the documents not.
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        let deletion = {
+            let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+            let mut txn = fork.transact_mut();
+            let group = blocknote::root_group(&txn, &fragment).unwrap();
+            group.remove_range(&mut txn, 0, 1);
+            txn.encode_update_v1()
+        };
+        assert_eq!(
+            fork.transact().state_vector(),
+            live.transact().state_vector()
+        );
+        assert!(!forks.give_back(fork, &deletion));
+        assert_eq!(ready_ids(&forks), Vec::<u64>::new());
+        let (next, ()) = forks.take(|| ()).unwrap();
+        assert_eq!(markdown(&next), "First\n\nSecond\n");
+    }
+
+    #[test]
+    fn a_fork_changed_beyond_its_merged_edit_is_dropped() {
+        let live = doc_with("First\n\nSecond");
+        let forks = Forks::new(live.clone());
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        let edit = append_on(&fork, "Third");
+        merge(&live, &edit);
+        let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        {
+            let mut txn = fork.transact_mut();
+            let group = blocknote::root_group(&txn, &fragment).unwrap();
+            group.remove_range(&mut txn, 0, 1);
+        }
+        assert!(!forks.give_back(fork, &edit));
+        assert_eq!(ready_ids(&forks), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn a_fork_given_back_after_another_was_handed_out_is_dropped() {
+        let live = doc_with("First");
+        let forks = Forks::new(live.clone());
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        let edit = append_on(&fork, "Second");
+        // The next edit came first: its fork has a higher id, and the given back one would
+        // order later edits before it.
+        let (later, ()) = forks.take(|| ()).unwrap();
+        merge(&live, &edit);
+        assert!(!forks.give_back(fork, &edit));
+        assert_eq!(ready_ids(&forks), Vec::<u64>::new());
+        let (next, ()) = forks.take(|| ()).unwrap();
+        assert!(next.client_id().get() > later.client_id().get());
+    }
+
+    #[test]
+    fn a_fork_given_back_is_taken_before_the_ones_made_ahead() {
+        let live = doc_with("First");
+        let forks = Forks::new(live.clone());
+        forks.take(|| ()).unwrap();
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        let id = fork.client_id().get();
+        let edit = append_on(&fork, "Second");
+        merge(&live, &edit);
+        assert!(forks.give_back(fork, &edit));
+        // In a row: one more is made ahead, with a higher id.
+        forks.refill().unwrap();
+        let ready = ready_ids(&forks);
+        assert_eq!(ready.len(), READY_FORKS);
+        assert_eq!(ready[0], id);
+        // A change of the live document reaches both.
+        live.get_or_insert_text("unrelated")
+            .push(&mut live.transact_mut(), "x");
+        for expected in ready {
+            let (fork, ()) = forks.take(|| ()).unwrap();
+            assert_eq!(fork.client_id().get(), expected);
+            assert_eq!(
+                fork.get_or_insert_text("unrelated")
+                    .get_string(&fork.transact()),
+                "x"
+            );
+            assert_eq!(markdown(&fork), "First\n\nSecond\n");
+        }
     }
 
     #[test]

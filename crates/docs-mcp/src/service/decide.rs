@@ -610,22 +610,24 @@ pub(super) async fn plan_on_fork(
     })
     .await
     .map_err(|e| ServiceError::Internal(format!("planning task: {e}")))?;
-    let mut aftermath = Aftermath {
-        doc: doc.clone(),
-        used: None,
-    };
     let (plan, counter, fork) = planned?;
-    aftermath.used = Some(fork);
+    // A plan that failed left the fork half changed: it is dropped, off this path too.
+    let update = plan.as_ref().ok().map(|plan| plan.update.clone());
+    let aftermath = Aftermath {
+        doc: doc.clone(),
+        used: Some((fork, update)),
+    };
     Ok((plan?, counter, aftermath))
 }
 
 /// What follows an edit's planning, off its path, once the edit is queued (or refused): the
-/// document is read for the next read or plan, the next fork is made (what a next edit
-/// waits for first), then the fork it used (a whole document) is dropped. Runs when dropped,
-/// whatever the edit became.
+/// fork it used is given back (the next edit's fork when the edit was merged; else dropped,
+/// a whole document), the document is read for the next read or plan, and the next fork is
+/// made when none is ready. Runs when dropped, whatever the edit became.
 pub(super) struct Aftermath {
     doc: OpenDocument,
-    used: Option<edits::Fork>,
+    /// The fork, and the edit's update when it was planned.
+    used: Option<(edits::Fork, Option<Vec<u8>>)>,
 }
 
 impl Drop for Aftermath {
@@ -636,11 +638,13 @@ impl Drop for Aftermath {
             return;
         };
         runtime.spawn_blocking(move || {
+            if let Some((fork, Some(update))) = used {
+                forks.give_back(fork.doc, &update);
+            }
             tracker.read();
             if let Err(e) = forks.refill() {
                 tracing::debug!(error = %e, "the next fork could not be made ahead");
             }
-            drop(used);
         });
     }
 }

@@ -9,9 +9,10 @@ use yrs::updates::decoder::Decode;
 use yrs::{ReadTxn, StateVector, Transact, Update};
 
 use super::decide::AUTO;
-use super::settle::{Merged, contains};
+use super::settle::Merged;
 use super::{DocsService, OpenDocument};
 use crate::edits;
+use crate::edits::contains;
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{BlockState, EditPayload, PlannedText};
 use crate::revisions::ChangeAuthor;

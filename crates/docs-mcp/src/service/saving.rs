@@ -13,8 +13,9 @@ use uuid::Uuid;
 use yrs::Update;
 use yrs::updates::decoder::Decode;
 
-use super::settle::{contains, is_transient};
+use super::settle::is_transient;
 use super::{DocsService, OpenDocument};
+use crate::edits::contains;
 use crate::error::{ServiceError, ServiceResult};
 
 impl DocsService {

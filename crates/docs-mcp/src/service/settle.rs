@@ -7,14 +7,12 @@
 //! When the session ends before confirming (a refused write, rights withdrawn, a closed
 //! session), the edit is looked for again in a fresh session: found, it only needs saving;
 //! missing, it is merged again after the same checks as an approval. A restart resumes every
-//! `applying` edit the same way. An edit's change is recognized in a document by its own
-//! Yjs client (each plan runs on a fork with a client id of its own) and the deletions it
-//! made.
+//! `applying` edit the same way. An edit's change is recognized in a document by its Yjs
+//! client and clocks (see `edits::fork`) and the deletions it made.
 
 use std::time::Duration;
 
 use uuid::Uuid;
-use yrs::{ReadTxn, Update};
 
 use super::merge::{MergeRefused, Strictness, merge};
 use super::{DocsService, OpenDocument};
@@ -40,20 +38,6 @@ enum Again {
 
 /// Longest pause between two attempts to reach a document again.
 const RETRY_MAX: Duration = Duration::from_secs(60);
-
-/// Whether everything `update` inserts and deletes is in the document.
-pub(super) fn contains<T: ReadTxn>(txn: &T, update: &Update) -> bool {
-    let live = txn.state_vector();
-    if update
-        .state_vector()
-        .iter()
-        .any(|(client, clock)| live.get(client) < *clock)
-    {
-        return false;
-    }
-    let deleted = update.delete_set();
-    deleted.is_empty() || deleted.diff(&txn.snapshot().delete_set).is_empty()
-}
 
 impl DocsService {
     /// Follows a merged edit in a task of its own (once per edit).
