@@ -108,6 +108,10 @@ pub struct RevisionTracker {
     doc: Doc,
     fragment: yrs::XmlFragmentRef,
     recent: Arc<RecentReads>,
+    /// Held through a read: a read that comes while another is under way waits for it and
+    /// takes what it read, instead of reading the whole document (the first took the last
+    /// read out of `recent`, to move its blocks).
+    reading: Mutex<()>,
 }
 
 const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
@@ -225,6 +229,7 @@ impl RevisionTracker {
             doc,
             fragment: root_fragment,
             recent,
+            reading: Mutex::new(()),
         }
     }
 
@@ -240,6 +245,7 @@ impl RevisionTracker {
     /// taken from that read): a person typing, or an agent's edit, costs the next read what
     /// changed, not the whole document.
     pub fn read(&self) -> (String, Arc<Document>) {
+        let _reading = self.reading.lock().expect("reading");
         let txn = self.doc.transact();
         let counter = self.counter();
         let revision = format!("{}-{counter}", self.epoch);
@@ -560,6 +566,39 @@ mod tests {
             all_ids(&live).len() > 20,
             "the document grew: {}",
             all_ids(&live).len()
+        );
+    }
+
+    #[test]
+    fn a_read_that_comes_while_another_is_under_way_takes_what_it_read() {
+        let live = Doc::new();
+        let tracker = Arc::new(RevisionTracker::of(
+            live.clone(),
+            Arc::new(RecentReads::default()),
+        ));
+        let mut draw = Draw(5);
+        for step in 0..5 {
+            change(&live, &mut draw, step);
+        }
+        tracker.read();
+        change(&live, &mut draw, 5);
+        // Two reads at once (the work after an edit, and the next plan).
+        let under_way = tracker.reading.lock().unwrap();
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let tracker = tracker.clone();
+                std::thread::spawn(move || tracker.read().1)
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(readers.iter().all(|r| !r.is_finished()), "they wait");
+        drop(under_way);
+        let read: Vec<_> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+        assert!(Arc::ptr_eq(&read[0], &read[1]), "read once");
+        let fragment = live.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        assert_eq!(
+            *read[0],
+            blocknote::read_document(&live.transact(), &fragment)
         );
     }
 

@@ -8,12 +8,14 @@
 //! the two copies would also slow each other down).
 //!
 //! Each fork has a Yjs client id of its own, drawn when it is made (see [`fork_client_id`]).
-//! A fork whose edit was merged into the live document is taken back ([`Forks::give_back`]):
-//! brought up to date, it is the next edit's fork, with the same client id (its next clocks),
-//! and no copy is made. A fork whose edit is not in the live document (waiting for a person,
-//! refused, failed) is dropped: its client's clocks past the live document's are never used
-//! again, so no later edit depends on a change that may never come. An edit's change is told
-//! apart in a document by its client and clocks ([`contains`]).
+//! The fork last handed out is lent: every change of the live document from then on is kept
+//! for it. Once its edit is merged into the live document, it is given back
+//! ([`Forks::give_back`]): with those changes applied it is the live document again, and it is
+//! the next edit's fork, with the same client id (its next clocks), without a copy. A fork
+//! whose edit is not in the live document (waiting for a person, refused, failed) is dropped:
+//! its client's clocks past the live document's are never used again, so no later edit
+//! depends on a change that may never come. An edit's change is told apart in a document by
+//! its client and clocks ([`contains`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use docs_client::DOCUMENT_FRAGMENT;
 use yrs::updates::decoder::Decode;
-use yrs::{Doc, IdSet, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
+use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
 
 use crate::error::{ServiceError, ServiceResult};
 
@@ -32,6 +34,28 @@ use crate::error::{ServiceError, ServiceResult};
 const READY_FORKS: usize = 2;
 /// Edits taken within this of each other come in a row.
 const IN_A_ROW: Duration = Duration::from_secs(2);
+/// Most bytes of changes kept for a lent fork; past them it is not given back (a person
+/// pasting a long text while an edit is planned costs one copy of the document, not memory).
+const LENT_CHANGES_MAX_BYTES: usize = 4 << 20;
+
+/// The fork last handed out, and the changes of the live document since.
+struct Lent {
+    client_id: u64,
+    changes: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+impl Lent {
+    /// Keeps `change`; false when too much changed.
+    fn keep(&mut self, change: &[u8]) -> bool {
+        self.bytes += change.len();
+        if self.bytes > LENT_CHANGES_MAX_BYTES {
+            return false;
+        }
+        self.changes.push(change.to_vec());
+        true
+    }
+}
 
 /// The forks of one live document.
 pub struct Forks {
@@ -39,7 +63,10 @@ pub struct Forks {
     /// The next forks, oldest (lowest client id) first, up to date with `live` (every change
     /// of `live` is applied to them).
     ready: Arc<Mutex<VecDeque<Doc>>>,
-    /// Whether `live`'s changes are forwarded to `ready` (from the first refill on).
+    /// The fork last handed out, while it may be given back.
+    lent: Arc<Mutex<Option<Lent>>>,
+    /// Whether `live`'s changes are forwarded to `ready` and `lent` (from the first take or
+    /// refill on).
     following: AtomicBool,
     /// A fork is being made ahead; `refilled` is notified when it is done.
     refilling: Mutex<bool>,
@@ -60,6 +87,7 @@ impl Forks {
         Forks {
             live,
             ready: Arc::new(Mutex::new(VecDeque::new())),
+            lent: Arc::new(Mutex::new(None)),
             following: AtomicBool::new(false),
             refilling: Mutex::new(false),
             refilled: Condvar::new(),
@@ -84,36 +112,50 @@ impl Forks {
             previous.is_some_and(|p| now.duration_since(p) < IN_A_ROW),
             Ordering::Relaxed,
         );
+        self.follow();
         if self.ready.lock().expect("ready fork").is_empty() {
             self.await_refill();
         }
         let mut stale = Vec::new();
-        let (state, at) = {
+        let (state, client_id, at) = {
             let txn = self.live.transact();
             let mut ready = self.ready.lock().expect("ready fork");
             while let Some(fork) = ready.pop_front() {
                 if fork.client_id().get() >= self.handed_out.load(Ordering::Acquire)
                     && fork.transact().state_vector() == txn.state_vector()
                 {
-                    self.handed_out
-                        .store(fork.client_id().get(), Ordering::Release);
+                    self.hand_out(fork.client_id().get());
                     return Ok((fork, at()));
                 }
                 stale.push(fork);
             }
-            (txn.encode_state_as_update_v1(&StateVector::default()), at())
+            let client_id = fork_client_id();
+            self.hand_out(client_id);
+            (
+                txn.encode_state_as_update_v1(&StateVector::default()),
+                client_id,
+                at(),
+            )
         };
         drop(stale);
-        let fork = fork_of(&state)?;
-        self.handed_out
-            .fetch_max(fork.client_id().get(), Ordering::AcqRel);
-        Ok((fork, at))
+        Ok((fork_of(&state, client_id)?, at))
+    }
+
+    /// Records the fork of `client_id` as handed out, and lends it. Call it inside a read
+    /// transaction of the live document: its changes are kept from that state on.
+    fn hand_out(&self, client_id: u64) {
+        self.handed_out.fetch_max(client_id, Ordering::AcqRel);
+        *self.lent.lock().expect("lent fork") = Some(Lent {
+            client_id,
+            changes: Vec::new(),
+            bytes: 0,
+        });
     }
 
     /// Makes the next forks, unless enough are ready or some are being made. CPU work: run
     /// it off the runtime, and off the path of the edit that took the last one.
     pub fn refill(&self) -> ServiceResult<()> {
-        self.follow()?;
+        self.follow();
         loop {
             {
                 let mut refilling = self.refilling.lock().expect("refilling");
@@ -134,37 +176,36 @@ impl Forks {
     }
 
     /// Takes back `fork`, on which the edit `update` was planned, as the next fork when that
-    /// edit is in the live document and no fork was handed out since (the next edit's id
-    /// must be the highest handed out): brought up to date with the live document, it is
-    /// the next edit's fork, without a copy. Otherwise it is dropped. Returns whether it was
-    /// taken back. CPU work in proportion to what changed since: run it off the runtime,
-    /// and not inside a transaction of the live document.
+    /// edit is in the live document and `fork` is still lent (no fork was handed out since:
+    /// the next edit's id must be the highest handed out). With the live document's changes
+    /// since it was taken applied, it is the live document: the fork was the live document
+    /// plus the edit, and the live document holds the edit. Otherwise it is dropped. Returns
+    /// whether it was taken back. CPU work in proportion to what changed since it was taken:
+    /// run it off the runtime, and not inside a transaction of the live document.
     pub fn give_back(&self, fork: Doc, update: &[u8]) -> bool {
-        let id = fork.client_id().get();
-        if id != self.handed_out.load(Ordering::Acquire) || self.follow().is_err() {
-            return false;
-        }
         let Ok(update) = Update::decode_v1(update) else {
             return false;
         };
+        let id = fork.client_id().get();
+        // Under a read transaction of the live document: no change comes in between.
         let txn = self.live.transact();
+        let Some(lent) = self
+            .lent
+            .lock()
+            .expect("lent fork")
+            .take_if(|lent| lent.client_id == id)
+        else {
+            return false;
+        };
         if !contains(&txn, &update) {
             return false;
         }
-        // The fork is the live document as the edit found it plus the edit, and the live
-        // document only grows: it holds all the fork does. Checked all the same, since the
-        // next edit is planned on it.
-        let (live, theirs) = (txn.state_vector(), fork.transact().state_vector());
-        if theirs
-            .iter()
-            .any(|(client, clock)| live.get(client) < *clock)
-            || !deleted(&fork.transact()).diff(&deleted(&txn)).is_empty()
-        {
-            return false;
+        for change in &lent.changes {
+            if apply(&fork, change).is_err() {
+                return false;
+            }
         }
-        if apply(&fork, &txn.encode_state_as_update_v1(&theirs)).is_err()
-            || fork.transact().state_vector() != live
-        {
+        if fork.transact().state_vector() != txn.state_vector() {
             return false;
         }
         self.ready.lock().expect("ready fork").push_front(fork);
@@ -186,7 +227,7 @@ impl Forks {
             .live
             .transact()
             .encode_state_as_update_v1(&StateVector::default());
-        let fork = fork_of(&state)?;
+        let fork = fork_of(&state, fork_client_id())?;
         // Installed under a read transaction of the live document: what changed since the
         // copy is applied first, and no change can come in between.
         let txn = self.live.transact();
@@ -198,19 +239,31 @@ impl Forks {
         Ok(())
     }
 
-    /// Forwards every change of the live document to the ready fork from now on; a change it
-    /// cannot take drops it (the next edit copies the document instead).
-    fn follow(&self) -> ServiceResult<()> {
+    /// Forwards every change of the live document to the ready forks from now on (a change
+    /// one cannot take drops it: the next edit copies the document instead), and keeps it
+    /// for the lent fork.
+    fn follow(&self) {
         if self.following.swap(true, Ordering::AcqRel) {
-            return Ok(());
+            return;
         }
-        let ready = self.ready.clone();
+        let (ready, lent) = (self.ready.clone(), self.lent.clone());
+        // Subscribed in a transaction of its own, waited for: `Doc::observe_update_v1` fails
+        // whenever another transaction is open.
         self.live
+            .transact_mut()
             .observe_update_v1(self.observer_key.clone(), move |_, event| {
-                let mut ready = ready.lock().expect("ready fork");
-                ready.retain(|fork| apply(fork, &event.update).is_ok());
-            })
-            .map_err(|e| ServiceError::Internal(format!("following the document: {e}")))
+                ready
+                    .lock()
+                    .expect("ready fork")
+                    .retain(|fork| apply(fork, &event.update).is_ok());
+                let mut lent = lent.lock().expect("lent fork");
+                if let Some(kept) = lent.as_mut()
+                    && !kept.keep(&event.update)
+                {
+                    // Too much changed: it will not be given back.
+                    *lent = None;
+                }
+            });
     }
 }
 
@@ -230,7 +283,11 @@ impl Drop for RefillDone<'_> {
 impl Drop for Forks {
     fn drop(&mut self) {
         if *self.following.get_mut() {
-            let _ = self.live.unobserve_update_v1(self.observer_key.clone());
+            // Waited for, as the subscription: a failed one would keep forwarding changes to
+            // forks nobody takes.
+            self.live
+                .transact_mut()
+                .unobserve_update_v1(self.observer_key.clone());
         }
     }
 }
@@ -251,18 +308,13 @@ pub fn contains<T: ReadTxn>(txn: &T, update: &Update) -> bool {
         return false;
     }
     let deleted_by_it = update.delete_set();
-    deleted_by_it.is_empty() || deleted_by_it.diff(&deleted(txn)).is_empty()
+    deleted_by_it.is_empty() || deleted_by_it.diff(&txn.snapshot().delete_set).is_empty()
 }
 
-/// What is deleted in a document.
-fn deleted<T: ReadTxn>(txn: &T) -> IdSet {
-    txn.snapshot().delete_set
-}
-
-/// A new fork, with a client id of its own, holding `state` (a whole document's update).
-fn fork_of(state: &[u8]) -> ServiceResult<Doc> {
+/// A new fork, with the client id `client_id`, holding `state` (a whole document's update).
+fn fork_of(state: &[u8], client_id: u64) -> ServiceResult<Doc> {
     let fork = Doc::with_options(Options {
-        client_id: yrs::block::ClientID::new(fork_client_id()),
+        client_id: yrs::block::ClientID::new(client_id),
         offset_kind: OffsetKind::Utf16,
         ..Options::default()
     });
@@ -428,20 +480,50 @@ mod tests {
     }
 
     #[test]
-    fn a_fork_changed_beyond_its_merged_edit_is_dropped() {
-        let live = doc_with("First\n\nSecond");
+    fn a_fork_lent_while_too_much_changed_is_dropped() {
+        let live = doc_with("First");
         let forks = Forks::new(live.clone());
         let (fork, ()) = forks.take(|| ()).unwrap();
-        let edit = append_on(&fork, "Third");
+        let edit = append_on(&fork, "Second");
         merge(&live, &edit);
-        let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-        {
-            let mut txn = fork.transact_mut();
+        // A person pastes more than is kept for a lent fork.
+        let pasted = "x".repeat(LENT_CHANGES_MAX_BYTES + 1);
+        change_elsewhere(&live, |other| {
+            other
+                .get_or_insert_text("pasted")
+                .push(&mut other.transact_mut(), &pasted);
+        });
+        assert!(!forks.give_back(fork, &edit));
+        let (next, ()) = forks.take(|| ()).unwrap();
+        assert_eq!(markdown(&next), "First\n\nSecond\n");
+        assert_eq!(
+            next.get_or_insert_text("pasted")
+                .get_string(&next.transact())
+                .len(),
+            pasted.len()
+        );
+    }
+
+    #[test]
+    fn forks_follow_the_document_from_a_refill_made_while_a_transaction_was_open() {
+        let live = doc_with("First");
+        let forks = Arc::new(Forks::new(live.clone()));
+        let reading = live.transact();
+        let refill = {
+            let forks = forks.clone();
+            std::thread::spawn(move || forks.refill().unwrap())
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        drop(reading);
+        refill.join().unwrap();
+        change_elsewhere(&live, |other| {
+            let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+            let mut txn = other.transact_mut();
             let group = blocknote::root_group(&txn, &fragment).unwrap();
             group.remove_range(&mut txn, 0, 1);
-        }
-        assert!(!forks.give_back(fork, &edit));
-        assert_eq!(ready_ids(&forks), Vec::<u64>::new());
+        });
+        let (fork, ()) = forks.take(|| ()).unwrap();
+        assert_eq!(markdown(&fork), "");
     }
 
     #[test]

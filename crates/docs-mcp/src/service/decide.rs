@@ -600,6 +600,10 @@ pub(super) async fn plan_on_fork(
 ) -> ServiceResult<(edits::Plan, u64, Aftermath)> {
     let (forks, tracker) = (doc.forks.clone(), doc.tracker.clone());
     let planned = tokio::task::spawn_blocking(move || {
+        // The blocks as they are now, for a fork at the same state (the usual case): read by
+        // the work after the last edit, or now, and then only what changed since the last
+        // read. (Else the plan reads the whole fork.)
+        tracker.read();
         let (doc, counter) = forks.take(|| tracker.counter())?;
         let fork = edits::Fork {
             doc,
