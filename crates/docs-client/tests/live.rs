@@ -1079,3 +1079,69 @@ async fn without_a_configured_collaboration_url_the_derived_one_is_used() {
         );
     }
 }
+
+/// A chain of `levels` nested elements under `parent` (raw Yjs: no model check), returning
+/// the deepest.
+fn nest(
+    txn: &mut yrs::TransactionMut<'_>,
+    mut parent: yrs::XmlElementRef,
+    levels: usize,
+) -> yrs::XmlElementRef {
+    use yrs::XmlFragment;
+    for _ in 0..levels {
+        parent = parent.push_back(txn, yrs::XmlElementPrelim::empty("blockGroup"));
+    }
+    parent
+}
+
+/// Content nested deeper than yrs can delete, built by a collaborator in two writes that each
+/// pass the door, ends the session when the second arrives (only updates that bring new
+/// content are checked: Hocuspocus also sends a write back to its writer).
+#[tokio::test]
+async fn a_collaborator_nesting_too_deep_in_two_writes_ends_the_session() {
+    use yrs::{WriteTxn, XmlFragment};
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("deep").markdown("Start"))
+        .await
+        .unwrap();
+    let ours = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let theirs = DocumentSession::open(anonymous_client(&server), id, fast_options("Peer"))
+        .await
+        .unwrap();
+    let first = theirs
+        .write(|txn| {
+            let fragment = txn.get_or_insert_xml_fragment(docs_client::DOCUMENT_FRAGMENT);
+            let top = fragment.push_back(txn, yrs::XmlElementPrelim::empty("blockGroup"));
+            nest(txn, top, 399)
+        })
+        .await
+        .unwrap();
+    let deepest = first.value().clone();
+    first.wait().await.unwrap();
+    // Within the limit: both sessions go on, ours writing.
+    ours.write(|txn| append_paragraph(txn, "still fine"))
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    assert!(!ours.is_failed());
+    let _deeper = theirs
+        .write(move |txn| {
+            nest(txn, deepest, 200);
+        })
+        .await
+        .unwrap();
+    eventually("our session to end", WAIT, || async {
+        ours.is_failed().then_some(())
+    })
+    .await;
+    let refused = ours.write(|txn| append_paragraph(txn, "no")).await.err();
+    assert!(
+        matches!(refused, Some(Error::TooDeep { depth, .. }) if depth > 512),
+        "{refused:?}"
+    );
+}

@@ -400,9 +400,13 @@ impl Actor {
         let held = self.unconfirmed.heard(&update);
         {
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
+            let before = (nesting > 0).then(|| txn.state_vector());
             txn.apply_update(update)
                 .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
-            if nesting > 0 {
+            // Only new types can deepen the document: not our own write sent back by the
+            // room (Hocuspocus sends a write to every connection, its writer's too), which
+            // would otherwise walk the whole document once per edit.
+            if before.is_some_and(|before| txn.state_vector() != before) {
                 super::depth_after(document, &txn, &self.shared.fragment).map_err(Ended::Final)?;
             }
         }
