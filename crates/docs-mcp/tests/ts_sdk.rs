@@ -102,6 +102,12 @@ async fn run_client(args: &[&str], home: Option<&Path>) -> Value {
         "the TypeScript client failed ({}):\nstdout: {stdout}\nstderr: {stderr}",
         output.status
     );
+    // The SDK compiles each output schema with Ajv, which warns on the console about every
+    // format JSON Schema does not define.
+    assert!(
+        !stderr.contains("unknown format"),
+        "the client warned about our schemas:\n{stderr}"
+    );
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines.len(),

@@ -7,6 +7,7 @@ mod history;
 mod params;
 mod read;
 mod reads;
+mod schemas;
 mod write;
 
 use std::sync::Arc;
@@ -66,14 +67,16 @@ pub struct DocsMcp {
 
 impl DocsMcp {
     pub fn new(service: Arc<DocsService>, connection: impl Into<String>) -> Self {
+        let mut tool_router = Self::read_tools()
+            + Self::write_tools()
+            + Self::comment_tools()
+            + Self::history_tools();
+        schemas::standard_formats_only(&mut tool_router);
         DocsMcp {
             service,
             connection: connection.into(),
             reads: Arc::default(),
-            tool_router: Self::read_tools()
-                + Self::write_tools()
-                + Self::comment_tools()
-                + Self::history_tools(),
+            tool_router,
         }
     }
 
