@@ -45,6 +45,7 @@ mod session;
 mod threads;
 mod tls;
 mod ydoc;
+pub mod yjs;
 
 pub use collaboration::{CollaborationEndpoint, CollaborationServer};
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};

@@ -32,6 +32,9 @@ use crate::rest::{ContentApi, DocsClient};
 
 /// Commands waiting for the actor; callers wait for room when it is full.
 pub(super) const COMMAND_QUEUE: usize = 64;
+/// Updates from the room from this size on are checked against the document before being
+/// applied.
+const KNOWN_CHECK_MIN_BYTES: usize = 64 * 1024;
 /// What a close keeps of the write timeout to leave the room (presence cleared, Close
 /// frame): unsaved writes are given up that long before the timeout, and leaving takes at
 /// most half of it, so the task ends before the handle would abort it.
@@ -393,19 +396,24 @@ impl Actor {
     /// again, and the document cannot be edited safely).
     async fn apply_remote(&mut self, bytes: &[u8], what: &str) -> Result<(), Ended> {
         let document = self.shared.id;
-        let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
         let update = Update::decode_v1(bytes)
             .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
         // What the server sends, it holds: on yhub, that is how a write is known to be there.
         let held = self.unconfirmed.heard(&update);
-        {
+        // Our own writes come back (Hocuspocus sends a write to every connection, its
+        // writer's too), the first of them our whole document, which applying again costs
+        // about what loading it did: a large update the document holds already is not
+        // applied again (it cannot deepen it either). A small one is applied: that costs
+        // less than telling.
+        let known = bytes.len() >= KNOWN_CHECK_MIN_BYTES
+            && crate::yjs::contains(&AsyncTransact::transact(&self.shared.doc).await, &update);
+        if !known {
+            let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
             let before = (nesting > 0).then(|| txn.state_vector());
             txn.apply_update(update)
                 .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
-            // Only new types can deepen the document: not our own write sent back by the
-            // room (Hocuspocus sends a write to every connection, its writer's too), which
-            // would otherwise walk the whole document once per edit.
+            // Only new types can deepen the document.
             if before.is_some_and(|before| txn.state_vector() != before) {
                 super::depth_after(document, &txn, &self.shared.fragment).map_err(Ended::Final)?;
             }

@@ -23,6 +23,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use docs_client::DOCUMENT_FRAGMENT;
+use docs_client::yjs::contains;
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
 
@@ -290,25 +291,6 @@ impl Drop for Forks {
                 .unobserve_update_v1(self.observer_key.clone());
         }
     }
-}
-
-/// Whether everything `update` inserts and deletes is in the document. A document holds
-/// each client's clocks from 0 up, so an insertion is in it when its last clock is. (Not
-/// `Update::state_vector`: it leaves out a client whose clocks do not start at 0, as those
-/// of a fork's second edit.)
-pub fn contains<T: ReadTxn>(txn: &T, update: &Update) -> bool {
-    let live = txn.state_vector();
-    let inserted = update.insertions(true);
-    if inserted.iter().any(|(client, ranges)| {
-        ranges
-            .iter()
-            .next_back()
-            .is_some_and(|last| live.get(client) < last.end)
-    }) {
-        return false;
-    }
-    let deleted_by_it = update.delete_set();
-    deleted_by_it.is_empty() || deleted_by_it.diff(&txn.snapshot().delete_set).is_empty()
 }
 
 /// A new fork, with the client id `client_id`, holding `state` (a whole document's update).

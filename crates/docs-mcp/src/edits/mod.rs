@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ServiceError, ServiceResult};
 
 pub use fingerprint::{Blocks, compatible, index, unchanged};
-pub use fork::{Forks, contains};
+pub use fork::Forks;
 pub use parts::{Part, accepted_ops, parts};
 pub use plan::{Fork, Plan, TextBases, plan, plan_undo};
 pub use undo::UndoOp;

@@ -12,10 +12,10 @@ use super::decide::AUTO;
 use super::settle::Merged;
 use super::{DocsService, OpenDocument};
 use crate::edits;
-use crate::edits::contains;
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{BlockState, EditPayload, PlannedText};
 use crate::revisions::ChangeAuthor;
+use docs_client::yjs::contains;
 
 /// Why a merge did not happen; either way nothing was merged.
 pub(super) enum MergeRefused {

@@ -15,8 +15,8 @@ use yrs::updates::decoder::Decode;
 
 use super::settle::is_transient;
 use super::{DocsService, OpenDocument};
-use crate::edits::contains;
 use crate::error::{ServiceError, ServiceResult};
+use docs_client::yjs::contains;
 
 impl DocsService {
     /// Waits for the save that holds an applied edit (session write `seq`), then clears it
