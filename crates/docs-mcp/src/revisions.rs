@@ -103,6 +103,7 @@ impl RecentReads {
 pub struct RevisionTracker {
     /// Tells this tracker's entries apart in [`RecentReads`].
     key: u64,
+    observer_key: String,
     epoch: String,
     state: Arc<Mutex<State>>,
     doc: Doc,
@@ -124,16 +125,19 @@ impl RevisionTracker {
     fn of(doc: Doc, recent: Arc<RecentReads>) -> Self {
         static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+        // Its own: a tracker dropped (one that lost a race to attach) ends only its own.
+        let observer_key = format!("{OBSERVER_KEY}/{key}");
         let epoch = format!("{:08x}", rand::random::<u32>());
         let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-        let state = Arc::new(Mutex::new(State {
-            known: all_block_ids(&doc.transact(), &fragment),
-            ..State::default()
-        }));
+        let state = Arc::new(Mutex::new(State::default()));
+        // The blocks known and the subscription under one read transaction: no change can
+        // come between them.
+        let txn = doc.transact();
+        state.lock().expect("revision state").known = all_block_ids(&txn, &fragment);
         let observed = state.clone();
         let root = fragment.clone();
         let root_fragment = fragment.clone();
-        fragment.observe_deep(OBSERVER_KEY, move |txn, events| {
+        fragment.observe_deep(observer_key.clone(), move |txn, events| {
             let by = match txn.origin() {
                 Some(origin) if origin.as_ref() == LOCAL_ORIGIN.as_bytes() => ChangeAuthor::Agent,
                 _ => ChangeAuthor::Others,
@@ -222,8 +226,10 @@ impl RevisionTracker {
                 state.known = now;
             }
         });
+        drop(txn);
         RevisionTracker {
             key,
+            observer_key,
             epoch,
             state,
             doc,
@@ -371,9 +377,7 @@ impl RevisionTracker {
 
 impl Drop for RevisionTracker {
     fn drop(&mut self) {
-        self.doc
-            .get_or_insert_xml_fragment(DOCUMENT_FRAGMENT)
-            .unobserve_deep(OBSERVER_KEY);
+        self.fragment.unobserve_deep(self.observer_key.clone());
     }
 }
 

@@ -201,3 +201,23 @@ fn recent_reads_keep_the_last_few_documents_at_their_revision() {
     assert!(recent.get(1, 8).is_none());
     assert!(recent.get(9, 1).is_some());
 }
+
+#[test]
+fn a_tracker_dropped_leaves_another_of_the_same_document_tracking() {
+    let live = Doc::new();
+    let recent = Arc::new(RecentReads::default());
+    let mut draw = Draw(11);
+    change(&live, &mut draw, 0);
+    // Two opens raced to attach: the loser's tracker is dropped.
+    let kept = RevisionTracker::of(live.clone(), recent.clone());
+    let lost = RevisionTracker::of(live.clone(), recent);
+    drop(lost);
+    let before = kept.counter();
+    change(&live, &mut draw, 1);
+    assert!(kept.counter() > before, "it still sees changes");
+    let fragment = live.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    assert_eq!(
+        *kept.read().1,
+        blocknote::read_document(&live.transact(), &fragment)
+    );
+}

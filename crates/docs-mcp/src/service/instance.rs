@@ -308,25 +308,36 @@ impl DocsService {
         if let Some(agent) = agent {
             session.set_presence(&Presence::new(&agent.name));
         }
-        let (tracker, forks, new_session) = {
-            let mut trackers = self.trackers.lock().expect("trackers lock");
-            // Trackers of closed sessions hold their document: let them go.
-            trackers.retain(|_, (session, _, _)| session.strong_count() > 0);
-            match trackers.get(&id) {
-                Some((weak, tracker, forks))
-                    if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
-                {
-                    (tracker.clone(), forks.clone(), false)
-                }
-                _ => {
-                    let tracker =
-                        Arc::new(RevisionTracker::attach(&session, self.recent_reads.clone()));
-                    let forks = Arc::new(Forks::new(session.doc().clone()));
-                    trackers.insert(
-                        id,
-                        (Arc::downgrade(&session), tracker.clone(), forks.clone()),
-                    );
-                    (tracker, forks, true)
+        let (tracker, forks, new_session) = match self.tracked(id, &session) {
+            Some((tracker, forks)) => (tracker, forks, false),
+            None => {
+                // Attaching walks the whole document (a 50 000-block one for tens of ms):
+                // on the blocking pool, and with no lock held, so that other opens and
+                // calls go on meanwhile.
+                let (attaching, recent) = (session.clone(), self.recent_reads.clone());
+                let tracker = tokio::task::spawn_blocking(move || {
+                    RevisionTracker::attach(&attaching, recent)
+                })
+                .await
+                .map_err(|e| ServiceError::Internal(format!("tracking the document: {e}")))?;
+                let mut trackers = self.trackers.lock().expect("trackers lock");
+                match trackers.get(&id) {
+                    // Another open of the same session attached first: its tracker is kept,
+                    // this one dropped.
+                    Some((weak, tracker, forks))
+                        if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
+                    {
+                        (tracker.clone(), forks.clone(), false)
+                    }
+                    _ => {
+                        let tracker = Arc::new(tracker);
+                        let forks = Arc::new(Forks::new(session.doc().clone()));
+                        trackers.insert(
+                            id,
+                            (Arc::downgrade(&session), tracker.clone(), forks.clone()),
+                        );
+                        (tracker, forks, true)
+                    }
                 }
             }
         };
@@ -340,6 +351,22 @@ impl DocsService {
             tracker,
             forks,
         })
+    }
+
+    /// The tracker and forks of `session`, when they are attached already (and those of
+    /// closed sessions let go).
+    fn tracked(
+        &self,
+        id: Uuid,
+        session: &Arc<DocumentSession>,
+    ) -> Option<(Arc<RevisionTracker>, Arc<Forks>)> {
+        let mut trackers = self.trackers.lock().expect("trackers lock");
+        // Trackers of closed sessions hold their document: let them go.
+        trackers.retain(|_, (session, _, _)| session.strong_count() > 0);
+        let (weak, tracker, forks) = trackers.get(&id)?;
+        weak.upgrade()
+            .is_some_and(|s| Arc::ptr_eq(&s, session))
+            .then(|| (tracker.clone(), forks.clone()))
     }
 
     /// The live session of a document when one is open now: nothing is opened (no REST call,
