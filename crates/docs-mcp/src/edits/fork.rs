@@ -247,12 +247,17 @@ impl Forks {
         if self.following.swap(true, Ordering::AcqRel) {
             return;
         }
-        let (ready, lent) = (self.ready.clone(), self.lent.clone());
+        // Held weakly: once the forks are dropped, the subscription does nothing, even where
+        // it could not be ended (see `drop`), and holds no fork.
+        let (ready, lent) = (Arc::downgrade(&self.ready), Arc::downgrade(&self.lent));
         // Subscribed in a transaction of its own, waited for: `Doc::observe_update_v1` fails
         // whenever another transaction is open.
         self.live
             .transact_mut()
             .observe_update_v1(self.observer_key.clone(), move |_, event| {
+                let (Some(ready), Some(lent)) = (ready.upgrade(), lent.upgrade()) else {
+                    return;
+                };
                 ready
                     .lock()
                     .expect("ready fork")
@@ -284,11 +289,10 @@ impl Drop for RefillDone<'_> {
 impl Drop for Forks {
     fn drop(&mut self) {
         if *self.following.get_mut() {
-            // Waited for, as the subscription: a failed one would keep forwarding changes to
-            // forks nobody takes.
-            self.live
-                .transact_mut()
-                .unobserve_update_v1(self.observer_key.clone());
+            // Not waited for: the forks may be dropped under a lock, while a long read of the
+            // document is under way. Where another transaction is open, the subscription
+            // stays, doing nothing, until the document goes.
+            let _ = self.live.unobserve_update_v1(self.observer_key.clone());
         }
     }
 }

@@ -333,3 +333,19 @@ fn forks_stop_following_when_dropped() {
         ""
     );
 }
+
+#[test]
+fn forks_dropped_while_the_document_is_read_let_their_forks_go() {
+    let live = doc_with("First");
+    let forks = Forks::new(live.clone());
+    forks.refill().unwrap();
+    let ready = Arc::downgrade(&forks.ready);
+    // A long read of the document is under way: the drop does not wait for it.
+    let reading = live.transact();
+    drop(forks);
+    drop(reading);
+    assert!(ready.upgrade().is_none(), "the ready fork is not held");
+    // The subscription left behind does nothing.
+    live.get_or_insert_text("t")
+        .push(&mut live.transact_mut(), "y");
+}
