@@ -308,7 +308,13 @@ impl DocsService {
         if let Some(agent) = agent {
             session.set_presence(&Presence::new(&agent.name));
         }
-        let (tracker, forks, new_session) = match self.tracked(id, &session) {
+        let tracked = {
+            let mut trackers = self.trackers.lock().expect("trackers lock");
+            // Trackers of closed sessions hold their document: let them go.
+            trackers.retain(|_, (session, _, _)| session.strong_count() > 0);
+            attached(&trackers, id, &session)
+        };
+        let (tracker, forks, new_session) = match tracked {
             Some((tracker, forks)) => (tracker, forks, false),
             None => {
                 // Attaching walks the whole document (a 50 000-block one for tens of ms):
@@ -321,15 +327,11 @@ impl DocsService {
                 .await
                 .map_err(|e| ServiceError::Internal(format!("tracking the document: {e}")))?;
                 let mut trackers = self.trackers.lock().expect("trackers lock");
-                match trackers.get(&id) {
+                match attached(&trackers, id, &session) {
                     // Another open of the same session attached first: its tracker is kept,
                     // this one dropped.
-                    Some((weak, tracker, forks))
-                        if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &session)) =>
-                    {
-                        (tracker.clone(), forks.clone(), false)
-                    }
-                    _ => {
+                    Some((tracker, forks)) => (tracker, forks, false),
+                    None => {
                         let tracker = Arc::new(tracker);
                         let forks = Arc::new(Forks::new(session.doc().clone()));
                         trackers.insert(
@@ -351,22 +353,6 @@ impl DocsService {
             tracker,
             forks,
         })
-    }
-
-    /// The tracker and forks of `session`, when they are attached already (and those of
-    /// closed sessions let go).
-    fn tracked(
-        &self,
-        id: Uuid,
-        session: &Arc<DocumentSession>,
-    ) -> Option<(Arc<RevisionTracker>, Arc<Forks>)> {
-        let mut trackers = self.trackers.lock().expect("trackers lock");
-        // Trackers of closed sessions hold their document: let them go.
-        trackers.retain(|_, (session, _, _)| session.strong_count() > 0);
-        let (weak, tracker, forks) = trackers.get(&id)?;
-        weak.upgrade()
-            .is_some_and(|s| Arc::ptr_eq(&s, session))
-            .then(|| (tracker.clone(), forks.clone()))
     }
 
     /// The live session of a document when one is open now: nothing is opened (no REST call,
@@ -442,4 +428,16 @@ impl DocsService {
     pub async fn edit_counts(&self) -> ServiceResult<HashMap<Uuid, EditCounts>> {
         self.store.edit_counts().await
     }
+}
+
+/// The tracker and forks attached to `session`, when they are.
+fn attached(
+    trackers: &HashMap<Uuid, TrackedSession>,
+    id: Uuid,
+    session: &Arc<DocumentSession>,
+) -> Option<(Arc<RevisionTracker>, Arc<Forks>)> {
+    let (weak, tracker, forks) = trackers.get(&id)?;
+    weak.upgrade()
+        .is_some_and(|s| Arc::ptr_eq(&s, session))
+        .then(|| (tracker.clone(), forks.clone()))
 }
