@@ -4,6 +4,9 @@
 //! about each one on the client's console at every `tools/list`, and spends time doing so.
 //! The ranges they stand for are kept as `minimum`/`maximum`, which schemars writes too.
 
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::JsonObject;
 use serde_json::Value;
@@ -31,12 +34,33 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// Removes every non-standard `format` from the router's input and output schemas.
+/// A tool's input and output schemas.
+type Schemas = (Arc<JsonObject>, Option<Arc<JsonObject>>);
+
+/// Gives the router's tools schemas without non-standard `format`s: cleaned once per process
+/// (every connection builds the same router), then shared.
 pub(super) fn standard_formats_only<S>(router: &mut ToolRouter<S>) {
+    static CLEANED: OnceLock<HashMap<String, Schemas>> = OnceLock::new();
+    let cleaned = CLEANED.get_or_init(|| {
+        router
+            .map
+            .values()
+            .map(|route| {
+                let mut input = (*route.attr.input_schema).clone();
+                clean(&mut input);
+                let output = route.attr.output_schema.as_deref().map(|output| {
+                    let mut output = output.clone();
+                    clean(&mut output);
+                    Arc::new(output)
+                });
+                (route.attr.name.to_string(), (Arc::new(input), output))
+            })
+            .collect()
+    });
     for route in router.map.values_mut() {
-        clean(std::sync::Arc::make_mut(&mut route.attr.input_schema));
-        if let Some(output) = &mut route.attr.output_schema {
-            clean(std::sync::Arc::make_mut(output));
+        if let Some((input, output)) = cleaned.get(route.attr.name.as_ref()) {
+            route.attr.input_schema = input.clone();
+            route.attr.output_schema = output.clone();
         }
     }
 }
