@@ -10,9 +10,7 @@ fn doc_with(markdown: &str) -> Doc {
         offset_kind: OffsetKind::Utf16,
         ..Options::default()
     });
-    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-    let blocks = blocknote::import_markdown(markdown).unwrap();
-    blocknote::insert_blocks(&mut doc.transact_mut(), &fragment, &Position::End, &blocks).unwrap();
+    append_on(&doc, markdown);
     doc
 }
 
@@ -50,6 +48,15 @@ fn append_on(fork: &Doc, text: &str) -> Vec<u8> {
     txn.encode_update_v1()
 }
 
+/// The top-level block at `index` deleted in `doc`. Returns the change.
+fn remove_block(doc: &Doc, index: u32) -> Vec<u8> {
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let mut txn = doc.transact_mut();
+    let group = blocknote::root_group(&txn, &fragment).unwrap();
+    group.remove_range(&mut txn, index, 1);
+    txn.encode_update_v1()
+}
+
 fn merge(live: &Doc, update: &[u8]) {
     apply(live, update).unwrap();
 }
@@ -68,10 +75,7 @@ fn a_fork_whose_edit_was_merged_is_the_next_fork_with_what_changed_since() {
     merge(&live, &first);
     // A person's changes after the edit was planned: a deletion and a paragraph typed.
     change_elsewhere(&live, |other| {
-        let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-        let mut txn = other.transact_mut();
-        let group = blocknote::root_group(&txn, &fragment).unwrap();
-        group.remove_range(&mut txn, 1, 1);
+        remove_block(other, 1);
     });
     change_elsewhere(&live, |other| {
         append_on(other, "Typed");
@@ -107,13 +111,7 @@ fn a_fork_whose_edit_is_not_in_the_live_document_is_dropped() {
     assert!(!forks.give_back(fork, &waiting));
     // A deletion only: the state vectors alike, the documents not.
     let (fork, ()) = forks.take(|| ()).unwrap();
-    let deletion = {
-        let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-        let mut txn = fork.transact_mut();
-        let group = blocknote::root_group(&txn, &fragment).unwrap();
-        group.remove_range(&mut txn, 0, 1);
-        txn.encode_update_v1()
-    };
+    let deletion = remove_block(&fork, 0);
     assert_eq!(
         fork.transact().state_vector(),
         live.transact().state_vector()
@@ -162,10 +160,7 @@ fn forks_follow_the_document_from_a_refill_made_while_a_transaction_was_open() {
     drop(reading);
     refill.join().unwrap();
     change_elsewhere(&live, |other| {
-        let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-        let mut txn = other.transact_mut();
-        let group = blocknote::root_group(&txn, &fragment).unwrap();
-        group.remove_range(&mut txn, 0, 1);
+        remove_block(other, 0);
     });
     let (fork, ()) = forks.take(|| ()).unwrap();
     assert_eq!(markdown(&fork), "");
@@ -235,10 +230,7 @@ fn the_forks_made_ahead_follow_every_change_and_are_taken_once_in_order() {
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
     // Changes after it was made, an insertion and a deletion, reach it.
     change_elsewhere(&live, |other| {
-        let fragment = other.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-        let mut txn = other.transact_mut();
-        let group = blocknote::root_group(&txn, &fragment).unwrap();
-        group.remove_range(&mut txn, 1, 1);
+        remove_block(other, 1);
     });
     live.get_or_insert_text("unrelated")
         .push(&mut live.transact_mut(), "x");
