@@ -18,6 +18,8 @@ use yrs::types::xml::{XmlElementRef, XmlOut};
 use yrs::types::{Change, Event};
 use yrs::{DeepObservable, Doc, Out, ReadTxn, Transact, TransactionMut, Xml, XmlFragment};
 
+use crate::error::{ServiceError, ServiceResult};
+
 /// Who made a change, as far as this service can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -249,7 +251,8 @@ impl RevisionTracker {
     /// transaction, which no change can cross). Read again only when the document changed
     /// since the last read, and then only the blocks that changed since (the others are
     /// taken from that read): a person typing, or an agent's edit, costs the next read what
-    /// changed, not the whole document.
+    /// changed, not the whole document. Blocking (it waits for the document's lock): async
+    /// code calls [`read_async`](Self::read_async).
     pub fn read(&self) -> (String, Arc<Document>) {
         let _reading = self.reading.lock().expect("reading");
         let txn = self.doc.transact();
@@ -271,6 +274,23 @@ impl RevisionTracker {
         });
         self.recent.put(self.key, counter, blocks.clone());
         (revision, blocks)
+    }
+
+    /// What [`read`](Self::read) gives, without a runtime worker ever waiting for the
+    /// document's lock: a change waiting for it holds back new readers until it is applied,
+    /// on a worker (the session's), and a worker waiting to read may be the one it needs:
+    /// the service would stop. Blocks already read at the current revision are taken without
+    /// the lock (they are the document at that revision); otherwise the document is read on
+    /// the blocking pool.
+    pub async fn read_async(self: &Arc<Self>) -> ServiceResult<(String, Arc<Document>)> {
+        let counter = self.counter();
+        if let Some(blocks) = self.recent.get(self.key, counter) {
+            return Ok((format!("{}-{counter}", self.epoch), blocks));
+        }
+        let tracker = self.clone();
+        tokio::task::spawn_blocking(move || tracker.read())
+            .await
+            .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))
     }
 
     /// The latest read of the blocks still at hand, taken out of the recent reads, and the

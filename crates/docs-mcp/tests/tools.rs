@@ -1898,3 +1898,84 @@ async fn comment_threads_are_listed_with_their_anchored_text() {
         ["Intro paragraph.", "The quick brown fox jumps."]
     );
 }
+
+/// No worker of the service's runtime waits for a document's lock. A collaborator's change
+/// waits for the lock while a long read of the document holds it; a tool reading the document
+/// meanwhile is answered (it once waited for the lock on the worker that the change needed to
+/// go on, and the service stopped for good: on one worker always, on two now and then).
+#[test]
+fn a_read_while_a_collaborators_change_waits_for_the_document_is_answered() {
+    // One worker: a worker stopped on the document's lock stops the whole service.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    runtime.spawn(async move {
+        let server = DocsServer::start().await.unwrap();
+        let id = server
+            .create_document(
+                DocumentSpec::new("Held")
+                    .markdown("First.")
+                    .link("public", "editor"),
+            )
+            .await
+            .unwrap();
+        let agent = agent(&server, Policy::Auto).await;
+        let doc = id.to_string();
+        let read = json!({"document": doc, "format": "blocks"});
+        let before = agent.ok("read_document", read.clone()).await;
+        let block = before["blocks"][0]["id"].as_str().unwrap().to_owned();
+        let live = agent
+            .service
+            .open(&doc, None)
+            .await
+            .unwrap()
+            .session
+            .doc()
+            .clone();
+
+        // A long read of the document (a walk of a large one, say), on a thread of its own.
+        let (held, holding) = tokio::sync::oneshot::channel();
+        let holder = std::thread::spawn(move || {
+            let _txn = yrs::Transact::transact(&live);
+            held.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(1500));
+        });
+        holding.await.unwrap();
+        // The person's change reaches the session, which waits for the lock to apply it.
+        person_sets_text(&server, id, &block, "Typed meanwhile.").await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let meanwhile = agent.ok("read_document", read.clone()).await;
+        holder.join().unwrap();
+        // The change applied, the next read has it.
+        let after = tokio::time::timeout(WAIT, async {
+            loop {
+                let after = agent.ok("read_document", read.clone()).await;
+                if texts(&after["blocks"]) == ["Typed meanwhile."] {
+                    break after;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+        .expect("the change is read");
+        done.send((before, meanwhile, after)).unwrap();
+    });
+    let Ok((before, meanwhile, after)) = finished.recv_timeout(Duration::from_secs(60)) else {
+        // Its worker never comes back: the runtime is left behind, not waited for.
+        runtime.shutdown_background();
+        panic!("the service stopped: a worker waited for the document's lock");
+    };
+    assert_eq!(texts(&before["blocks"]), ["First."]);
+    // Read before the change or after it, with the revision it was read at.
+    let seen = texts(&meanwhile["blocks"]);
+    if seen == ["First."] {
+        assert_eq!(meanwhile["revision"], before["revision"]);
+    } else {
+        assert_eq!(seen, ["Typed meanwhile."]);
+        assert_eq!(meanwhile["revision"], after["revision"]);
+    }
+    assert_ne!(after["revision"], before["revision"]);
+}

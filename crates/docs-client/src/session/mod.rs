@@ -382,6 +382,12 @@ impl DocumentSession {
         &self.shared.doc
     }
 
+    /// The document's root fragment (BlockNote's blocks), to read and write through: getting
+    /// it from the document takes the document's lock, which async code must not wait for.
+    pub fn fragment(&self) -> &yrs::XmlFragmentRef {
+        &self.shared.fragment
+    }
+
     /// Whether this user may only read the document.
     pub fn is_read_only(&self) -> bool {
         self.shared.read_only.load(Ordering::Relaxed)

@@ -141,7 +141,7 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let (revision, document) = open.tracker.read();
+        let (revision, document) = open.tracker.read_async().await?;
         let threads = self.service.client()?.threads(open.id).await?;
         self.service.note_threads(open.id, &threads);
         // The blocks a `block_id` filter covers: the block and those nested in it.

@@ -436,7 +436,9 @@ impl DocsMcp {
                 continue;
             };
             let title = open.session.metadata().title.clone();
-            let (_, document) = open.tracker.read();
+            let Ok((_, document)) = open.tracker.read_async().await else {
+                continue;
+            };
             for block in document.all_blocks() {
                 let text = block.plain_text();
                 let lower = text.to_lowercase();
@@ -492,7 +494,7 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let (revision, document) = open.tracker.read();
+        let (revision, document) = open.tracker.read_async().await?;
         let outline = blocknote::outline(&document);
         let meta = open.session.metadata();
         Ok(Json(DocumentInfo {
@@ -552,7 +554,7 @@ impl DocsMcp {
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
         // The revision is taken before the content, so it is never newer than what is read.
-        let (revision, document) = open.tracker.read();
+        let (revision, document) = open.tracker.read_async().await?;
         let anchors = args.anchors.unwrap_or(true);
         let opts = ExportOptions {
             anchors,
@@ -661,7 +663,7 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let (revision, document) = open.tracker.read();
+        let (revision, document) = open.tracker.read_async().await?;
         let outline = blocknote::outline(&document);
         Ok(Json(OutlineResult {
             document_id: open.id.to_string(),
@@ -692,7 +694,7 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        let (revision, document) = open.tracker.read();
+        let (revision, document) = open.tracker.read_async().await?;
         let changes: Vec<BlockChange> = open
             .tracker
             .changes_since(&args.since_revision)

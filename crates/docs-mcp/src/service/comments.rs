@@ -123,7 +123,7 @@ impl DocsService {
             }
             None => None,
         };
-        let (_, document) = doc.tracker.read();
+        let (_, document) = doc.tracker.read_async().await?;
         if request.action == CommentAction::Add {
             let block_id = request.block_id.clone().ok_or_else(|| {
                 ServiceError::invalid(
@@ -360,10 +360,14 @@ impl DocsService {
         // Under the lock, the text is checked and marked in the document as it is now.
         let written = {
             let _guard = self.doc_locks.lock(doc.id).await;
-            let (_, document) = doc.tracker.read();
+            let (_, document) = doc
+                .tracker
+                .read_async()
+                .await
+                .map_err(MergeRefused::Failed)?;
             let (range, _) = anchor_in(&document, &block_id, Some(&quoted))
                 .map_err(|e| MergeRefused::Conflict(changed_since(&e)))?;
-            let fragment = blocknote::document_fragment(doc.session.doc());
+            let fragment = doc.session.fragment().clone();
             let thread = thread.to_string();
             doc.session
                 .write(move |txn| add_comment_mark(txn, &fragment, &block_id, range, &thread))
@@ -424,7 +428,7 @@ impl DocsService {
             return Ok(());
         }
         let doc = self.open(&record.document_id.to_string(), None).await?;
-        let (_, document) = doc.tracker.read();
+        let (_, document) = doc.tracker.read_async().await?;
         let marked = comment_anchors(&document.blocks)
             .iter()
             .any(|a| a.thread_id == thread);
@@ -445,18 +449,21 @@ impl DocsService {
 }
 
 /// Why a new thread could not be attached to the text its card quotes any more, if so.
-pub(super) fn text_gone(doc: &OpenDocument, proposal: &ProposedComment) -> Option<String> {
+pub(super) async fn text_gone(
+    doc: &OpenDocument,
+    proposal: &ProposedComment,
+) -> ServiceResult<Option<String>> {
     if proposal.action != CommentAction::Add {
-        return None;
+        return Ok(None);
     }
-    let (_, document) = doc.tracker.read();
-    anchor_in(
+    let (_, document) = doc.tracker.read_async().await?;
+    Ok(anchor_in(
         &document,
         proposal.block_id.as_deref().unwrap_or_default(),
         proposal.quoted_text.as_deref(),
     )
     .err()
-    .map(|e| changed_since(&e))
+    .map(|e| changed_since(&e)))
 }
 
 fn changed_since(error: &ServiceError) -> String {

@@ -82,7 +82,7 @@ impl DocsService {
             record.decided_at = Some(now_ms());
         } else {
             // What a person may decide part by part: only edits waiting for one need it.
-            record.parts = decidable_parts(doc, &record);
+            record.parts = decidable_parts(doc, &record).await?;
         }
         self.store
             .insert_edit(record.clone(), payload.clone())
@@ -573,22 +573,22 @@ pub(super) fn keep(plan: edits::Plan) -> Kept {
 
 /// The parts of `record` a person may accept or refuse one by one, labelled with the
 /// document's current text; none when it is one change.
-fn decidable_parts(doc: &OpenDocument, record: &EditRecord) -> Vec<EditPart> {
-    let (_, document) = doc.tracker.read();
+async fn decidable_parts(doc: &OpenDocument, record: &EditRecord) -> ServiceResult<Vec<EditPart>> {
+    let (_, document) = doc.tracker.read_async().await?;
     let parts = edits::parts(&record.tool, &record.arguments, |id| {
         document.find(id).map(|b| b.plain_text())
     })
     .unwrap_or_default();
     if parts.len() < 2 {
-        return vec![];
+        return Ok(vec![]);
     }
-    parts
+    Ok(parts
         .into_iter()
         .map(|p| EditPart {
             label: p.label,
             text: p.text,
         })
-        .collect()
+        .collect())
 }
 
 /// Plans on a fork of the document, on the blocking pool (CPU work, off the runtime's

@@ -37,15 +37,14 @@ impl DocsService {
             return Ok(None);
         };
         if let Some(proposal) = &record.proposed_comment {
-            return Ok(super::comments::text_gone(&doc, proposal));
+            return super::comments::text_gone(&doc, proposal).await;
         }
         let payload = self.payload(id).await?;
         let base = StateVector::decode_v1(&payload.base_state_vector)
             .map_err(|e| ServiceError::Internal(format!("stored state vector: {e}")))?;
-        let live_doc = doc.session.doc().clone();
+        let (live_doc, fragment) = (doc.session.doc().clone(), doc.session.fragment().clone());
         let depends_on = payload.depends_on;
         let found = tokio::task::spawn_blocking(move || {
-            let fragment = blocknote::document_fragment(&live_doc);
             let txn = live_doc.transact();
             history_lost(&txn, &base)
                 .or_else(|| changed_block(&txn, &fragment, &depends_on, Strictness::AsSeen, &[]))
@@ -122,8 +121,7 @@ pub(super) async fn merge(
     let base = StateVector::decode_v1(&payload.base_state_vector).map_err(|e| {
         MergeRefused::Failed(ServiceError::Internal(format!("stored state vector: {e}")))
     })?;
-    // Taken before the transaction: getting a root type needs a transaction of its own.
-    let fragment = blocknote::document_fragment(doc.session.doc());
+    let fragment = doc.session.fragment().clone();
     let written = doc
         .session
         .write(move |txn| {

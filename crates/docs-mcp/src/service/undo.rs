@@ -1,11 +1,9 @@
 //! Undo: an applied edit reverted as a new edit, planned from its stored inverse, refused when
 //! a later edit touched the same blocks or a block it changed was changed again since.
 
-use docs_client::blocknote;
-
+use super::DocsService;
 use super::decide::{EditRequest, plan_on_fork};
 use super::merge::describe_change;
-use super::{DocsService, OpenDocument};
 use crate::edits::{self, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{AgentInfo, EditFilter, EditRecord, EditStatus};
@@ -76,9 +74,8 @@ impl DocsService {
             .await?;
         let policy = self.writable_policy(&doc).await?;
         let guard = self.doc_locks.lock(doc.id).await;
-        if let Err((state, now)) =
-            edits::unchanged(&edits::index(&read_live(&doc)), &payload.leaves)
-        {
+        let (_, live) = doc.tracker.read_async().await?;
+        if let Err((state, now)) = edits::unchanged(&edits::index(&live), &payload.leaves) {
             return Err(ServiceError::Conflict {
                 reason: format!(
                     "{}; undoing the edit would overwrite that",
@@ -109,11 +106,4 @@ impl DocsService {
         self.queue(&doc, record, payload, decided_by, planned_at, guard)
             .await
     }
-}
-
-/// The live document as blocks.
-fn read_live(doc: &OpenDocument) -> blocknote::Document {
-    let live = doc.session.doc();
-    let fragment = blocknote::document_fragment(live);
-    blocknote::read_document(&yrs::Transact::transact(live), &fragment)
 }
