@@ -41,8 +41,12 @@ pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
 /// provided `changed(id)` is true for every block changed since `previous`, at any depth
 /// (a block whose nested blocks were added or removed included). A block with blocks hidden
 /// below [`MAX_NESTING`] is always read (`previous` does not hold their ids), and so is a
-/// block without an id; ids that are not unique in `previous` make it read the whole
-/// document.
+/// block without an id.
+///
+/// The unchanged blocks come in the order `previous` has them (a block moved is a changed
+/// one): each is matched with the next block of `previous` not changed, without looking ids
+/// up. Where one does not match (an id changed without being said so), the whole document is
+/// read.
 pub fn reread_document<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
@@ -52,27 +56,26 @@ pub fn reread_document<T: ReadTxn>(
     let Some(root) = root_group(txn, frag) else {
         return Document::default();
     };
-    let at: std::collections::HashMap<String, usize> = previous
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.clone(), i))
-        .collect();
-    if at.len() != previous.blocks.len() {
-        return read_document(txn, frag);
-    }
-    let mut before: Vec<Option<Block>> = previous.blocks.into_iter().map(Some).collect();
+    let mut before = previous.blocks.into_iter().peekable();
     let mut blocks = Vec::with_capacity(before.len());
     for container in group_containers(txn, &root) {
-        let id = container_id(txn, &container);
-        // Each block of `previous` is taken once at most: a second block with its id (which
-        // came with a change of that id) is read. Blocks without an id cannot be told apart:
-        // they are read.
-        let kept = at
-            .get(&id)
-            .filter(|_| !id.is_empty())
-            .and_then(|&i| before[i].take_if(|b| !holds_change(b, &changed)));
-        blocks.push(kept.unwrap_or_else(|| read_block(txn, &container, 1)));
+        let kept = with_container_id(txn, &container, |id| {
+            if id.is_empty() || changed(id) {
+                return Some(None);
+            }
+            // Blocks changed since (rewritten, moved, deleted) are not in their old place.
+            while before
+                .next_if(|b| b.id.is_empty() || changed(&b.id))
+                .is_some()
+            {}
+            let block = before.next_if(|b| b.id == id)?;
+            Some((!holds_change(&block, &changed)).then_some(block))
+        });
+        match kept {
+            Some(Some(block)) => blocks.push(block),
+            Some(None) => blocks.push(read_block(txn, &container, 1)),
+            None => return read_document(txn, frag),
+        }
     }
     Document { blocks }
 }
@@ -80,11 +83,17 @@ pub fn reread_document<T: ReadTxn>(
 /// Whether `block` or a block nested in it changed, or hides nested blocks (whose changes
 /// the tree cannot show).
 fn holds_change(block: &Block, changed: &impl Fn(&str) -> bool) -> bool {
+    let touched = |b: &Block| {
+        changed(&b.id)
+            || matches!(b.content, BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
+    };
+    // Most blocks have no nested ones: no walk.
+    if block.children.is_empty() {
+        return touched(block);
+    }
     let mut stack = vec![block];
     while let Some(b) = stack.pop() {
-        if changed(&b.id)
-            || matches!(b.content, BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
-        {
+        if touched(b) {
             return true;
         }
         stack.extend(&b.children);
@@ -159,7 +168,7 @@ pub fn read_outermost<T: ReadTxn>(
         group_containers(txn, &root).map(|c| (c, 1)).collect();
     stack.reverse();
     while let Some((container, depth)) = stack.pop() {
-        if ids.contains(container_id(txn, &container).as_str()) {
+        if with_container_id(txn, &container, |id| ids.contains(id)) {
             if blocks.is_empty() {
                 before = previous.take();
             }
@@ -216,10 +225,20 @@ pub(crate) fn group_containers<T: ReadTxn>(
 
 /// The string id of a blockContainer.
 pub(crate) fn container_id<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> String {
+    with_container_id(txn, el, str::to_owned)
+}
+
+/// `f` of a blockContainer's string id, without copying it: walks of every block look at
+/// each one's id.
+pub(crate) fn with_container_id<T: ReadTxn, R>(
+    txn: &T,
+    el: &XmlElementRef,
+    f: impl FnOnce(&str) -> R,
+) -> R {
     match el.get_attribute(txn, "id") {
-        Some(Out::Any(Any::String(s))) => s.to_string(),
-        Some(Out::Any(a)) => a.to_string(),
-        _ => String::new(),
+        Some(Out::Any(Any::String(s))) => f(&s),
+        Some(Out::Any(a)) => f(&a.to_string()),
+        _ => f(""),
     }
 }
 

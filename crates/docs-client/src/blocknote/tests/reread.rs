@@ -95,14 +95,35 @@ fn a_block_of_the_previous_read_is_taken_once() {
 }
 
 #[test]
-fn ids_that_are_not_unique_in_the_previous_read_make_it_read_the_whole_document() {
+fn blocks_sharing_an_id_are_taken_in_order() {
     let (d, f, ids) = three_blocks();
     copy_first_id_to_third(&d, &f, &ids);
     let previous = read(&d, &f);
-    set_block_text(&mut d.transact_mut(), &f, &ids[0], "one, edited").unwrap();
+    set_block_text(&mut d.transact_mut(), &f, &ids[1], "two, edited").unwrap();
+    let again = reread_document(&d.transact(), &f, previous, |id| id == ids[1]);
+    assert_eq!(again, read(&d, &f));
+    let texts: Vec<String> = again.blocks.iter().map(Block::plain_text).collect();
+    assert_eq!(texts, ["one", "two, edited", "three"]);
+}
+
+#[test]
+fn a_block_not_where_the_previous_read_has_it_makes_it_read_the_whole_document() {
+    let (d, f, ids) = three_blocks();
+    let previous = read(&d, &f);
+    // The second block's id changes, and is not said to: it matches no block read before.
+    {
+        let mut txn = d.transact_mut();
+        let root = root_group(&txn, &f).unwrap();
+        let XmlOut::Element(second) = root.get(&txn, 1).unwrap() else {
+            panic!("the second block")
+        };
+        second.insert_attribute(&mut txn, "id", "renamed");
+    }
+    set_block_text(&mut d.transact_mut(), &f, &ids[3], "three, edited").unwrap();
     let again = reread_document(&d.transact(), &f, previous, |_| false);
     assert_eq!(again, read(&d, &f));
-    assert_eq!(again.blocks[0].plain_text(), "one, edited");
+    assert_eq!(again.blocks[1].id, "renamed");
+    assert_eq!(again.blocks[2].plain_text(), "three, edited");
 }
 
 #[test]
