@@ -71,7 +71,7 @@ impl DocsMcp {
             + Self::write_tools()
             + Self::comment_tools()
             + Self::history_tools();
-        schemas::standard_formats_only(&mut tool_router);
+        schemas::for_clients(&mut tool_router);
         DocsMcp {
             service,
             connection: connection.into(),

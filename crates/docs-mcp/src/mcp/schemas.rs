@@ -1,8 +1,15 @@
-//! The tool schemas as clients validate them. schemars marks integers with formats of its own
-//! (`uint`, `uint8`, `int64`, `double`…) that JSON Schema does not define: Ajv, which the
-//! TypeScript SDK (Claude Code, VS Code, Cursor…) compiles every output schema with, warns
-//! about each one on the client's console at every `tools/list`, and spends time doing so.
-//! The ranges they stand for are kept as `minimum`/`maximum`, which schemars writes too.
+//! The tool schemas as clients get them.
+//!
+//! schemars marks integers with formats of its own (`uint`, `uint8`, `int64`, `double`…) that
+//! JSON Schema does not define: Ajv, which the TypeScript SDK (Claude Code, VS Code, Cursor…)
+//! compiles every output schema with, warns about each one on the client's console at every
+//! `tools/list`, and spends time doing so. The ranges they stand for are kept as
+//! `minimum`/`maximum`, which schemars writes too.
+//!
+//! Each output schema is named by its content (`$id`): the TypeScript SDK compiles a schema
+//! with an `$id` once per client and reuses it for every tool that has the same one (twelve
+//! tools answer with an edit's outcome). Compiling them is most of a client's start: with
+//! the names, half as many are compiled.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -10,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::JsonObject;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// The formats JSON Schema 2020-12 defines.
 const STANDARD_FORMATS: &[&str] = &[
@@ -37,9 +45,10 @@ const STANDARD_FORMATS: &[&str] = &[
 /// A tool's input and output schemas.
 type Schemas = (Arc<JsonObject>, Option<Arc<JsonObject>>);
 
-/// Gives the router's tools schemas without non-standard `format`s: cleaned once per process
-/// (every connection builds the same router), then shared.
-pub(super) fn standard_formats_only<S>(router: &mut ToolRouter<S>) {
+/// Gives the router's tools their schemas as clients get them: without non-standard
+/// `format`s, output schemas named by their content. Made once per process (every connection
+/// builds the same router), then shared.
+pub(super) fn for_clients<S>(router: &mut ToolRouter<S>) {
     static CLEANED: OnceLock<HashMap<String, Schemas>> = OnceLock::new();
     let cleaned = CLEANED.get_or_init(|| {
         router
@@ -51,6 +60,7 @@ pub(super) fn standard_formats_only<S>(router: &mut ToolRouter<S>) {
                 let output = route.attr.output_schema.as_deref().map(|output| {
                     let mut output = output.clone();
                     clean(&mut output);
+                    name_by_content(&mut output);
                     Arc::new(output)
                 });
                 (route.attr.name.to_string(), (Arc::new(input), output))
@@ -81,6 +91,20 @@ fn clean(schema: &mut JsonObject) {
     }
 }
 
+/// Sets the schema's `$id` to a name drawn from its content: equal schemas get the same
+/// name, different ones different names (a client that caches compiled schemas by `$id`
+/// must never take one for another).
+fn name_by_content(schema: &mut JsonObject) {
+    schema.remove("$id");
+    let json = serde_json::to_vec(schema).expect("a JSON object serializes");
+    let digest = Sha256::digest(&json);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    schema.insert(
+        "$id".to_owned(),
+        Value::String(format!("urn:lasuite-docs-mcp:schema:{hex}")),
+    );
+}
+
 fn push_objects<'a>(value: &'a mut Value, stack: &mut Vec<&'a mut JsonObject>) {
     match value {
         Value::Object(object) => stack.push(object),
@@ -98,6 +122,30 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn output_schemas_are_named_by_their_content() {
+        let named = |schema: Value| {
+            let mut schema = schema.as_object().unwrap().clone();
+            name_by_content(&mut schema);
+            schema["$id"].as_str().unwrap().to_owned()
+        };
+        let outcome = json!({"type": "object", "properties": {"status": {"type": "string"}}});
+        let id = named(outcome.clone());
+        assert!(id.starts_with("urn:lasuite-docs-mcp:schema:"), "{id}");
+        assert_eq!(id.len(), "urn:lasuite-docs-mcp:schema:".len() + 32);
+        assert_eq!(named(outcome), id);
+        let other = json!({"type": "object", "properties": {"status": {"type": "integer"}}});
+        assert_ne!(named(other), id);
+        // Named again, a schema keeps its name.
+        let mut renamed =
+            json!({"$id": id, "type": "object", "properties": {"status": {"type": "string"}}})
+                .as_object()
+                .unwrap()
+                .clone();
+        name_by_content(&mut renamed);
+        assert_eq!(renamed["$id"], id);
+    }
 
     #[test]
     fn only_formats_json_schema_defines_are_kept() {
