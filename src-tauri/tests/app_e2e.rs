@@ -182,12 +182,26 @@ impl WebDriver {
             if let Some(id) = self.find_all(css).await.into_iter().next() {
                 return id;
             }
-            assert!(
-                Instant::now() < deadline,
-                "no element {css} after {timeout:?}"
-            );
+            if Instant::now() >= deadline {
+                panic!(
+                    "no element {css} after {timeout:?}; the window shows:\n{}",
+                    self.shown().await
+                );
+            }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
+    }
+
+    /// The text of the screen shown and of its notice: what a failed wait saw.
+    async fn shown(&self) -> String {
+        let script = "const panel = document.querySelector('[data-panel]:not([hidden])'); \
+             return (panel ? panel.getAttribute('data-panel') + ': ' + panel.innerText : 'no screen');";
+        let value = self
+            .post("/execute/sync", json!({"script": script, "args": []}))
+            .await;
+        value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_owned)
     }
 
     async fn click(&self, element: &str) {
