@@ -256,11 +256,11 @@ impl RevisionTracker {
     pub fn read(&self) -> (String, Arc<Document>) {
         let _reading = self.reading.lock().expect("reading");
         let txn = self.doc.transact();
-        let counter = self.counter();
-        let revision = format!("{}-{counter}", self.epoch);
-        if let Some(blocks) = self.recent.get(self.key, counter) {
-            return (revision, blocks);
+        if let Some(read) = self.read_already() {
+            return read;
         }
+        let counter = self.counter();
+        let revision = self.revision_at(counter);
         let blocks = Arc::new(match self.changed_since_read() {
             Some((previous, changed)) => {
                 // Its blocks are moved when no one else holds it (the usual case: it was
@@ -280,17 +280,24 @@ impl RevisionTracker {
     /// document's lock: a change waiting for it holds back new readers until it is applied,
     /// on a worker (the session's), and a worker waiting to read may be the one it needs:
     /// the service would stop. Blocks already read at the current revision are taken without
-    /// the lock (they are the document at that revision); otherwise the document is read on
-    /// the blocking pool.
+    /// the lock; otherwise the document is read on the blocking pool.
     pub async fn read_async(self: &Arc<Self>) -> ServiceResult<(String, Arc<Document>)> {
-        let counter = self.counter();
-        if let Some(blocks) = self.recent.get(self.key, counter) {
-            return Ok((format!("{}-{counter}", self.epoch), blocks));
+        if let Some(read) = self.read_already() {
+            return Ok(read);
         }
         let tracker = self.clone();
         tokio::task::spawn_blocking(move || tracker.read())
             .await
             .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))
+    }
+
+    /// The blocks at the current revision when they were read already, taken without the
+    /// document's lock: the counter moves inside the transaction of each change, so they are
+    /// the document as it was before a change under way, or after it.
+    fn read_already(&self) -> Option<(String, Arc<Document>)> {
+        let counter = self.counter();
+        let blocks = self.recent.get(self.key, counter)?;
+        Some((self.revision_at(counter), blocks))
     }
 
     /// The latest read of the blocks still at hand, taken out of the recent reads, and the
@@ -318,7 +325,10 @@ impl RevisionTracker {
 
     /// The current revision.
     pub fn revision(&self) -> String {
-        let counter = self.state.lock().expect("revision state").counter;
+        self.revision_at(self.counter())
+    }
+
+    fn revision_at(&self, counter: u64) -> String {
         format!("{}-{counter}", self.epoch)
     }
 
