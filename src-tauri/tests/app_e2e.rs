@@ -758,7 +758,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     .await
     .unwrap();
     let first_block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
-    let parts_call = {
+    let mut parts_call = {
         let peer = agent.peer().clone();
         let block = first_block.clone();
         tokio::spawn(async move {
@@ -774,13 +774,27 @@ async fn an_agent_edit_is_approved_in_the_window() {
             .await
         })
     };
-    let middle = driver
-        .screen(
+    // The card, while the agent waits; an agent told something else than "pending" meanwhile
+    // says why no card comes.
+    let (middle, answered_first) = {
+        let card = driver.screen(
             "pending",
             r#".edit-card .parts input[value="1"]"#,
             "e2e-parts.png",
-        )
-        .await;
+        );
+        tokio::pin!(card);
+        tokio::select! {
+            middle = &mut card => (middle, None),
+            answered = &mut parts_call => {
+                let answered = answered.unwrap();
+                assert!(
+                    answered.as_ref().is_ok_and(|a| a["status"] == "pending"),
+                    "apply_edits answered before its card was shown: {answered:?}"
+                );
+                (card.await, Some(answered))
+            }
+        }
+    };
     driver.click(&middle).await;
     let edit_last = driver
         .wait_for(".edit-card .parts .edit-part", Duration::from_secs(5))
@@ -812,7 +826,11 @@ async fn an_agent_edit_is_approved_in_the_window() {
     driver.click(&approve_parts).await;
     let markdown = wait_stored(&server, notes, |m| m.contains("Part one.")).await;
     assert_eq!(markdown, "Notes, kept. For **later**.\n\nPart one.\n");
-    let answered = parts_call.await.unwrap().expect("apply_edits");
+    let answered = match answered_first {
+        Some(answered) => answered,
+        None => parts_call.await.unwrap(),
+    }
+    .expect("apply_edits");
     let edit_id = answered["edit_id"].clone();
     let status = call_tool(&agent, "edit_status", json!({"edit_id": edit_id}))
         .await
