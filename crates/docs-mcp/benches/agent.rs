@@ -46,6 +46,11 @@
 //! service's own rate budget (80 REST calls a minute, like Docs) spent by another.
 //!
 //! `cargo bench -p docs-mcp --bench agent` — prints `name: value` lines, then a table.
+//! To measure part of it, or another build: `AGENT_BENCH_ROWS=start,insert` (of `start`,
+//! `reads` — rows 3, 2, 6, 7a and 7c, which share one service —, `insert`, `rss`,
+//! `at-once`), `AGENT_BENCH_INSERTS=200`, `AGENT_BENCH_BIN=/path/to/docs-mcp`, and
+//! `AGENT_BENCH_WRAP=perf` with `AGENT_BENCH_WRAP_ARGS="record -g -o /tmp/p.data --"` to run
+//! the service under a profiler.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -144,6 +149,27 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// The rows asked for (`AGENT_BENCH_ROWS`; all when unset).
+fn wants(row: &str) -> bool {
+    std::env::var("AGENT_BENCH_ROWS")
+        .map(|rows| rows.split(',').any(|r| r.trim() == row))
+        .unwrap_or(true)
+}
+
+/// `docs-mcp` (`AGENT_BENCH_BIN`, else the one cargo built), under `AGENT_BENCH_WRAP` when set.
+fn service_command() -> tokio::process::Command {
+    let bin = std::env::var("AGENT_BENCH_BIN").unwrap_or_else(|_| BIN.to_owned());
+    match std::env::var("AGENT_BENCH_WRAP") {
+        Ok(wrapper) => {
+            let mut cmd = tokio::process::Command::new(wrapper);
+            let args = std::env::var("AGENT_BENCH_WRAP_ARGS").unwrap_or_default();
+            cmd.args(args.split_whitespace()).arg(bin);
+            cmd
+        }
+        Err(_) => tokio::process::Command::new(bin),
+    }
+}
+
 /// One `docs-mcp serve --stdio` child process and the MCP client talking to it.
 struct Agent {
     client: RunningService<RoleClient, ClientConfig>,
@@ -159,37 +185,36 @@ impl Agent {
     async fn start(instance: &str, home: &Path, data_dir: &Path) -> (Agent, f64) {
         let port = free_port();
         let start = Instant::now();
-        let transport =
-            TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
-                // Nothing under the real home, no keyring, no settings from the environment.
-                cmd.env("HOME", home)
-                    .env("XDG_DATA_HOME", home.join("data"))
-                    .env("XDG_CONFIG_HOME", home.join("config"))
-                    .env("XDG_RUNTIME_DIR", home.join("run"))
-                    .env_remove("DBUS_SESSION_BUS_ADDRESS")
-                    .env_remove("DOCS_INSTANCE_URL")
-                    .env_remove("DOCS_MCP_DATA_DIR")
-                    .env_remove("DOCS_MCP_APPROVAL")
-                    .env_remove("DOCS_SESSION_COOKIE")
-                    .env_remove("DOCS_CSRF_TOKEN")
-                    .env("RUST_LOG", "warn")
-                    .env("DOCS_MCP_TOKEN", TOKEN)
-                    .args([
-                        "serve",
-                        "--stdio",
-                        "--approval",
-                        "auto",
-                        "--instance",
-                        instance,
-                    ])
-                    .arg("--data-dir")
-                    .arg(data_dir)
-                    .args(["--listen", &format!("127.0.0.1:{port}")]);
-            }))
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap()
-            .0;
+        let transport = TokioChildProcess::builder(service_command().configure(|cmd| {
+            // Nothing under the real home, no keyring, no settings from the environment.
+            cmd.env("HOME", home)
+                .env("XDG_DATA_HOME", home.join("data"))
+                .env("XDG_CONFIG_HOME", home.join("config"))
+                .env("XDG_RUNTIME_DIR", home.join("run"))
+                .env_remove("DBUS_SESSION_BUS_ADDRESS")
+                .env_remove("DOCS_INSTANCE_URL")
+                .env_remove("DOCS_MCP_DATA_DIR")
+                .env_remove("DOCS_MCP_APPROVAL")
+                .env_remove("DOCS_SESSION_COOKIE")
+                .env_remove("DOCS_CSRF_TOKEN")
+                .env("RUST_LOG", "warn")
+                .env("DOCS_MCP_TOKEN", TOKEN)
+                .args([
+                    "serve",
+                    "--stdio",
+                    "--approval",
+                    "auto",
+                    "--instance",
+                    instance,
+                ])
+                .arg("--data-dir")
+                .arg(data_dir)
+                .args(["--listen", &format!("127.0.0.1:{port}")]);
+        }))
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap()
+        .0;
         let pid = transport.id().unwrap();
         let client = ClientConfig::new(
             ClientCapabilities::default(),
@@ -358,300 +383,314 @@ async fn main() {
     std::fs::create_dir_all(&home).unwrap();
     let mut table = Table::default();
 
-    // 1. start → first tools/list answered.
-    let data_dir = home.join("starts");
-    let (agent, cold) = Agent::start(server.url(), &home, &data_dir).await;
-    agent.stop().await;
-    let mut starts = vec![];
-    for _ in 0..STARTS {
-        let (agent, elapsed) = Agent::start(server.url(), &home, &data_dir).await;
-        starts.push(elapsed);
+    if wants("start") {
+        // 1. start → first tools/list answered.
+        let data_dir = home.join("starts");
+        let (agent, cold) = Agent::start(server.url(), &home, &data_dir).await;
         agent.stop().await;
+        let mut starts = vec![];
+        for _ in 0..STARTS {
+            let (agent, elapsed) = Agent::start(server.url(), &home, &data_dir).await;
+            starts.push(elapsed);
+            agent.stop().await;
+        }
+        table.row(
+            "start_to_first_tools_list_ms",
+            format!(
+                "{:.1} (p99 {:.1}; first start, creating the data directory: {cold:.1}), n={STARTS}",
+                median(&starts),
+                p99(&starts)
+            ),
+        );
     }
-    table.row(
-        "start_to_first_tools_list_ms",
-        format!(
-            "{:.1} (p99 {:.1}; first start, creating the data directory: {cold:.1}), n={STARTS}",
-            median(&starts),
-            p99(&starts)
-        ),
-    );
 
-    let (agent, _) = Agent::start(server.url(), &home, &home.join("main")).await;
+    if wants("reads") {
+        let (agent, _) = Agent::start(server.url(), &home, &home.join("main")).await;
 
-    // 7a. REST requests spent by opening one document: the first open of a process also
-    // asks for the instance's configuration (once). The service also counts one call of its
-    // budget per WebSocket connect, for the backend call Docs' collaboration server makes.
-    let requests = async || server.stats().await.unwrap().requests;
-    let cached = seed(&server, 1_000).await;
-    let mut opens = vec![];
-    for document in [cached.clone(), seed(&server, 1_000).await] {
+        // 7a. REST requests spent by opening one document: the first open of a process also
+        // asks for the instance's configuration (once). The service also counts one call of its
+        // budget per WebSocket connect, for the backend call Docs' collaboration server makes.
+        let requests = async || server.stats().await.unwrap().requests;
+        let cached = seed(&server, 1_000).await;
+        let mut opens = vec![];
+        for document in [cached.clone(), seed(&server, 1_000).await] {
+            let before = requests().await;
+            agent
+                .ok("get_document", json!({"document": document}))
+                .await;
+            opens.push(requests().await - before);
+        }
         let before = requests().await;
-        agent
-            .ok("get_document", json!({"document": document}))
-            .await;
-        opens.push(requests().await - before);
-    }
-    let before = requests().await;
-    agent.ok("read_document", json!({"document": cached})).await;
-    table.row(
-        "rest_requests_to_open_one_document",
-        format!(
-            "{} ({} for the first of the process; then {} for a read of it)",
-            opens[1],
-            opens[0],
-            requests().await - before
-        ),
-    );
+        agent.ok("read_document", json!({"document": cached})).await;
+        table.row(
+            "rest_requests_to_open_one_document",
+            format!(
+                "{} ({} for the first of the process; then {} for a read of it)",
+                opens[1],
+                opens[0],
+                requests().await - before
+            ),
+        );
 
-    // 3. read_document of a cached 1 000-block document.
-    for (name, args) in [
-        ("read_cached_1000_blocks_ms", json!({"document": cached})),
-        (
-            "read_cached_1000_blocks_whole_ms",
-            json!({"document": cached, "max_chars": 100_000}),
-        ),
-    ] {
-        let mut reads = vec![];
-        let mut chars = 0;
-        for _ in 0..CACHED_READS {
+        // 3. read_document of a cached 1 000-block document.
+        for (name, args) in [
+            ("read_cached_1000_blocks_ms", json!({"document": cached})),
+            (
+                "read_cached_1000_blocks_whole_ms",
+                json!({"document": cached, "max_chars": 100_000}),
+            ),
+        ] {
+            let mut reads = vec![];
+            let mut chars = 0;
+            for _ in 0..CACHED_READS {
+                let start = Instant::now();
+                let page = agent.ok("read_document", args.clone()).await;
+                reads.push(ms(start));
+                chars = page["markdown"].as_str().unwrap().chars().count();
+            }
+            table.row(
+                name,
+                format!(
+                    "{:.1} (p99 {:.1}; {chars} characters of markdown), n={CACHED_READS}",
+                    median(&reads),
+                    p99(&reads)
+                ),
+            );
+        }
+
+        // 2. first read of a 10 000-block document.
+        let mut first_reads = vec![];
+        let mut document = String::new();
+        for _ in 0..FIRST_READS {
+            document = seed(&server, 10_000).await;
             let start = Instant::now();
-            let page = agent.ok("read_document", args.clone()).await;
-            reads.push(ms(start));
-            chars = page["markdown"].as_str().unwrap().chars().count();
-        }
-        table.row(
-            name,
-            format!(
-                "{:.1} (p99 {:.1}; {chars} characters of markdown), n={CACHED_READS}",
-                median(&reads),
-                p99(&reads)
-            ),
-        );
-    }
-
-    // 2. first read of a 10 000-block document.
-    let mut first_reads = vec![];
-    let mut document = String::new();
-    for _ in 0..FIRST_READS {
-        document = seed(&server, 10_000).await;
-        let start = Instant::now();
-        agent
-            .ok("read_document", json!({"document": document}))
-            .await;
-        first_reads.push(ms(start));
-    }
-    let last = agent
-        .ok("get_document", json!({"document": document}))
-        .await;
-    assert_eq!(last["blocks"], 10_000, "{last}");
-    table.row(
-        "first_read_10000_blocks_ms",
-        format!(
-            "{:.1} (p99 {:.1}), n={FIRST_READS}",
-            median(&first_reads),
-            p99(&first_reads)
-        ),
-    );
-
-    // 6. bytes sent for a one-word change in a 2 KB paragraph.
-    let words: Vec<String> = (0..300).map(|i| format!("word{i}")).collect();
-    let (head, tail) = words.split_at(150);
-    let paragraph = |word: &str| format!("{} {word} {}", head.join(" "), tail.join(" "));
-    let document = server
-        .create_document(DocumentSpec::new("2 KB").markdown(&paragraph("pivotal")))
-        .await
-        .unwrap()
-        .to_string();
-    let block = agent
-        .ok("read_document", json!({"document": document}))
-        .await["block_ids"][0]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let mut replaced = vec![];
-    let mut updated = vec![];
-    let mut word = "pivotal";
-    for i in 0..2 * ONE_WORD_EDITS {
-        let other = if word == "pivotal" {
-            "central"
-        } else {
-            "pivotal"
-        };
-        // An agent rewrites what it read: a rewrite is merged with what changed since.
-        agent
-            .ok("read_document", json!({"document": document}))
-            .await;
-        let before = agent.bytes_out(&document).await;
-        let result = if i % 2 == 0 {
-            agent
-                .ok(
-                    "replace_text",
-                    json!({"document": document, "old_text": word, "new_text": other}),
-                )
-                .await
-        } else {
-            agent
-                .ok(
-                    "update_block",
-                    json!({"document": document, "block_id": block, "text": paragraph(other)}),
-                )
-                .await
-        };
-        assert_eq!(result["status"], "applied", "{result}");
-        let sent = (agent.bytes_out(&document).await - before) as f64;
-        let edits = if i % 2 == 0 {
-            &mut replaced
-        } else {
-            &mut updated
-        };
-        edits.push(sent);
-        word = other;
-    }
-    for (name, sent) in [
-        ("one_word_change_bytes_replace_text", &replaced),
-        ("one_word_change_bytes_update_block", &updated),
-    ] {
-        let sent = median(sent) as u64;
-        table.row(
-            name,
-            format!(
-                "{sent} (the Yjs update {} B + the Hocuspocus frame {FRAME_BYTES} B; paragraph of {} B), n={ONE_WORD_EDITS}",
-                sent - FRAME_BYTES,
-                paragraph(word).len()
-            ),
-        );
-    }
-
-    // 7c. open and outline of a 50 000-block document.
-    let huge = seed(&server, 50_000).await;
-    let start = Instant::now();
-    let opened = agent.ok("get_document", json!({"document": huge})).await;
-    let open = ms(start);
-    assert_eq!(opened["blocks"], 50_000, "{opened}");
-    let start = Instant::now();
-    agent.ok("get_outline", json!({"document": huge})).await;
-    let outline = ms(start);
-    table.row(
-        "open_50000_blocks_ms",
-        format!("{open:.0}, then get_outline {outline:.0}, n=1"),
-    );
-    agent.stop().await;
-
-    // 4. insert → visible at another client, in a service of its own.
-    let (agent, _) = Agent::start(server.url(), &home, &home.join("inserts")).await;
-    let document = seed(&server, 1_000).await;
-    let observer = Observer::join(&server, &document).await;
-    agent
-        .ok("read_document", json!({"document": document}))
-        .await;
-    let mut visible = vec![];
-    let mut answered = vec![];
-    for i in 0..INSERTS {
-        let marker = Uuid::new_v4().simple().to_string();
-        let seen = observer.await_text(&marker);
-        let start = Instant::now();
-        let result = agent
-            .ok(
-                "insert_blocks",
-                json!({"document": document, "position": {"at": "end"},
-                       "markdown": format!("Probe {i} {marker}")}),
-            )
-            .await;
-        answered.push(ms(start));
-        assert_eq!(result["status"], "applied", "{result}");
-        let seen = tokio::time::timeout(Duration::from_secs(10), seen)
-            .await
-            .expect("the other client sees the insert")
-            .unwrap();
-        visible.push(seen.duration_since(start).as_secs_f64() * 1000.0);
-    }
-    table.row(
-        "insert_visible_at_other_client_ms",
-        format!(
-            "{:.1} (p99 {:.1}; in a 1 000-block document), n={INSERTS}",
-            median(&visible),
-            p99(&visible)
-        ),
-    );
-    table.row(
-        "insert_answered_ms",
-        format!(
-            "{:.1} (p99 {:.1}; saved together {:?} after the first), n={INSERTS}",
-            median(&answered),
-            p99(&answered),
-            SessionOptions::default().save_interval
-        ),
-    );
-    observer.session.close().await.unwrap();
-    agent.stop().await;
-
-    // 5. RSS after reading 20 documents, in a fresh service per document size.
-    let mut rss = vec![];
-    for blocks in [1_000, 100] {
-        let mut documents = vec![];
-        for _ in 0..20 {
-            documents.push(seed(&server, blocks).await);
-        }
-        let data_dir = home.join(format!("memory-{blocks}"));
-        let (agent, _) = Agent::start(server.url(), &home, &data_dir).await;
-        let at_start = agent.rss_kib();
-        for document in &documents {
             agent
                 .ok("read_document", json!({"document": document}))
                 .await;
+            first_reads.push(ms(start));
         }
-        rss.push((blocks, at_start, agent.rss_kib()));
+        let last = agent
+            .ok("get_document", json!({"document": document}))
+            .await;
+        assert_eq!(last["blocks"], 10_000, "{last}");
+        table.row(
+            "first_read_10000_blocks_ms",
+            format!(
+                "{:.1} (p99 {:.1}), n={FIRST_READS}",
+                median(&first_reads),
+                p99(&first_reads)
+            ),
+        );
+
+        // 6. bytes sent for a one-word change in a 2 KB paragraph.
+        let words: Vec<String> = (0..300).map(|i| format!("word{i}")).collect();
+        let (head, tail) = words.split_at(150);
+        let paragraph = |word: &str| format!("{} {word} {}", head.join(" "), tail.join(" "));
+        let document = server
+            .create_document(DocumentSpec::new("2 KB").markdown(&paragraph("pivotal")))
+            .await
+            .unwrap()
+            .to_string();
+        let block = agent
+            .ok("read_document", json!({"document": document}))
+            .await["block_ids"][0]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let mut replaced = vec![];
+        let mut updated = vec![];
+        let mut word = "pivotal";
+        for i in 0..2 * ONE_WORD_EDITS {
+            let other = if word == "pivotal" {
+                "central"
+            } else {
+                "pivotal"
+            };
+            // An agent rewrites what it read: a rewrite is merged with what changed since.
+            agent
+                .ok("read_document", json!({"document": document}))
+                .await;
+            let before = agent.bytes_out(&document).await;
+            let result = if i % 2 == 0 {
+                agent
+                    .ok(
+                        "replace_text",
+                        json!({"document": document, "old_text": word, "new_text": other}),
+                    )
+                    .await
+            } else {
+                agent
+                    .ok(
+                        "update_block",
+                        json!({"document": document, "block_id": block, "text": paragraph(other)}),
+                    )
+                    .await
+            };
+            assert_eq!(result["status"], "applied", "{result}");
+            let sent = (agent.bytes_out(&document).await - before) as f64;
+            let edits = if i % 2 == 0 {
+                &mut replaced
+            } else {
+                &mut updated
+            };
+            edits.push(sent);
+            word = other;
+        }
+        for (name, sent) in [
+            ("one_word_change_bytes_replace_text", &replaced),
+            ("one_word_change_bytes_update_block", &updated),
+        ] {
+            let sent = median(sent) as u64;
+            table.row(
+                name,
+                format!(
+                    "{sent} (the Yjs update {} B + the Hocuspocus frame {FRAME_BYTES} B; paragraph of {} B), n={ONE_WORD_EDITS}",
+                    sent - FRAME_BYTES,
+                    paragraph(word).len()
+                ),
+            );
+        }
+
+        // 7c. open and outline of a 50 000-block document.
+        let huge = seed(&server, 50_000).await;
+        let start = Instant::now();
+        let opened = agent.ok("get_document", json!({"document": huge})).await;
+        let open = ms(start);
+        assert_eq!(opened["blocks"], 50_000, "{opened}");
+        let start = Instant::now();
+        agent.ok("get_outline", json!({"document": huge})).await;
+        let outline = ms(start);
+        table.row(
+            "open_50000_blocks_ms",
+            format!("{open:.0}, then get_outline {outline:.0}, n=1"),
+        );
         agent.stop().await;
     }
-    let mib = |kib: u64| kib as f64 / 1024.0;
-    table.row(
-        "rss_after_reading_20_documents_mib",
-        format!(
-            "{:.1} ({} blocks each; {:.1} with {} blocks each; {:.1} after start)",
-            mib(rss[0].2),
-            rss[0].0,
-            mib(rss[1].2),
-            rss[1].0,
-            mib(rss[0].1)
-        ),
-    );
+
+    if wants("insert") {
+        // 4. insert → visible at another client, in a service of its own.
+        let (agent, _) = Agent::start(server.url(), &home, &home.join("inserts")).await;
+        let document = seed(&server, 1_000).await;
+        let observer = Observer::join(&server, &document).await;
+        agent
+            .ok("read_document", json!({"document": document}))
+            .await;
+        let inserts = std::env::var("AGENT_BENCH_INSERTS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(INSERTS);
+        let mut visible = vec![];
+        let mut answered = vec![];
+        for i in 0..inserts {
+            let marker = Uuid::new_v4().simple().to_string();
+            let seen = observer.await_text(&marker);
+            let start = Instant::now();
+            let result = agent
+                .ok(
+                    "insert_blocks",
+                    json!({"document": document, "position": {"at": "end"},
+                           "markdown": format!("Probe {i} {marker}")}),
+                )
+                .await;
+            answered.push(ms(start));
+            assert_eq!(result["status"], "applied", "{result}");
+            let seen = tokio::time::timeout(Duration::from_secs(10), seen)
+                .await
+                .expect("the other client sees the insert")
+                .unwrap();
+            visible.push(seen.duration_since(start).as_secs_f64() * 1000.0);
+        }
+        table.row(
+            "insert_visible_at_other_client_ms",
+            format!(
+                "{:.1} (p99 {:.1}; in a 1 000-block document), n={inserts}",
+                median(&visible),
+                p99(&visible)
+            ),
+        );
+        table.row(
+            "insert_answered_ms",
+            format!(
+                "{:.1} (p99 {:.1}; saved together {:?} after the first), n={inserts}",
+                median(&answered),
+                p99(&answered),
+                SessionOptions::default().save_interval
+            ),
+        );
+        observer.session.close().await.unwrap();
+        agent.stop().await;
+    }
+
+    if wants("rss") {
+        // 5. RSS after reading 20 documents, in a fresh service per document size.
+        let mut rss = vec![];
+        for blocks in [1_000, 100] {
+            let mut documents = vec![];
+            for _ in 0..20 {
+                documents.push(seed(&server, blocks).await);
+            }
+            let data_dir = home.join(format!("memory-{blocks}"));
+            let (agent, _) = Agent::start(server.url(), &home, &data_dir).await;
+            let at_start = agent.rss_kib();
+            for document in &documents {
+                agent
+                    .ok("read_document", json!({"document": document}))
+                    .await;
+            }
+            rss.push((blocks, at_start, agent.rss_kib()));
+            agent.stop().await;
+        }
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        table.row(
+            "rss_after_reading_20_documents_mib",
+            format!(
+                "{:.1} ({} blocks each; {:.1} with {} blocks each; {:.1} after start)",
+                mib(rss[0].2),
+                rss[0].0,
+                mib(rss[1].2),
+                rss[1].0,
+                mib(rss[0].1)
+            ),
+        );
+    }
     drop(server);
 
-    // 7b. 50 documents opened at once, on a server that throttles like Docs.
-    let throttled = DocsServer::start_with(ServerOptions::default())
-        .await
-        .unwrap();
-    let mut documents = vec![];
-    for _ in 0..OPEN_AT_ONCE {
-        documents.push(seed(&throttled, 10).await);
-    }
-    let (agent, _) = Agent::start(throttled.url(), &home, &home.join("at-once")).await;
-    let before = throttled.stats().await.unwrap();
-    let start = Instant::now();
-    let opens = join_all(
-        documents
+    if wants("at-once") {
+        // 7b. 50 documents opened at once, on a server that throttles like Docs.
+        let throttled = DocsServer::start_with(ServerOptions::default())
+            .await
+            .unwrap();
+        let mut documents = vec![];
+        for _ in 0..OPEN_AT_ONCE {
+            documents.push(seed(&throttled, 10).await);
+        }
+        let (agent, _) = Agent::start(throttled.url(), &home, &home.join("at-once")).await;
+        let before = throttled.stats().await.unwrap();
+        let start = Instant::now();
+        let opens = join_all(
+            documents
+                .iter()
+                .map(|d| agent.call("get_document", json!({"document": d}))),
+        )
+        .await;
+        let total = ms(start);
+        let after = throttled.stats().await.unwrap();
+        let answered = opens.iter().filter(|r| r.is_ok()).count();
+        let limited = opens
             .iter()
-            .map(|d| agent.call("get_document", json!({"document": d}))),
-    )
-    .await;
-    let total = ms(start);
-    let after = throttled.stats().await.unwrap();
-    let answered = opens.iter().filter(|r| r.is_ok()).count();
-    let limited = opens
-        .iter()
-        .filter(|r| matches!(r, Err(code) if code == "RATE_LIMITED"))
-        .count();
-    table.row(
-        "open_50_documents_at_once",
-        format!(
-            "{answered} answered, {limited} RATE_LIMITED, {} other errors in {total:.0} ms; {} REST requests, {} of them refused 429",
-            OPEN_AT_ONCE - answered - limited,
-            after.requests - before.requests,
-            after.throttled - before.throttled
-        ),
-    );
-    agent.stop().await;
+            .filter(|r| matches!(r, Err(code) if code == "RATE_LIMITED"))
+            .count();
+        table.row(
+            "open_50_documents_at_once",
+            format!(
+                "{answered} answered, {limited} RATE_LIMITED, {} other errors in {total:.0} ms; {} REST requests, {} of them refused 429",
+                OPEN_AT_ONCE - answered - limited,
+                after.requests - before.requests,
+                after.throttled - before.throttled
+            ),
+        );
+        agent.stop().await;
+    }
     let _ = std::fs::remove_dir_all(&home);
 
     println!("\n| what an agent waits for | docs-mcp |\n|---|---|");
