@@ -57,8 +57,8 @@ pub use rest::{
     SESSION_COOKIE, StoredContent, User,
 };
 pub use session::{
-    DocumentSession, Failure, LOCAL_ORIGIN, PendingWrite, Progress, REMOTE_ORIGIN, SessionOptions,
-    SessionSnapshot, WriteReceipt,
+    DocumentSession, Failure, LOCAL_ORIGIN, LoadedHook, PendingWrite, Progress, REMOTE_ORIGIN,
+    SessionOptions, SessionSnapshot, WriteReceipt,
 };
 pub use threads::{Comment, CommentAbilities, Reaction, Thread, ThreadAbilities, UserLight};
 pub use ydoc::{Activity, CustomAttribution};

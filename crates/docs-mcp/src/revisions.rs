@@ -124,7 +124,9 @@ impl RevisionTracker {
         Self::of(session.doc().clone(), recent)
     }
 
-    fn of(doc: Doc, recent: Arc<RecentReads>) -> Self {
+    /// Tracks `doc` from now on. Its blocks are read at once (the first read of a document
+    /// follows its opening): the read tells the blocks known, and is the first revision's.
+    pub fn of(doc: Doc, recent: Arc<RecentReads>) -> Self {
         static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
         // Its own: a tracker dropped (one that lost a race to attach) ends only its own.
@@ -135,7 +137,9 @@ impl RevisionTracker {
         // The blocks known and the subscription under one read transaction: no change can
         // come between them.
         let txn = doc.transact();
-        state.lock().expect("revision state").known = all_block_ids(&txn, &fragment);
+        let blocks = Arc::new(blocknote::read_document(&txn, &fragment));
+        state.lock().expect("revision state").known = known_block_ids(&txn, &fragment, &blocks);
+        recent.put(key, 0, blocks);
         let observed = state.clone();
         let root = fragment.clone();
         let root_fragment = fragment.clone();
@@ -239,6 +243,11 @@ impl RevisionTracker {
             recent,
             reading: Mutex::new(()),
         }
+    }
+
+    /// Whether this tracker follows `doc` (and not the document of an earlier session).
+    pub fn tracks(&self, doc: &Doc) -> bool {
+        self.doc.client_id() == doc.client_id()
     }
 
     /// How many changes the document has seen in this session: equal counts mean nothing
@@ -472,6 +481,26 @@ fn collect_ids<T: ReadTxn>(txn: &T, root: XmlElementRef, ids: &mut Vec<String>) 
             .collect();
         stack.extend(children.into_iter().rev());
     }
+}
+
+/// The ids of the blocks of a document whose `blocks` were just read: theirs, unless reading
+/// left some out (nested past the model's limit).
+fn known_block_ids<T: ReadTxn>(
+    txn: &T,
+    fragment: &yrs::XmlFragmentRef,
+    blocks: &Document,
+) -> HashSet<String> {
+    let all: Vec<&blocknote::Block> = blocks.blocks.iter().flat_map(|b| b.walk()).collect();
+    let hidden = all.iter().any(|b| {
+        matches!(b.content, blocknote::BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
+    });
+    if hidden {
+        return all_block_ids(txn, fragment);
+    }
+    all.into_iter()
+        .filter(|b| !b.id.is_empty())
+        .map(|b| b.id.clone())
+        .collect()
 }
 
 fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet<String> {

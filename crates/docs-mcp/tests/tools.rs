@@ -638,6 +638,51 @@ async fn a_write_quoting_an_old_revision_is_refused_after_a_human_edit() {
     assert_eq!(stored_texts(&server, id).await[1], "Edited other");
 }
 
+/// The service reads a document while it joins the room (its blocks as loaded from REST):
+/// what the room holds beyond that, typed by a person and not saved yet, is in the first read
+/// and is the person's change.
+#[tokio::test]
+async fn the_first_read_has_what_the_room_holds_beyond_the_stored_content() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Room").markdown("Stored text\n\nOther block"))
+        .await
+        .unwrap();
+    let typist = server
+        .start_typist(
+            TypistSpec::new(id, " and typed")
+                .interval_ms(1)
+                .stay_connected(),
+        )
+        .await
+        .unwrap();
+    typist.wait_done(WAIT).await.unwrap();
+    // (not saved: the stored content is not the room's)
+    assert_eq!(texts(&server.stored(id).await.unwrap().blocks)[0], "Stored text");
+
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok("read_document", json!({"document": doc, "anchors": false}))
+        .await;
+    assert_eq!(
+        read["markdown"].as_str().unwrap(),
+        "Stored text and typed\n\nOther block\n"
+    );
+    let outline = agent.ok("get_outline", json!({"document": doc})).await;
+    assert_eq!(outline["total_blocks"], 2, "{outline}");
+    // A write quoting the first read's revision is judged against it: the person's typing
+    // came before it.
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": read["block_ids"][0], "text": "Agent text",
+                   "revision": read["revision"]}),
+        )
+        .await;
+    assert_eq!(stored_texts(&server, id).await[0], "Agent text");
+}
+
 #[tokio::test]
 async fn review_approve_reject_and_timeout_then_edit_status() {
     let server = DocsServer::start().await.unwrap();

@@ -2,13 +2,14 @@
 //! documents opened live (one shared session each, with its revision tracker).
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use docs_client::{
-    ClientConfig, DocsClient, Document, DocumentRef, DocumentSession, InstanceUrl, Presence,
-    Secret, SessionRegistry, SessionSnapshot, User,
+    ClientConfig, DocsClient, Document, DocumentRef, DocumentSession, InstanceUrl, LoadedHook,
+    Presence, Secret, SessionRegistry, SessionSnapshot, User,
 };
+use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::DocsService;
@@ -21,6 +22,9 @@ use crate::revisions::RevisionTracker;
 
 /// A document's entry in the known documents is refreshed at most this often by reads.
 const REMEMBER_EVERY: Duration = Duration::from_secs(60);
+
+/// Trackers attaching to documents just loaded, by document (see [`DocsService::open`]).
+pub(super) type EarlyTrackers = Arc<Mutex<HashMap<Uuid, JoinHandle<RevisionTracker>>>>;
 
 /// A document opened for a caller: its live session and its change tracker.
 #[derive(Clone)]
@@ -81,6 +85,7 @@ impl DocsService {
             presence: Presence::new(&self.config.fallback_agent_name),
             write_timeout: self.config.approval_wait.max(Duration::from_secs(20)),
             save_interval: self.config.save_interval,
+            on_loaded: Some(self.attach_early()),
             ..docs_client::SessionOptions::default()
         };
         let registry = Arc::new(SessionRegistry::new(
@@ -101,6 +106,7 @@ impl DocsService {
                 session_persisted,
             }));
         self.trackers.lock().expect("trackers lock").clear();
+        self.early_trackers.lock().expect("early trackers").clear();
         if let Some(previous) = previous {
             tokio::spawn(async move { previous.registry.close_all().await });
         }
@@ -304,7 +310,16 @@ impl DocsService {
     ) -> ServiceResult<OpenDocument> {
         let id = self.resolve(document)?;
         let instance = self.instance()?;
-        let session = instance.registry.open(id).await?;
+        let session = match instance.registry.open(id).await {
+            Ok(session) => session,
+            Err(e) => {
+                self.early_trackers
+                    .lock()
+                    .expect("early trackers")
+                    .remove(&id);
+                return Err(e.into());
+            }
+        };
         if let Some(agent) = agent {
             session.set_presence(&Presence::new(&agent.name));
         }
@@ -317,15 +332,7 @@ impl DocsService {
         let (tracker, forks, new_session) = match tracked {
             Some((tracker, forks)) => (tracker, forks, false),
             None => {
-                // Attaching walks the whole document (a 50 000-block one for tens of ms):
-                // on the blocking pool, and with no lock held, so that other opens and
-                // calls go on meanwhile.
-                let (attaching, recent) = (session.clone(), self.recent_reads.clone());
-                let tracker = tokio::task::spawn_blocking(move || {
-                    RevisionTracker::attach(&attaching, recent)
-                })
-                .await
-                .map_err(|e| ServiceError::Internal(format!("tracking the document: {e}")))?;
+                let tracker = self.tracker_for(&session).await?;
                 let mut trackers = self.trackers.lock().expect("trackers lock");
                 match attached(&trackers, id, &session) {
                     // Another open of the same session attached first: its tracker is kept,
@@ -353,6 +360,42 @@ impl DocsService {
             tracker,
             forks,
         })
+    }
+
+    /// What a session calls once its document is loaded: a tracker attaches to it (reading
+    /// it, on the blocking pool) while the session joins the room, for the open that gets
+    /// the session to take.
+    fn attach_early(&self) -> LoadedHook {
+        let (early, recent) = (self.early_trackers.clone(), self.recent_reads.clone());
+        LoadedHook(Arc::new(move |id, doc| {
+            let (doc, recent) = (doc.clone(), recent.clone());
+            let attaching = tokio::task::spawn_blocking(move || RevisionTracker::of(doc, recent));
+            early.lock().expect("early trackers").insert(id, attaching);
+        }))
+    }
+
+    /// A new tracker of `session`'s document: the one attached as it loaded, else one
+    /// attached now. Attaching reads the whole document (a 50 000-block one for tens of ms):
+    /// on the blocking pool, and with no lock held, so that other opens and calls go on.
+    async fn tracker_for(&self, session: &Arc<DocumentSession>) -> ServiceResult<RevisionTracker> {
+        let failed = |e: tokio::task::JoinError| {
+            ServiceError::Internal(format!("tracking the document: {e}"))
+        };
+        let early = self
+            .early_trackers
+            .lock()
+            .expect("early trackers")
+            .remove(&session.id());
+        if let Some(attaching) = early {
+            let tracker = attaching.await.map_err(failed)?;
+            if tracker.tracks(session.doc()) {
+                return Ok(tracker);
+            }
+        }
+        let (attaching, recent) = (session.clone(), self.recent_reads.clone());
+        tokio::task::spawn_blocking(move || RevisionTracker::attach(&attaching, recent))
+            .await
+            .map_err(failed)
     }
 
     /// The live session of a document when one is open now: nothing is opened (no REST call,

@@ -76,6 +76,9 @@ pub struct DocsService {
     clients: crate::clients::ActiveClients,
     instance: RwLock<Option<Arc<instance::Instance>>>,
     trackers: Mutex<HashMap<Uuid, instance::TrackedSession>>,
+    /// Trackers attached to sessions' documents as soon as their content is loaded, while
+    /// the sessions join their rooms: taken by the open that gets the session.
+    early_trackers: instance::EarlyTrackers,
     /// The blocks of the documents read last, shared by their trackers.
     recent_reads: Arc<crate::revisions::RecentReads>,
     /// When each document was last written to the known documents (reads don't write again).
@@ -140,6 +143,7 @@ impl DocsService {
             clients: crate::clients::ActiveClients::default(),
             instance: RwLock::new(None),
             trackers: Mutex::new(HashMap::new()),
+            early_trackers: instance::EarlyTrackers::default(),
             recent_reads: Arc::default(),
             remembered: Mutex::new(HashMap::new()),
             open_threads: Mutex::new(HashMap::new()),

@@ -1,0 +1,685 @@
+#!/usr/bin/env node
+// docs-mcp next to the TypeScript peer (CoopCodeCommun/lasuite-docs-mcp 0.5.0), both driven by
+// this one Node process with the official MCP TypeScript SDK client over stdio, against one
+// instance of the Docs-like test server (tests/docs-server) in its pre-5.0 mode
+// (`--legacy-content`): the peer reads a document only from the `content` field of
+// `GET documents/<id>/`, which Docs removed in 5.0.
+//
+//   node side-by-side.mjs --peer <peer's dist/server.js> --ours <docs-mcp binary>
+//                         [--runs N] [--rows start,reads,insert,rss] [--docs-server <dir>]
+//                         [--anonymous]
+//
+// Both servers run signed in as the owner of every document (documents are `restricted`, so
+// nothing works without the session): ours with DOCS_SESSION_COOKIE / DOCS_CSRF_TOKEN, as the
+// `agent` bench starts it otherwise (`serve --stdio --approval auto`, its own data directory
+// and HOME); the peer with DOCS_INSTANCE_URL and a `set_session_credentials` call (its only way
+// to take a session) right after each start, outside any timed span. The test server does not
+// throttle (`--throttle-rate 0`, as in the `agent` bench): the peer makes two REST calls per
+// read and per insert, over Docs' 80 a minute. With --anonymous, documents are public (editor
+// link) and neither server nor the observer is given the session: the peer then skips the
+// `PATCH documents/<id>/` of the whole document it makes after each edit when signed in.
+//
+// What is measured, peer and ours alternated within each row:
+// 1. start → first `tools/list`: from creating the SDK transport (which spawns the process) to
+//    the answer of `listTools` (initialize handshake included; the SDK also compiles the
+//    validators of the output schemas a server declares, inside that call). A fresh process
+//    each time, median of 10, after one start of each not counted (ours creates its data
+//    directory then).
+// 2. first read of a fresh 10 000-block document: one service of each, already started; a
+//    document seeded just before, never opened; from the call to its answer. Ours:
+//    `read_document` with default arguments (its first page). Peer: `read_document` (the whole
+//    document as JSON). Median of 5.
+// 3. cached read of a 1 000-block document: the same document read again (after one read not
+//    counted), median of 50; ours also with the whole document (`max_chars` at the maximum its
+//    input schema allows).
+// 4. insert → visible at another client: 100 inserts in a row in a 1 000-block document, each
+//    once the previous one was answered and seen. The other client is a Hocuspocus provider
+//    (a Y.Doc loaded from REST, as a browser) in this process; the time runs from the call to
+//    the provider's doc `update` event whose update carries the inserted text. Also the time
+//    until the call is answered. Ours: `insert_blocks` at the end; the peer has no insert at
+//    the end: `insert_block` after the last block (the one it inserted before). Median, p99.
+// 5. RSS (`VmRSS` of /proc/<pid>/status) of the server process after reading 20 documents of
+//    1 000 blocks, and in another fresh process of 100 blocks.
+//
+// Prints `name: value` lines, then a markdown table (peer, ours, peer ÷ ours; with --runs N,
+// each cell holds the N runs' figures separated by " / ").
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const STARTS = 10;
+const FIRST_READS = 5;
+const CACHED_READS = 50;
+const INSERTS = 100;
+const RSS_DOCUMENTS = 20;
+const TOKEN = 'side-by-side-token-0123456789abcdefghijklmnopq';
+const CALL_TIMEOUT_MS = 300_000;
+
+// ---------------------------------------------------------------------------------------------
+// Arguments, figures
+
+function parseArgs(argv) {
+  const opts = {
+    peer: null,
+    ours: null,
+    runs: 1,
+    rows: ['start', 'reads', 'insert', 'rss'],
+    docsServer: resolve(HERE, '../../../../tests/docs-server'),
+    anonymous: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`missing value for ${argv[i - 1]}`);
+      return v;
+    };
+    const a = argv[i];
+    if (a === '--peer') opts.peer = resolve(value());
+    else if (a === '--ours') opts.ours = resolve(value());
+    else if (a === '--runs') opts.runs = Number.parseInt(value(), 10);
+    else if (a === '--rows') opts.rows = value().split(',').map((r) => r.trim());
+    else if (a === '--docs-server') opts.docsServer = resolve(value());
+    else if (a === '--anonymous') opts.anonymous = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!opts.peer || !opts.ours || !(opts.runs >= 1)) {
+    throw new Error(
+      'usage: node side-by-side.mjs --peer <peer dist/server.js> --ours <docs-mcp> [--runs N] ' +
+        '[--rows start,reads,insert,rss] [--docs-server <dir>] [--anonymous]',
+    );
+  }
+  return opts;
+}
+
+const sorted = (v) => [...v].sort((a, b) => a - b);
+const median = (v) => sorted(v)[Math.floor(v.length / 2)];
+const p99 = (v) => sorted(v)[Math.min(Math.max(Math.ceil(v.length * 0.99), 1), v.length) - 1];
+const f1 = (x) => x.toFixed(1);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function loadAverage() {
+  return readFileSync('/proc/loadavg', 'utf8').split(/\s+/).slice(0, 3).join(' ');
+}
+
+function rssKib(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number.parseInt(line.replace(/\D+/g, ''), 10);
+}
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = net.createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test server
+
+class DocsServer {
+  static async start(dir) {
+    const child = spawn(
+      process.execPath,
+      [join(dir, 'src/main.mjs'), '--port', '0', '--legacy-content', '--throttle-rate', '0'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const log = [];
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d) => {
+      log.push(d);
+      if (log.length > 200) log.shift();
+    });
+    const url = await new Promise((ok, fail) => {
+      let buffered = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d) => {
+        buffered += d;
+        const m = buffered.match(/LISTENING (http:\/\/127\.0\.0\.1:\d+)/);
+        if (m) ok(m[1]);
+      });
+      child.once('exit', (code) => fail(new Error(`test server exited (${code}): ${log.join('')}`)));
+    });
+    const server = new DocsServer();
+    Object.assign(server, { child, url, log });
+    return server;
+  }
+
+  async control(method, path, body) {
+    const res = await fetch(`${this.url}/__test__/${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} /__test__/${path}: HTTP ${res.status} ${text}`);
+    return JSON.parse(text);
+  }
+
+  stop() {
+    this.child.stdin.end();
+  }
+}
+
+/** A run of inline text in BlockNote JSON. */
+const run = (text, bold) => ({ type: 'text', text, styles: bold ? { bold: true } : {} });
+
+/** BlockNote blocks as the `agent` bench seeds them: a level-2 heading every 10 blocks. */
+function blocksOf(count) {
+  const blocks = [];
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    blocks.push(
+      i % 10 === 0
+        ? { id, type: 'heading', props: { level: 2 }, content: [run(`Section ${i}`, false)], children: [] }
+        : {
+            id,
+            type: 'paragraph',
+            children: [],
+            content: [run(`Paragraph ${i} with `, false), run('some', true), run(' ordinary words in it.', false)],
+          },
+    );
+  }
+  return blocks;
+}
+
+/** A document of `count` blocks, restricted to its owner `user` (public, anonymous). */
+async function seed(server, user, count) {
+  const { id } = await server.control('POST', 'documents', {
+    title: `${count} blocks`,
+    blocks: blocksOf(count),
+    link_reach: user.anonymous ? 'public' : 'restricted',
+    link_role: user.anonymous ? 'editor' : 'reader',
+    accesses: [{ user_id: user.id, role: 'owner' }],
+  });
+  return id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two MCP servers behind one SDK client each
+
+function textOf(result) {
+  return (result.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+class Mcp {
+  /** Spawns the server and waits for a first `tools/list`; `ms` is spawn → answer. */
+  static async start(kind, ctx, dataDir) {
+    const transport = kind === 'peer' ? peerTransport(ctx) : await oursTransport(ctx, dataDir);
+    const client = new Client({ name: 'side-by-side', version: '1' });
+    const start = performance.now();
+    await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+    const { tools } = await client.listTools(undefined, { timeout: CALL_TIMEOUT_MS });
+    const ms = performance.now() - start;
+    if (!tools.length) throw new Error(`${kind}: no tools`);
+    const mcp = new Mcp();
+    Object.assign(mcp, { kind, client, transport, tools, ms, pid: transport.pid, ctx });
+    return mcp;
+  }
+
+  /** Started and signed in (the peer takes the session through a tool call). */
+  static async ready(kind, ctx, dataDir) {
+    const mcp = await Mcp.start(kind, ctx, dataDir);
+    if (kind === 'peer' && !ctx.user.anonymous) {
+      const answer = await mcp.call('set_session_credentials', {
+        docs_sessionid: ctx.user.session_cookie,
+        csrftoken: ctx.user.csrf_token,
+      });
+      if (!answer.ok || answer.user?.email !== ctx.user.email) {
+        throw new Error(`peer: set_session_credentials answered ${JSON.stringify(answer)}`);
+      }
+    }
+    return mcp;
+  }
+
+  tool(name) {
+    return this.tools.find((t) => t.name === name);
+  }
+
+  /** Calls a tool that must succeed: ours' structured result, the peer's JSON text. */
+  async call(name, args) {
+    const result = await this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: CALL_TIMEOUT_MS,
+    });
+    if (result.isError) throw new Error(`${this.kind} ${name} failed: ${textOf(result).slice(0, 2000)}`);
+    if (this.kind === 'ours') return result.structuredContent;
+    return JSON.parse(textOf(result));
+  }
+
+  rssKib() {
+    return rssKib(this.pid);
+  }
+
+  async stop() {
+    await this.client.close();
+  }
+}
+
+function peerTransport(ctx) {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [ctx.peer],
+    env: { PATH: process.env.PATH ?? '', HOME: ctx.home, DOCS_INSTANCE_URL: ctx.server.url },
+    stderr: 'inherit',
+  });
+}
+
+async function oursTransport(ctx, dataDir) {
+  const port = await freePort();
+  // As the `agent` bench: nothing under the real home, no keyring, no settings from the
+  // environment but the session given here.
+  return new StdioClientTransport({
+    command: ctx.ours,
+    args: [
+      'serve',
+      '--stdio',
+      '--approval',
+      'auto',
+      '--instance',
+      ctx.server.url,
+      '--data-dir',
+      dataDir,
+      '--listen',
+      `127.0.0.1:${port}`,
+    ],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: ctx.home,
+      XDG_DATA_HOME: join(ctx.home, 'data'),
+      XDG_CONFIG_HOME: join(ctx.home, 'config'),
+      XDG_RUNTIME_DIR: join(ctx.home, 'run'),
+      RUST_LOG: 'warn',
+      DOCS_MCP_TOKEN: TOKEN,
+      ...(ctx.user.anonymous
+        ? {}
+        : { DOCS_SESSION_COOKIE: ctx.user.session_cookie, DOCS_CSRF_TOKEN: ctx.user.csrf_token }),
+    },
+    stderr: 'inherit',
+  });
+}
+
+/** Reads a document; checks the answer holds its text. Returns the peer's last block id. */
+async function read(mcp, document, blocks, whole = false) {
+  if (mcp.kind === 'peer') {
+    const answer = await mcp.call('read_document', { doc_id: document });
+    // The peer drops BlockNote's marks (it looks for `bold: true`, y-prosemirror writes `{}`).
+    if (answer.blocks?.length !== blocks || !answer.blocks[1].text.startsWith('Paragraph 1 with some')) {
+      throw new Error(`peer read of ${document}: ${JSON.stringify(answer).slice(0, 500)}`);
+    }
+    return answer.blocks.at(-1).id;
+  }
+  const args = { document };
+  if (whole) args.max_chars = mcp.ctx.maxChars;
+  const answer = await mcp.call('read_document', args);
+  const markdown = answer?.markdown ?? '';
+  if (!markdown.includes('Paragraph 1 with **some**') || (whole && !markdown.includes(`Paragraph ${blocks - 1} with`))) {
+    throw new Error(`ours read of ${document}${whole ? ' (whole)' : ''}: ${JSON.stringify(answer).slice(0, 500)}`);
+  }
+  return null;
+}
+
+async function timed(fn) {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The other client of the inserts: a Hocuspocus provider, as a browser
+
+class Observer {
+  static async join(server, user, document) {
+    const origin = server.url;
+    // Anonymous: a cookie all the same (the collaboration server refuses a connection without).
+    const cookie = user.anonymous
+      ? 'docs_sessionid=anonymous-observer'
+      : `docs_sessionid=${user.session_cookie}; csrftoken=${user.csrf_token}`;
+    const res = await fetch(`${origin}/api/v1.0/documents/${document}/`, { headers: { Cookie: cookie } });
+    if (!res.ok) throw new Error(`observer: GET document: HTTP ${res.status}`);
+    const { content } = await res.json();
+    const ydoc = new Y.Doc();
+    if (content) Y.applyUpdate(ydoc, Buffer.from(content, 'base64'));
+    const headers = { Origin: origin, Cookie: cookie };
+    class BrowserLikeWebSocket extends WebSocket {
+      constructor(url, protocols) {
+        super(url, protocols, { headers });
+      }
+    }
+    const socket = new HocuspocusProviderWebsocket({
+      url: `${origin.replace(/^http/, 'ws')}/collaboration/ws/?room=${document}`,
+      WebSocketPolyfill: BrowserLikeWebSocket,
+    });
+    const observer = new Observer();
+    observer.ydoc = ydoc;
+    observer.socket = socket;
+    observer.probe = null;
+    ydoc.on('update', (update) => {
+      const seen = performance.now();
+      const probe = observer.probe;
+      if (probe && Buffer.from(update.buffer, update.byteOffset, update.byteLength).includes(probe.text)) {
+        observer.probe = null;
+        probe.resolve(seen);
+      }
+    });
+    await new Promise((ok, fail) => {
+      observer.provider = new HocuspocusProvider({
+        websocketProvider: socket,
+        name: document,
+        document: ydoc,
+        token: '',
+        onSynced: () => ok(),
+        onAuthenticationFailed: ({ reason }) => fail(new Error(`observer refused: ${reason}`)),
+      });
+      observer.provider.attach();
+      setTimeout(() => fail(new Error('observer not synced after 30 s')), 30_000).unref();
+    });
+    return observer;
+  }
+
+  /** The moment the update carrying `text` is applied here. */
+  awaitText(text) {
+    return new Promise((resolvePromise, reject) => {
+      const timer = setTimeout(() => reject(new Error(`observer did not see ${text} in 10 s`)), 10_000);
+      this.probe = {
+        text: Buffer.from(text, 'utf8'),
+        resolve: (at) => {
+          clearTimeout(timer);
+          resolvePromise(at);
+        },
+      };
+    });
+  }
+
+  /** The text of the last top-level block of the observer's document. */
+  lastBlockText() {
+    const group = this.ydoc.getXmlFragment('document-store').get(0);
+    const container = group.get(group.length - 1);
+    return container.get(0).toString().replace(/<[^>]*>/g, '');
+  }
+
+  close() {
+    this.provider.destroy();
+    this.socket.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rows
+
+async function rowStart(ctx, out) {
+  const dataDir = join(ctx.home, 'starts');
+  for (const kind of ['peer', 'ours']) await (await Mcp.start(kind, ctx, dataDir)).stop();
+  const ms = { peer: [], ours: [] };
+  for (let i = 0; i < STARTS; i++) {
+    for (const kind of ['peer', 'ours']) {
+      const mcp = await Mcp.start(kind, ctx, dataDir);
+      ms[kind].push(mcp.ms);
+      await mcp.stop();
+    }
+  }
+  out.start = { peer: median(ms.peer), ours: median(ms.ours) };
+  console.log(
+    `start_to_first_tools_list_ms: peer ${f1(out.start.peer)}, ours ${f1(out.start.ours)} ` +
+      `(p99 ${f1(p99(ms.peer))} / ${f1(p99(ms.ours))}), n=${STARTS}`,
+  );
+}
+
+async function rowReads(ctx, out) {
+  const peer = await Mcp.ready('peer', ctx);
+  const ours = await Mcp.ready('ours', ctx, join(ctx.home, 'reads'));
+  // The largest budget: the schema's maximum, else the one its description gives.
+  const budget = ours.tool('read_document')?.inputSchema?.properties?.max_chars;
+  const maxChars = budget?.maximum ?? Number(budget?.description?.match(/at most (\d+)/)?.[1]);
+  ctx.maxChars = Number.isFinite(maxChars) ? maxChars : 100_000;
+
+  // 3. cached read of a 1 000-block document (one document each, read once before).
+  const docs = { peer: await seed(ctx.server, ctx.user, 1_000), ours: await seed(ctx.server, ctx.user, 1_000) };
+  await read(peer, docs.peer, 1_000);
+  await read(ours, docs.ours, 1_000);
+  await read(ours, docs.ours, 1_000, true);
+  const cached = { peer: [], ours: [], whole: [] };
+  for (let i = 0; i < CACHED_READS; i++) {
+    cached.peer.push(await timed(() => read(peer, docs.peer, 1_000)));
+    cached.ours.push(await timed(() => read(ours, docs.ours, 1_000)));
+    cached.whole.push(await timed(() => read(ours, docs.ours, 1_000, true)));
+  }
+  out.cached = { peer: median(cached.peer), ours: median(cached.ours), whole: median(cached.whole) };
+  console.log(
+    `read_cached_1000_blocks_ms: peer ${f1(out.cached.peer)}, ours ${f1(out.cached.ours)}, ` +
+      `ours whole (max_chars ${ctx.maxChars}) ${f1(out.cached.whole)} ` +
+      `(p99 ${f1(p99(cached.peer))} / ${f1(p99(cached.ours))} / ${f1(p99(cached.whole))}), n=${CACHED_READS}`,
+  );
+
+  // 2. first read of a fresh 10 000-block document.
+  const first = { peer: [], ours: [] };
+  for (let i = 0; i < FIRST_READS; i++) {
+    for (const mcp of [peer, ours]) {
+      const document = await seed(ctx.server, ctx.user, 10_000);
+      first[mcp.kind].push(await timed(() => read(mcp, document, 10_000)));
+    }
+  }
+  out.first = { peer: median(first.peer), ours: median(first.ours) };
+  console.log(
+    `first_read_10000_blocks_ms: peer ${f1(out.first.peer)}, ours ${f1(out.first.ours)} ` +
+      `(p99 ${f1(p99(first.peer))} / ${f1(p99(first.ours))}), n=${FIRST_READS}`,
+  );
+  await peer.stop();
+  await ours.stop();
+}
+
+async function rowInsert(ctx, out) {
+  const peer = await Mcp.ready('peer', ctx);
+  const ours = await Mcp.ready('ours', ctx, join(ctx.home, 'inserts'));
+  const sides = [];
+  for (const mcp of [peer, ours]) {
+    const document = await seed(ctx.server, ctx.user, 1_000);
+    const observer = await Observer.join(ctx.server, ctx.user, document);
+    const last = await read(mcp, document, 1_000);
+    sides.push({ mcp, document, observer, last, visible: [], answered: [] });
+  }
+  for (let i = 0; i < INSERTS; i++) {
+    for (const side of sides) {
+      const marker = randomUUID().replaceAll('-', '');
+      const text = `Probe ${i} ${marker}`;
+      const seen = side.observer.awaitText(marker);
+      const start = performance.now();
+      if (side.mcp.kind === 'peer') {
+        const answer = await side.mcp.call('insert_block', {
+          doc_id: side.document,
+          content: { type: 'paragraph', text },
+          after_block_id: side.last,
+        });
+        // Signed in, it persists the document itself; anonymous, it warns that it does not.
+        if (!answer.block_id || Boolean(answer.warning) !== ctx.user.anonymous) throw new Error(`peer insert: ${JSON.stringify(answer)}`);
+        side.last = answer.block_id;
+      } else {
+        const answer = await side.mcp.call('insert_blocks', {
+          document: side.document,
+          position: { at: 'end' },
+          markdown: text,
+        });
+        if (answer.status !== 'applied') throw new Error(`ours insert: ${JSON.stringify(answer)}`);
+      }
+      side.answered.push(performance.now() - start);
+      side.visible.push((await seen) - start);
+      const shown = side.observer.lastBlockText();
+      if (shown !== text) throw new Error(`${side.mcp.kind}: the observer's last block is ${JSON.stringify(shown)}`);
+    }
+  }
+  for (const side of sides) {
+    out[`insert_${side.mcp.kind}`] = {
+      visible: median(side.visible),
+      visible99: p99(side.visible),
+      answered: median(side.answered),
+      answered99: p99(side.answered),
+    };
+    side.observer.close();
+  }
+  const [p, o] = [out.insert_peer, out.insert_ours];
+  console.log(
+    `insert_visible_at_other_client_ms: peer ${f1(p.visible)} (p99 ${f1(p.visible99)}), ` +
+      `ours ${f1(o.visible)} (p99 ${f1(o.visible99)}), n=${INSERTS}, 1 000 blocks`,
+  );
+  console.log(
+    `insert_answered_ms: peer ${f1(p.answered)} (p99 ${f1(p.answered99)}), ` +
+      `ours ${f1(o.answered)} (p99 ${f1(o.answered99)}), n=${INSERTS}`,
+  );
+  await peer.stop();
+  await ours.stop();
+}
+
+async function rowRss(ctx, out) {
+  for (const blocks of [1_000, 100]) {
+    const documents = [];
+    for (let i = 0; i < RSS_DOCUMENTS; i++) documents.push(await seed(ctx.server, ctx.user, blocks));
+    const rss = {};
+    for (const kind of ['peer', 'ours']) {
+      const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `memory-${blocks}-${randomUUID()}`));
+      const atStart = mcp.rssKib();
+      for (const document of documents) await read(mcp, document, blocks);
+      rss[kind] = mcp.rssKib() / 1024;
+      rss[`${kind}_start`] = atStart / 1024;
+      await mcp.stop();
+    }
+    out[`rss_${blocks}`] = rss;
+    console.log(
+      `rss_after_reading_${RSS_DOCUMENTS}_documents_of_${blocks}_blocks_mib: peer ${f1(rss.peer)} ` +
+        `(${f1(rss.peer_start)} after start), ours ${f1(rss.ours)} (${f1(rss.ours_start)} after start)`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function table(runs) {
+  const cell = (fn) => runs.map(fn).join(' / ');
+  const has = (key) => runs.every((r) => r[key] !== undefined);
+  const rows = [];
+  if (has('start')) {
+    rows.push([
+      'start → first `tools/list` (median of 10)',
+      cell((r) => `${f1(r.start.peer)}`) + ' ms',
+      cell((r) => `${f1(r.start.ours)}`) + ' ms',
+      cell((r) => f1(r.start.peer / r.start.ours)),
+    ]);
+  }
+  if (has('first')) {
+    rows.push([
+      'first read of a fresh 10 000-block document (median of 5)',
+      cell((r) => f1(r.first.peer)) + ' ms',
+      cell((r) => f1(r.first.ours)) + ' ms',
+      cell((r) => f1(r.first.peer / r.first.ours)),
+    ]);
+  }
+  if (has('cached')) {
+    rows.push([
+      'cached read of a 1 000-block document (median of 50)',
+      cell((r) => f1(r.cached.peer)) + ' ms',
+      `${cell((r) => f1(r.cached.ours))} ms (whole: ${cell((r) => f1(r.cached.whole))})`,
+      `${cell((r) => f1(r.cached.peer / r.cached.ours))} (whole: ${cell((r) => f1(r.cached.peer / r.cached.whole))})`,
+    ]);
+  }
+  if (has('insert_peer')) {
+    const p = (r) => r.insert_peer;
+    const o = (r) => r.insert_ours;
+    rows.push([
+      'insert → visible at another client (100 in a row, 1 000 blocks)',
+      `${cell((r) => f1(p(r).visible))} ms (p99 ${cell((r) => f1(p(r).visible99))})`,
+      `${cell((r) => f1(o(r).visible))} ms (p99 ${cell((r) => f1(o(r).visible99))})`,
+      `${cell((r) => f1(p(r).visible / o(r).visible))} (p99 ${cell((r) => f1(p(r).visible99 / o(r).visible99))})`,
+    ]);
+    rows.push([
+      '… the insert answered',
+      cell((r) => f1(p(r).answered)) + ' ms',
+      cell((r) => f1(o(r).answered)) + ' ms',
+      cell((r) => f1(p(r).answered / o(r).answered)),
+    ]);
+  }
+  for (const [blocks, what] of [
+    [1_000, `RSS after reading ${RSS_DOCUMENTS} documents of 1 000 blocks`],
+    [100, '… of 100 blocks'],
+  ]) {
+    const key = `rss_${blocks}`;
+    if (!has(key)) continue;
+    rows.push([
+      what,
+      cell((r) => f1(r[key].peer)) + ' MiB',
+      cell((r) => f1(r[key].ours)) + ' MiB',
+      cell((r) => f1(r[key].peer / r[key].ours)),
+    ]);
+  }
+  const lines = ['| what an agent waits for | peer | docs-mcp | peer ÷ docs-mcp |', '|---|---|---|---|'];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  console.log(`load_average_at_start: ${loadAverage()}`);
+  const server = await DocsServer.start(opts.docsServer);
+  const home = join(tmpdir(), `docs-mcp-side-by-side-${randomUUID()}`);
+  mkdirSync(home, { recursive: true });
+  try {
+    const user = await server.control('POST', 'users', { email: 'bench@example.org', full_name: 'Bench' });
+    user.anonymous = opts.anonymous;
+    const ctx = { peer: opts.peer, ours: opts.ours, server, user, home };
+    const versions = {};
+    for (const kind of ['peer', 'ours']) {
+      const mcp = await Mcp.start(kind, ctx, join(home, 'versions'));
+      const info = mcp.client.getServerVersion();
+      versions[kind] = `${info?.name} ${info?.version} (${mcp.tools.length} tools)`;
+      await mcp.stop();
+    }
+    console.log(`peer: ${versions.peer}, ${opts.peer}`);
+    console.log(`ours: ${versions.ours}, ${opts.ours}`);
+    console.log(`test_server: ${server.url} (--legacy-content --throttle-rate 0)`);
+    console.log(`session: ${opts.anonymous ? 'anonymous, public documents' : 'signed in, restricted documents'}`);
+    const runs = [];
+    for (let r = 0; r < opts.runs; r++) {
+      if (opts.runs > 1) console.log(`run ${r + 1} (load average ${loadAverage()})`);
+      const out = {};
+      if (opts.rows.includes('start')) await rowStart(ctx, out);
+      if (opts.rows.includes('reads')) await rowReads(ctx, out);
+      if (opts.rows.includes('insert')) await rowInsert(ctx, out);
+      if (opts.rows.includes('rss')) await rowRss(ctx, out);
+      runs.push(out);
+    }
+    console.log(`load_average_at_end: ${loadAverage()}`);
+    console.log(`\n${table(runs)}`);
+  } catch (e) {
+    console.error(`test server's last lines:\n${server.log.join('').split('\n').slice(-20).join('\n')}`);
+    throw e;
+  } finally {
+    server.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+  // Nothing left to wait for (the observers' sockets are closed, the servers stopped).
+  await sleep(100);
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
