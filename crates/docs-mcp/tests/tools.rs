@@ -658,7 +658,10 @@ async fn the_first_read_has_what_the_room_holds_beyond_the_stored_content() {
         .unwrap();
     typist.wait_done(WAIT).await.unwrap();
     // (not saved: the stored content is not the room's)
-    assert_eq!(texts(&server.stored(id).await.unwrap().blocks)[0], "Stored text");
+    assert_eq!(
+        texts(&server.stored(id).await.unwrap().blocks)[0],
+        "Stored text"
+    );
 
     let agent = agent(&server, Policy::Auto).await;
     let doc = id.to_string();

@@ -104,7 +104,15 @@ pub struct SessionOptions {
 /// What [`SessionOptions::on_loaded`] calls: with the document's id and its Y.Doc, on a
 /// runtime worker — it must return at once (spawn what takes time).
 #[derive(Clone)]
-pub struct LoadedHook(pub Arc<dyn Fn(Uuid, &Doc) + Send + Sync>);
+pub struct LoadedHook(Arc<OnLoaded>);
+
+type OnLoaded = dyn Fn(Uuid, &Doc) + Send + Sync;
+
+impl LoadedHook {
+    pub fn new(hook: impl Fn(Uuid, &Doc) + Send + Sync + 'static) -> Self {
+        LoadedHook(Arc::new(hook))
+    }
+}
 
 impl std::fmt::Debug for LoadedHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -367,11 +367,11 @@ impl DocsService {
     /// the session to take.
     fn attach_early(&self) -> LoadedHook {
         let (early, recent) = (self.early_trackers.clone(), self.recent_reads.clone());
-        LoadedHook(Arc::new(move |id, doc| {
+        LoadedHook::new(move |id, doc| {
             let (doc, recent) = (doc.clone(), recent.clone());
             let attaching = tokio::task::spawn_blocking(move || RevisionTracker::of(doc, recent));
             early.lock().expect("early trackers").insert(id, attaching);
-        }))
+        })
     }
 
     /// A new tracker of `session`'s document: the one attached as it loaded, else one
