@@ -26,6 +26,12 @@ pub const MAX_YJS_DEPTH: usize = 512;
 
 const GC_REF: u8 = 0;
 const SKIP_REF: u8 = 10;
+const CONTENT_DELETED: u8 = 1;
+const CONTENT_STRING: u8 = 4;
+const CONTENT_FORMAT: u8 = 6;
+const CONTENT_TYPE: u8 = 7;
+const CONTENT_ANY: u8 = 8;
+const TYPE_XML_ELEMENT: u8 = 3;
 const HAS_ORIGIN: u8 = 0b1000_0000;
 const HAS_RIGHT_ORIGIN: u8 = 0b0100_0000;
 const HAS_PARENT_SUB: u8 = 0b0010_0000;
@@ -96,6 +102,7 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
         let structs: u32 = decoder.read_var().map_err(malformed)?;
         let client: u64 = decoder.read_var().map_err(malformed)?;
         let mut clock: u32 = decoder.read_var().map_err(malformed)?;
+        let mut ranges = vec![];
         for _ in 0..structs {
             let info = decoder.read_info().map_err(malformed)?;
             let len = match info {
@@ -127,17 +134,10 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
                             parent
                         }
                     };
-                    let content = ItemContent::decode(&mut decoder, info).map_err(malformed)?;
-                    let len = content.len_utf16();
+                    let (len, is_type) = skip_content(&mut decoder, info)?;
                     if len > 0 {
-                        out.clocks
-                            .entry(client)
-                            .or_default()
-                            .push((clock, len, out.items.len()));
-                        out.items.push(UpdateItem {
-                            parent,
-                            is_type: matches!(content, ItemContent::Type(_)),
-                        });
+                        ranges.push((clock, len, out.items.len()));
+                        out.items.push(UpdateItem { parent, is_type });
                     }
                     len
                 }
@@ -146,8 +146,93 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
                 .checked_add(len)
                 .ok_or_else(|| malformed("clocks overflow"))?;
         }
+        out.clocks.entry(client).or_default().extend(ranges);
     }
     Ok(out)
+}
+
+/// Reads past an item's content (`info`'s kind) as yrs decodes it, and returns its length
+/// (in clock units) and whether it creates a type. The kinds BlockNote's documents are made
+/// of (text, types, attribute values, formatting, deletions) are read without building them: a whole
+/// document's text and attributes would be allocated again only to be dropped.
+fn skip_content(decoder: &mut DecoderV1, info: u8) -> ModelResult<(u32, bool)> {
+    match info & 0b1111 {
+        CONTENT_DELETED => Ok((decoder.read_len().map_err(malformed)?, false)),
+        CONTENT_STRING => {
+            let text = decoder.read_string().map_err(malformed)?;
+            let len = text.encode_utf16().count();
+            Ok((u32::try_from(len).map_err(malformed)?, false))
+        }
+        CONTENT_TYPE => {
+            match decoder.read_type_ref().map_err(malformed)? {
+                TYPE_XML_ELEMENT => {
+                    decoder.read_string().map_err(malformed)?;
+                }
+                // (weak links are not built into this yrs: it refuses them too)
+                0..=2 | 4..=6 | 9 | 15 => {}
+                other => return Err(malformed(format!("unknown type {other}"))),
+            }
+            Ok((1, true))
+        }
+        CONTENT_FORMAT => {
+            // a key, and its value as JSON (yrs parses it; a malformed one fails its decoding)
+            decoder.read_string().map_err(malformed)?;
+            decoder.read_string().map_err(malformed)?;
+            Ok((1, false))
+        }
+        CONTENT_ANY => {
+            let values = decoder.read_len().map_err(malformed)?;
+            for _ in 0..values {
+                skip_any(decoder)?;
+            }
+            Ok((values, false))
+        }
+        _ => {
+            let content = ItemContent::decode(decoder, info).map_err(malformed)?;
+            Ok((content.len_utf16(), matches!(content, ItemContent::Type(_))))
+        }
+    }
+}
+
+/// Reads past one lib0 `Any` value, as yrs decodes it, without building it; iteratively
+/// (arrays and maps may nest as deep as the update is long).
+fn skip_any(decoder: &mut DecoderV1) -> ModelResult<()> {
+    // What remains to read, innermost last: a number of values, or of map entries (each a
+    // key, then a value).
+    let mut remaining: Vec<(bool, u64)> = vec![(false, 1)];
+    while let Some((entries, left)) = remaining.last_mut() {
+        if *left == 0 {
+            remaining.pop();
+            continue;
+        }
+        *left -= 1;
+        if *entries {
+            decoder.read_string().map_err(malformed)?;
+        }
+        match decoder.read_u8().map_err(malformed)? {
+            // undefined, null, false, true
+            127 | 126 | 121 | 120 => {}
+            125 => {
+                decoder.read_var::<i64>().map_err(malformed)?;
+            }
+            124 => {
+                decoder.read_exact(4).map_err(malformed)?;
+            }
+            123 | 122 => {
+                decoder.read_exact(8).map_err(malformed)?;
+            }
+            119 => {
+                decoder.read_string().map_err(malformed)?;
+            }
+            118 => remaining.push((true, decoder.read_var().map_err(malformed)?)),
+            117 => remaining.push((false, decoder.read_var().map_err(malformed)?)),
+            116 => {
+                decoder.read_buf().map_err(malformed)?;
+            }
+            other => return Err(malformed(format!("unknown value type {other}"))),
+        }
+    }
+    Ok(())
 }
 
 /// How deep the types an update creates nest among themselves, without the depth of the

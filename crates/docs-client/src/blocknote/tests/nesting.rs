@@ -577,3 +577,53 @@ fn yrs_deletes_twice_the_accepted_depth_on_a_small_stack() {
         .unwrap();
     drop(d);
 }
+
+/// The door reads past contents without building them: it must count each as yrs does (text
+/// in UTF-16 units, every kind of attribute value), or the clocks it finds types by drift and
+/// a deep update's depth is missed.
+#[test]
+fn the_door_counts_every_kind_of_content_as_yrs_does() {
+    use std::collections::HashMap as Map;
+    use yrs::{Any, Array, ArrayPrelim, Map as _, Text, TextPrelim};
+
+    let d = Doc::with_client_id(7);
+    let meta = d.get_or_insert_map("meta");
+    let f = d.get_or_insert_xml_fragment("document-store");
+    let depth = 40;
+    {
+        let mut txn = d.transact_mut();
+        let nested = Any::from(Map::from([
+            (
+                "list".to_owned(),
+                Any::from(vec![Any::Null, Any::Undefined, Any::Bool(true)]),
+            ),
+            ("n".to_owned(), Any::from(-3_i64.pow(20))),
+            ("big".to_owned(), Any::from(i64::MIN)),
+            ("f".to_owned(), Any::from(0.1_f64)),
+            ("bytes".to_owned(), Any::from(vec![0_u8, 255, 7])),
+            (
+                "deeper".to_owned(),
+                Any::from(Map::from([("x".to_owned(), Any::from("😀 é"))])),
+            ),
+        ]));
+        meta.insert(&mut txn, "values", nested);
+        meta.insert(&mut txn, "flag", false);
+        meta.insert(&mut txn, "float", 1.5_f32 as f64);
+        let array = meta.insert(&mut txn, "array", ArrayPrelim::default());
+        array.insert_range(&mut txn, 0, [Any::from(1), Any::from("two"), Any::Null]);
+        let text = meta.insert(&mut txn, "text", TextPrelim::new(""));
+        text.insert(&mut txn, 0, "emoji 😀😀 and 𝄞 clef");
+        text.insert(&mut txn, 3, "…");
+        let bold = yrs::types::Attrs::from([("bold".into(), Any::from(true))]);
+        text.format(&mut txn, 2, 6, bold);
+        // Nested types made after all of it, by the same client: found by their clocks.
+        let mut parent = f.insert(&mut txn, 0, XmlElementPrelim::empty("blockGroup"));
+        for _ in 1..depth {
+            parent = parent.insert(&mut txn, 0, XmlElementPrelim::empty("blockGroup"));
+        }
+    }
+    let update = d
+        .transact()
+        .encode_state_as_update_v1(&StateVector::default());
+    assert_eq!(check_update_depth(&update), Ok(depth as usize));
+}
