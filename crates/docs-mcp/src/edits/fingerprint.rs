@@ -5,7 +5,7 @@
 //! Stable across runs and versions (FNV-1a over the block's JSON, whose maps are ordered):
 //! fingerprints are stored with pending edits and compared after a restart.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use docs_client::blocknote;
 use docs_client::blocknote::tree::{Block, Document};
@@ -65,6 +65,21 @@ pub fn index(document: &Document) -> HashMap<&str, &Block> {
         .into_iter()
         .map(|b| (b.id.as_str(), b))
         .collect()
+}
+
+/// The blocks of a document whose ids are among `ids`, by id: one walk, nothing kept of the
+/// others (a plan looks up a few blocks of a whole document).
+pub fn index_of<'a>(document: &'a Document, ids: &HashSet<&str>) -> HashMap<&'a str, &'a Block> {
+    let mut found = HashMap::with_capacity(ids.len());
+    // In reading order, like [`index`]: of blocks sharing an id, the last one is kept.
+    let mut stack: Vec<&Block> = document.blocks.iter().rev().collect();
+    while let Some(block) = stack.pop() {
+        if ids.contains(block.id.as_str()) {
+            found.insert(block.id.as_str(), block);
+        }
+        stack.extend(block.children.iter().rev());
+    }
+    found
 }
 
 /// Blocks by id, as the checks look them up: a whole document's [`index`], or the few blocks

@@ -12,7 +12,7 @@ use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN};
 use yrs::updates::encoder::Encode;
 use yrs::{Doc, ReadTxn, Transact, TransactionMut};
 
-use super::fingerprint::{self, index};
+use super::fingerprint::{self, index, index_of};
 use super::undo::{UndoOp, outermost, position_of, reinsert_deleted, restore_op};
 use super::{EditOp, MAX_NEW_BLOCKS, check_limits, merge, preview, replace};
 use crate::error::{ServiceError, ServiceResult};
@@ -163,8 +163,9 @@ fn plan_with(
     let touched: Vec<String> = effects.depends.keys().cloned().collect();
     let preview = preview::preview(&before, &outermost, &touched, &effects.new_blocks);
     let after = outermost.document;
-    // Indexed once: the blocks before are the whole document.
-    let (before_blocks, after_blocks) = (index(&before), index(&after));
+    // The blocks before are the whole document: only those the edit depends on are indexed.
+    let depends: HashSet<&str> = effects.depends.keys().map(String::as_str).collect();
+    let (before_blocks, after_blocks) = (index_of(&before, &depends), index(&after));
     let (depends_on, leaves) = block_states(&before_blocks, &after_blocks, &after, &effects);
     let texts = planned_texts(&before_blocks, &after_blocks, &effects);
     Ok(Plan {

@@ -2,7 +2,7 @@
 //! which the app renders as Docs does, and as markdown), the blocks around them, and a
 //! word-level diff of their markdown.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashSet;
 
 use docs_client::blocknote::tree::{Block, Document};
 use docs_client::blocknote::{self, ExportOptions, Outermost};
@@ -47,26 +47,21 @@ fn context(
     (before, after)
 }
 
+/// The blocks of `ids` in reading order, but for those whose parent is among them: they are
+/// shown with it. One walk, nothing built for the blocks not wanted (the whole document).
 fn preview_blocks(document: &Document, ids: &[String]) -> Vec<PreviewBlock> {
-    let mut parents: HashMap<&str, &str> = HashMap::new();
-    for block in document.all_blocks() {
-        for child in &block.children {
-            parents.insert(&child.id, &block.id);
+    let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut shown = vec![];
+    // Blocks still to visit, last first, each with whether its parent is wanted.
+    let mut stack: Vec<(&Block, bool)> = document.blocks.iter().rev().map(|b| (b, false)).collect();
+    while let Some((block, parent_wanted)) = stack.pop() {
+        let is_wanted = wanted.contains(block.id.as_str());
+        if is_wanted && !parent_wanted {
+            shown.push(preview_block(block));
         }
+        stack.extend(block.children.iter().rev().map(|c| (c, is_wanted)));
     }
-    let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
-    document
-        .all_blocks()
-        .into_iter()
-        // A block whose parent is shown is shown with it.
-        .filter(|b| wanted.contains(b.id.as_str()))
-        .filter(|b| {
-            parents
-                .get(b.id.as_str())
-                .is_none_or(|p| !wanted.contains(p))
-        })
-        .map(preview_block)
-        .collect()
+    shown
 }
 
 fn heading_level(block: &Block) -> f64 {
