@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use yrs::block::ItemContent;
 use yrs::encoding::read::{Cursor, Read};
-use yrs::updates::decoder::{Decoder, DecoderV1};
+use yrs::updates::decoder::{Decode, Decoder, DecoderV1};
 use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::error::{ModelError, ModelResult};
@@ -59,12 +59,15 @@ struct UpdateItem {
     is_type: bool,
 }
 
+/// (first clock, length, item index) of one client's items.
+type ClockRanges = Vec<(u32, u32, usize)>;
+
 /// The items of an update and where each client's clocks map to them.
 #[derive(Default)]
 struct UpdateItems {
     items: Vec<UpdateItem>,
-    /// Per client: (first clock, length, item index), by increasing clock.
-    clocks: HashMap<u64, Vec<(u32, u32, usize)>>,
+    /// Per client: its items' clocks, by increasing clock.
+    clocks: HashMap<u64, ClockRanges>,
 }
 
 impl UpdateItems {
@@ -92,22 +95,39 @@ fn read_id(decoder: &mut DecoderV1) -> ModelResult<Id> {
     ))
 }
 
-/// Reads the structure of a v1 update (its items' parents and which create types), the way
-/// yrs decodes it; the delete set that follows is not needed.
-fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
+/// One struct of a v1 update, as far as a raw reading of it goes.
+enum RawStruct {
+    Item {
+        parent: Parent,
+        is_type: bool,
+    },
+    /// Garbage-collected content: clocks inserted, then deleted.
+    Gc,
+    /// A gap in the clocks.
+    Skip,
+}
+
+/// Reads the structs of a v1 update the way yrs decodes them, without building their
+/// contents: `each` gets each struct with its client, first clock and length. Returns the
+/// decoder where the delete set starts.
+fn read_structs<'a>(
+    update: &'a [u8],
+    mut each: impl FnMut(u64, u32, u32, RawStruct),
+) -> ModelResult<DecoderV1<'a>> {
     let mut decoder = DecoderV1::new(Cursor::new(update));
-    let mut out = UpdateItems::default();
     let clients: u32 = decoder.read_var().map_err(malformed)?;
     for _ in 0..clients {
         let structs: u32 = decoder.read_var().map_err(malformed)?;
         let client: u64 = decoder.read_var().map_err(malformed)?;
         let mut clock: u32 = decoder.read_var().map_err(malformed)?;
-        let mut ranges = vec![];
         for _ in 0..structs {
             let info = decoder.read_info().map_err(malformed)?;
-            let len = match info {
-                SKIP_REF => decoder.read_var::<u32>().map_err(malformed)?,
-                GC_REF => decoder.read_len().map_err(malformed)?,
+            let (len, raw) = match info {
+                SKIP_REF => (
+                    decoder.read_var::<u32>().map_err(malformed)?,
+                    RawStruct::Skip,
+                ),
+                GC_REF => (decoder.read_len().map_err(malformed)?, RawStruct::Gc),
                 _ => {
                     let origin = if info & HAS_ORIGIN != 0 {
                         Some(read_id(&mut decoder)?)
@@ -135,20 +155,77 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
                         }
                     };
                     let (len, is_type) = skip_content(&mut decoder, info)?;
-                    if len > 0 {
-                        ranges.push((clock, len, out.items.len()));
-                        out.items.push(UpdateItem { parent, is_type });
-                    }
-                    len
+                    (len, RawStruct::Item { parent, is_type })
                 }
             };
+            each(client, clock, len, raw);
             clock = clock
                 .checked_add(len)
                 .ok_or_else(|| malformed("clocks overflow"))?;
         }
+    }
+    Ok(decoder)
+}
+
+/// Reads the structure of a v1 update (its items' parents and which create types), the way
+/// yrs decodes it; the delete set that follows is not needed.
+fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
+    let mut out = UpdateItems::default();
+    // The ranges of the client being read, filed under it once its structs are read.
+    let mut client_ranges: Option<(u64, ClockRanges)> = None;
+    read_structs(update, |client, clock, len, raw| {
+        let RawStruct::Item { parent, is_type } = raw else {
+            return;
+        };
+        if len == 0 {
+            return;
+        }
+        if client_ranges.as_ref().is_none_or(|(c, _)| *c != client) {
+            if let Some((done, ranges)) = client_ranges.take() {
+                out.clocks.entry(done).or_default().extend(ranges);
+            }
+            client_ranges = Some((client, vec![]));
+        }
+        if let Some((_, ranges)) = client_ranges.as_mut() {
+            ranges.push((clock, len, out.items.len()));
+        }
+        out.items.push(UpdateItem { parent, is_type });
+    })?;
+    if let Some((client, ranges)) = client_ranges {
         out.clocks.entry(client).or_default().extend(ranges);
     }
     Ok(out)
+}
+
+/// What a v1 update inserts and deletes, read without building its contents.
+pub struct UpdateReach {
+    /// Per client, the clock after its last insertion (items and garbage-collected ranges,
+    /// as `yrs::Update::insertions(true)`).
+    pub inserted_up_to: Vec<(yrs::block::ClientID, u32)>,
+    pub deleted: yrs::IdSet,
+}
+
+/// [`UpdateReach`] of a v1 update; `None` when it cannot be read (yrs's decoding tells why).
+pub fn update_reach(update: &[u8]) -> Option<UpdateReach> {
+    let mut ends: HashMap<u64, u32> = HashMap::new();
+    let mut readable = true;
+    let mut decoder = read_structs(update, |client, clock, len, raw| {
+        // (a client id past 53 bits is no document's: yrs asserts on it in debug builds)
+        readable &= client < 1 << 53;
+        if !matches!(raw, RawStruct::Skip) && len > 0 {
+            let end = ends.entry(client).or_default();
+            *end = (*end).max(clock.saturating_add(len));
+        }
+    })
+    .ok()?;
+    let deleted = yrs::IdSet::decode(&mut decoder).ok()?;
+    readable.then(|| UpdateReach {
+        inserted_up_to: ends
+            .into_iter()
+            .map(|(client, end)| (yrs::block::ClientID::new(client), end))
+            .collect(),
+        deleted,
+    })
 }
 
 /// Reads past an item's content (`info`'s kind) as yrs decodes it, and returns its length
