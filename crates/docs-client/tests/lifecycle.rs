@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::{
-    ClientConfig, DEFAULT_IDLE_TTL, DocsClient, DocumentSession, Error, InstanceUrl,
+    ClientConfig, ContentApi, DEFAULT_IDLE_TTL, DocsClient, DocumentSession, Error, InstanceUrl,
     SessionOptions, SessionRegistry,
 };
 use futures_util::StreamExt;
@@ -340,4 +340,53 @@ async fn a_write_may_use_the_session_and_its_panic_is_the_callers() {
         blocknote_texts(&server.stored(id).await.unwrap().blocks),
         ["first", "second"]
     );
+}
+
+/// A session joins its room while the stored content loads: when the content cannot be
+/// loaded, the open fails with why, and the connection it made meanwhile is closed.
+#[tokio::test]
+async fn an_open_whose_content_cannot_be_loaded_leaves_the_room_it_joined() {
+    let server = DocsServer::start().await.unwrap();
+    if server.collaboration() == Collaboration::Yhub {
+        // (no stored content there: the room brings the document)
+        return;
+    }
+    let id = server
+        .create_document(DocumentSpec::new("garbled").markdown("Text"))
+        .await
+        .unwrap();
+    let client = anonymous_client(&server);
+    // Nested deeper than the session's door lets in (Hocuspocus and Docs take it).
+    let deep = {
+        use yrs::{Doc, ReadTxn, StateVector, Transact, XmlElementPrelim, XmlFragment};
+        let doc = Doc::new();
+        let fragment = doc.get_or_insert_xml_fragment(docs_client::DOCUMENT_FRAGMENT);
+        let mut txn = doc.transact_mut();
+        let mut group = fragment.insert(&mut txn, 0, XmlElementPrelim::empty("blockGroup"));
+        for _ in 0..docs_client::blocknote::MAX_YJS_DEPTH {
+            group = group.insert(&mut txn, 0, XmlElementPrelim::empty("blockGroup"));
+        }
+        txn.encode_state_as_update_v1(&StateVector::default())
+    };
+    client
+        .save_content(id, ContentApi::Endpoint, &deep, false)
+        .await
+        .unwrap();
+    let opened = DocumentSession::open(client, id, fast_options("Agent")).await;
+    assert!(
+        matches!(opened, Err(Error::TooDeep { .. })),
+        "{:?}",
+        opened.err()
+    );
+    let room = id.to_string();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let stats = server.stats().await.unwrap();
+        assert_eq!(stats.room_joins.get(&room), Some(&1), "{stats:?}");
+        if stats.ws_connections.get(&room).copied().unwrap_or(0) == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still in the room: {stats:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -19,6 +19,7 @@ export function createCollab({ store, state, stats }) {
     quiet: true,
     async onConnect({ requestHeaders, connectionConfig, documentName, requestParameters, context }) {
       const room = requestParameters.get('room');
+      stats.room_joins[documentName] = (stats.room_joins[documentName] || 0) + 1;
       if (documentName !== room) {
         throw new Error('Wrong room name: Unauthorized');
       }

@@ -333,6 +333,7 @@ export function createControl({ store, state, stats, collab, typists }) {
         ydoc_patches: { ...stats.ydoc_patches },
         saves_off_websocket: { ...stats.saves_off_websocket },
         ws_connections: collab.wsCounts(),
+        room_joins: { ...(stats.room_joins ?? {}) },
         throttled: stats.throttled,
         open_sockets: collab.openSockets(),
       }),

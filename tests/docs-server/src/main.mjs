@@ -103,6 +103,8 @@ const stats = {
   ydoc_patches: {},
   throttled: 0,
   ws_accepted: 0,
+  // Hocuspocus: connections that asked to join each room (the server checked their rights).
+  room_joins: {},
 };
 const yhub = opts.collaboration === 'yhub';
 // Under yhub the content endpoint is gone, and so are its abilities.

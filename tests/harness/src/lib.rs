@@ -397,6 +397,9 @@ pub struct Stats {
     pub saves_off_websocket: HashMap<String, u64>,
     /// Open collaboration connections per loaded room.
     pub ws_connections: HashMap<String, u64>,
+    /// Hocuspocus: connections that asked to join each room (their rights were checked).
+    #[serde(default)]
+    pub room_joins: HashMap<String, u64>,
     /// 429 responses sent.
     pub throttled: u64,
     /// The collaboration server: `hocuspocus` or `yhub`.

@@ -43,7 +43,7 @@ const LEAVE_BUDGET: Duration = Duration::from_secs(1);
 /// connection is deemed stuck and redone (its first message then shows what it holds).
 const UNCONFIRMED_LIMIT: usize = 1024;
 /// What an agent's connection tags its writes with where the server keeps such tags (yhub).
-const ATTRIBUTIONS: [(&str, &str); 2] = [("source", "ai"), ("tool", "lasuite-docs-mcp")];
+pub(super) const ATTRIBUTIONS: [(&str, &str); 2] = [("source", "ai"), ("tool", "lasuite-docs-mcp")];
 
 fn leave_budget(options: &super::SessionOptions) -> Duration {
     LEAVE_BUDGET.min(options.write_timeout / 4)
@@ -108,6 +108,8 @@ pub(super) struct Actor {
     rights_check: Option<BoxFuture<'static, Result<crate::rest::Document>>>,
     /// A connection was opened before (the open's own check covers the first).
     reconnecting: bool,
+    /// The connection being opened authenticated already (the first one does).
+    authenticated: bool,
     link: Link,
     saver: Saver,
     /// Reconnect attempts since the last connection that reached sync.
@@ -117,15 +119,15 @@ pub(super) struct Actor {
 }
 
 impl Actor {
-    /// A session's actor; its first connection's rate budget was paid by the caller.
+    /// A session's actor, with its first connection attempt (see [`link::connect_first`]).
     pub fn new(
         shared: Arc<Shared>,
         client: DocsClient,
         content_api: ContentApi,
         awareness: Awareness,
+        first_connection: BoxFuture<'static, Result<link::Socket, Ended>>,
     ) -> Self {
-        let room = room_url(&shared);
-        let link = Link::Connecting(link::connect(&shared, &client, &room, true));
+        let link = Link::Connecting(first_connection);
         let server_persists = shared.endpoint.server() == CollaborationServer::Yhub;
         Actor {
             ledger: Ledger::new(shared.progress.clone(), server_persists),
@@ -136,6 +138,7 @@ impl Actor {
             unconfirmed: Unconfirmed::default(),
             rights_check: None,
             reconnecting: false,
+            authenticated: true,
             link,
             saver: Saver::default(),
             attempt: 0,
@@ -301,7 +304,8 @@ impl Actor {
         let ended = match event {
             LinkEvent::RetryDue => {
                 let paid = false;
-                let room = room_url(&self.shared);
+                let room = link::room_url(&self.shared);
+                self.authenticated = false;
                 self.link =
                     Link::Connecting(link::connect(&self.shared, &self.client, &room, paid));
                 return;
@@ -337,7 +341,8 @@ impl Actor {
         let state_vector = AsyncTransact::transact(&self.shared.doc)
             .await
             .state_vector();
-        if self.server() == CollaborationServer::Hocuspocus {
+        let authenticated = std::mem::replace(&mut self.authenticated, false);
+        if self.server() == CollaborationServer::Hocuspocus && !authenticated {
             connection.push_protocol(Message::AuthToken(String::new()), None)?;
         }
         // yhub ignores it (it sends its whole state first); other y-websocket servers answer.
@@ -743,9 +748,4 @@ async fn encode_state(doc: yrs::Doc, id: uuid::Uuid) -> Result<Vec<u8>> {
             }),
         },
     }
-}
-
-/// The socket URL of the session's room; on yhub it tags what we write as an agent's.
-fn room_url(shared: &Shared) -> url::Url {
-    shared.endpoint.room(shared.id, &ATTRIBUTIONS)
 }

@@ -328,6 +328,40 @@ where
     Ok(())
 }
 
+/// A session's first connection attempt, made while its stored content loads: on
+/// Hocuspocus, the connection also authenticates at once (the server asks Docs about our
+/// rights meanwhile); the actor then sends the rest of the handshake. Paid by the open.
+pub(super) fn connect_first(
+    shared: &Arc<Shared>,
+    client: &DocsClient,
+) -> BoxFuture<'static, Result<Socket, Ended>> {
+    let connecting = connect(shared, client, &room_url(shared), true);
+    let shared = shared.clone();
+    async move {
+        let mut socket = connecting.await?;
+        if shared.endpoint.server() == CollaborationServer::Hocuspocus {
+            let auth = shared.wire.encode(&Message::AuthToken(String::new()));
+            shared
+                .bytes_out
+                .fetch_add(auth.len() as u64, Ordering::Relaxed);
+            tokio::time::timeout(
+                shared.options.connect_timeout,
+                socket.send(tungstenite::Message::Binary(auth.into())),
+            )
+            .await
+            .map_err(|_| Ended::Lost("authenticating timed out".into()))?
+            .map_err(|e| Ended::Lost(e.to_string()))?;
+        }
+        Ok(socket)
+    }
+    .boxed()
+}
+
+/// The socket URL of the session's room; on yhub it tags what we write as an agent's.
+pub(super) fn room_url(shared: &Shared) -> Url {
+    shared.endpoint.room(shared.id, &super::actor::ATTRIBUTIONS)
+}
+
 /// One connection attempt to the room at `room_url`: the rate budget (unless already
 /// `paid`), then the WebSocket handshake within the connect time-out.
 pub(super) fn connect(

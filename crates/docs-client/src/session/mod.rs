@@ -44,6 +44,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
+use futures_util::FutureExt;
+use futures_util::future::{Either, ready, select};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{AbortHandle, JoinHandle};
@@ -297,35 +299,19 @@ impl DocumentSession {
         let endpoint =
             configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
         let content_api = DocsClient::content_api_of(&meta);
-        let stored = match endpoint.server() {
-            CollaborationServer::Hocuspocus if !meta.abilities.can_read_content() => {
-                return Err(Error::Forbidden {
-                    detail: format!("document {id} may not be read by this user"),
-                });
-            }
-            CollaborationServer::Hocuspocus => paying.content(&meta).await?.update,
-            CollaborationServer::Yhub => Vec::new(),
-        };
+        if endpoint.server() == CollaborationServer::Hocuspocus
+            && !meta.abilities.can_read_content()
+        {
+            return Err(Error::Forbidden {
+                detail: format!("document {id} may not be read by this user"),
+            });
+        }
 
         let doc = Doc::with_options(Options {
             guid: id.to_string().into(),
             offset_kind: OffsetKind::Utf16,
             ..Options::default()
         });
-        if !stored.is_empty() {
-            // CPU work in proportion to the document (a second for 50 000 blocks): off the
-            // runtime's workers, which every other session and call share.
-            let loading = doc.clone();
-            tokio::task::spawn_blocking(move || load_stored(id, &loading, &stored))
-                .await
-                .map_err(|e| Error::BadContent {
-                    document: id.to_string(),
-                    detail: format!("loading the content stopped: {e}"),
-                })??;
-            if let Some(LoadedHook(hook)) = &options.on_loaded {
-                hook(id, &doc);
-            }
-        }
         let fragment = crate::blocknote::document_fragment(&doc);
         let mut awareness = Awareness::new(doc.clone());
         awareness
@@ -358,7 +344,38 @@ impl DocumentSession {
         });
         // The first connect's budget is paid here, so the sync timer below measures syncing.
         paying.spend_budget().await?;
+        // The room is joined while the stored content is fetched and loaded: the handshake
+        // and the server's check of our rights (a call to Docs' backend) then cost no time
+        // of their own. Nothing of the document is sent before it is loaded.
+        let connecting = link::connect_first(&shared, &client);
+        let loading = async {
+            if shared.endpoint.server() == CollaborationServer::Yhub {
+                return Ok(());
+            }
+            let stored = paying.content(&meta).await?.update;
+            if stored.is_empty() {
+                return Ok(());
+            }
+            // CPU work in proportion to the document (a second for 50 000 blocks): off the
+            // runtime's workers, which every other session and call share.
+            let loading = shared.doc.clone();
+            tokio::task::spawn_blocking(move || load_stored(id, &loading, &stored))
+                .await
+                .map_err(|e| Error::BadContent {
+                    document: id.to_string(),
+                    detail: format!("loading the content stopped: {e}"),
+                })??;
+            if let Some(LoadedHook(hook)) = &options.on_loaded {
+                hook(id, &shared.doc);
+            }
+            Ok(())
+        };
+        let (loaded, first_connection) = match select(Box::pin(loading), connecting).await {
+            Either::Left((loaded, connecting)) => (loaded, connecting),
+            Either::Right((connected, loading)) => (loading.await, ready(connected).boxed()),
+        };
         drop(paying);
+        loaded?;
         let (commands, command_queue) = mpsc::channel(COMMAND_QUEUE);
         let (presence, presence_changes) = watch::channel(options.presence.clone());
         let (closing, closing_signal) = watch::channel(false);
@@ -367,7 +384,13 @@ impl DocumentSession {
             presence: presence_changes,
             closing: closing_signal,
         };
-        let actor = Actor::new(shared.clone(), client, content_api, awareness);
+        let actor = Actor::new(
+            shared.clone(),
+            client,
+            content_api,
+            awareness,
+            first_connection,
+        );
         let task = tokio::spawn(
             actor
                 .run(inbox)
