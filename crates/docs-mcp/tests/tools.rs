@@ -657,11 +657,14 @@ async fn the_first_read_has_what_the_room_holds_beyond_the_stored_content() {
         .await
         .unwrap();
     typist.wait_done(WAIT).await.unwrap();
-    // (not saved: the stored content is not the room's)
-    assert_eq!(
-        texts(&server.stored(id).await.unwrap().blocks)[0],
-        "Stored text"
-    );
+    if server.collaboration() == Collaboration::Hocuspocus {
+        // (not saved: the content a session loads from REST is not the room's; yhub's room
+        // stores what it takes, and a session loads nothing from REST there)
+        assert_eq!(
+            texts(&server.stored(id).await.unwrap().blocks)[0],
+            "Stored text"
+        );
+    }
 
     let agent = agent(&server, Policy::Auto).await;
     let doc = id.to_string();
