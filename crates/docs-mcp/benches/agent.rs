@@ -68,7 +68,10 @@ use test_harness::{DocsServer, DocumentSpec, ServerOptions};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-const BIN: &str = env!("CARGO_BIN_EXE_docs-mcp");
+#[path = "../tests/support/process.rs"]
+mod process;
+
+use process::{BIN, free_port, isolate};
 /// The agents' bearer token of the HTTP endpoint, given so that no keyring is looked for.
 const TOKEN: &str = "bench-token-0123456789abcdefghijklmnopqrstuvw";
 /// What a Hocuspocus frame adds around a Yjs update: the room name (a length byte and a
@@ -141,14 +144,6 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The rows asked for (`AGENT_BENCH_ROWS`; all when unset).
 fn wants(row: &str) -> bool {
     std::env::var("AGENT_BENCH_ROWS")
@@ -187,18 +182,8 @@ impl Agent {
         let start = Instant::now();
         let transport = TokioChildProcess::builder(service_command().configure(|cmd| {
             // Nothing under the real home, no keyring, no settings from the environment.
-            cmd.env("HOME", home)
-                .env("XDG_DATA_HOME", home.join("data"))
-                .env("XDG_CONFIG_HOME", home.join("config"))
-                .env("XDG_RUNTIME_DIR", home.join("run"))
-                .env_remove("DBUS_SESSION_BUS_ADDRESS")
-                .env_remove("DOCS_INSTANCE_URL")
-                .env_remove("DOCS_MCP_DATA_DIR")
-                .env_remove("DOCS_MCP_APPROVAL")
-                .env_remove("DOCS_SESSION_COOKIE")
-                .env_remove("DOCS_CSRF_TOKEN")
-                .env("RUST_LOG", "warn")
-                .env("DOCS_MCP_TOKEN", TOKEN)
+            isolate(cmd, home);
+            cmd.env("DOCS_MCP_TOKEN", TOKEN)
                 .args([
                     "serve",
                     "--stdio",
