@@ -39,6 +39,7 @@ mod error;
 mod presence;
 pub mod protocol;
 mod rate_limit;
+mod raw_update;
 mod registry;
 mod rest;
 mod session;

@@ -25,7 +25,7 @@ pub fn contains<T: ReadTxn>(txn: &T, update: &Update) -> bool {
 /// [`contains`] of a v1 update not decoded: read for its clocks and deletions only (decoding
 /// a whole document's update costs what loading it did). `None` when it cannot be read so.
 pub fn contains_encoded<T: ReadTxn>(txn: &T, update: &[u8]) -> Option<bool> {
-    let reach = crate::blocknote::yjs_depth::update_reach(update)?;
+    let reach = crate::raw_update::update_reach(update)?;
     let live = txn.state_vector();
     if reach
         .inserted_up_to

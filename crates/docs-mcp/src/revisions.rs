@@ -490,7 +490,7 @@ fn known_block_ids<T: ReadTxn>(
     fragment: &yrs::XmlFragmentRef,
     blocks: &Document,
 ) -> HashSet<String> {
-    let all: Vec<&blocknote::Block> = blocks.blocks.iter().flat_map(|b| b.walk()).collect();
+    let all = blocks.all_blocks();
     let hidden = all.iter().any(|b| {
         matches!(b.content, blocknote::BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
     });

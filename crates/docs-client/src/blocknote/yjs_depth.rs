@@ -12,44 +12,15 @@
 
 use std::collections::HashMap;
 
-use yrs::block::ItemContent;
-use yrs::encoding::read::{Cursor, Read};
-use yrs::updates::decoder::{Decode, Decoder, DecoderV1};
 use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::error::{ModelError, ModelResult};
+use crate::raw_update::{Id, Parent, RawStruct, read_structs};
 
 /// The deepest nesting of Yjs types a document may hold (a block at the model's nesting limit
 /// sits about 130 levels deep, a block nested 250 times about 500). yrs's recursion over it
 /// then stays near 300 KiB of stack even when an update nests that much again under it.
 pub const MAX_YJS_DEPTH: usize = 512;
-
-const GC_REF: u8 = 0;
-const SKIP_REF: u8 = 10;
-const CONTENT_DELETED: u8 = 1;
-const CONTENT_STRING: u8 = 4;
-const CONTENT_FORMAT: u8 = 6;
-const CONTENT_TYPE: u8 = 7;
-const CONTENT_ANY: u8 = 8;
-const TYPE_XML_ELEMENT: u8 = 3;
-const HAS_ORIGIN: u8 = 0b1000_0000;
-const HAS_RIGHT_ORIGIN: u8 = 0b0100_0000;
-const HAS_PARENT_SUB: u8 = 0b0010_0000;
-
-/// An item's id: client and clock, read as plain numbers (yrs's `ClientID` asserts, in debug
-/// builds, that a client id fits 53 bits: not for the door to panic on).
-type Id = (u64, u32);
-
-/// Where an update's item says its parent is.
-#[derive(Debug, Clone, Copy)]
-enum Parent {
-    /// A root type.
-    Root,
-    /// The type created by the item with this id (in the update or in the document).
-    Type(Id),
-    /// The parent of the item with this id, next to which the item was inserted (its origin).
-    SameAs(Id),
-}
 
 /// One item of an update, as far as nesting goes.
 #[derive(Debug)]
@@ -88,91 +59,12 @@ fn malformed(e: impl std::fmt::Display) -> ModelError {
     }
 }
 
-fn read_id(decoder: &mut DecoderV1) -> ModelResult<Id> {
-    Ok((
-        decoder.read_var().map_err(malformed)?,
-        decoder.read_var().map_err(malformed)?,
-    ))
-}
-
-/// One struct of a v1 update, as far as a raw reading of it goes.
-enum RawStruct {
-    Item {
-        parent: Parent,
-        is_type: bool,
-    },
-    /// Garbage-collected content: clocks inserted, then deleted.
-    Gc,
-    /// A gap in the clocks.
-    Skip,
-}
-
-/// Reads the structs of a v1 update the way yrs decodes them, without building their
-/// contents: `each` gets each struct with its client, first clock and length. Returns the
-/// decoder where the delete set starts.
-fn read_structs<'a>(
-    update: &'a [u8],
-    mut each: impl FnMut(u64, u32, u32, RawStruct),
-) -> ModelResult<DecoderV1<'a>> {
-    let mut decoder = DecoderV1::new(Cursor::new(update));
-    let clients: u32 = decoder.read_var().map_err(malformed)?;
-    for _ in 0..clients {
-        let structs: u32 = decoder.read_var().map_err(malformed)?;
-        let client: u64 = decoder.read_var().map_err(malformed)?;
-        let mut clock: u32 = decoder.read_var().map_err(malformed)?;
-        for _ in 0..structs {
-            let info = decoder.read_info().map_err(malformed)?;
-            let (len, raw) = match info {
-                SKIP_REF => (
-                    decoder.read_var::<u32>().map_err(malformed)?,
-                    RawStruct::Skip,
-                ),
-                GC_REF => (decoder.read_len().map_err(malformed)?, RawStruct::Gc),
-                _ => {
-                    let origin = if info & HAS_ORIGIN != 0 {
-                        Some(read_id(&mut decoder)?)
-                    } else {
-                        None
-                    };
-                    let right_origin = if info & HAS_RIGHT_ORIGIN != 0 {
-                        Some(read_id(&mut decoder)?)
-                    } else {
-                        None
-                    };
-                    let parent = match origin.or(right_origin) {
-                        Some(next_to) => Parent::SameAs(next_to),
-                        None => {
-                            let parent = if decoder.read_parent_info().map_err(malformed)? {
-                                decoder.read_string().map_err(malformed)?;
-                                Parent::Root
-                            } else {
-                                Parent::Type(read_id(&mut decoder)?)
-                            };
-                            if info & HAS_PARENT_SUB != 0 {
-                                decoder.read_string().map_err(malformed)?;
-                            }
-                            parent
-                        }
-                    };
-                    let (len, is_type) = skip_content(&mut decoder, info)?;
-                    (len, RawStruct::Item { parent, is_type })
-                }
-            };
-            each(client, clock, len, raw);
-            clock = clock
-                .checked_add(len)
-                .ok_or_else(|| malformed("clocks overflow"))?;
-        }
-    }
-    Ok(decoder)
-}
-
 /// Reads the structure of a v1 update (its items' parents and which create types), the way
 /// yrs decodes it; the delete set that follows is not needed.
 fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
     let mut out = UpdateItems::default();
-    // The ranges of the client being read, filed under it once its structs are read.
-    let mut client_ranges: Option<(u64, ClockRanges)> = None;
+    // The client being read and its ranges so far, filed under it once its structs are read.
+    let (mut reading, mut ranges): (Option<u64>, ClockRanges) = (None, vec![]);
     read_structs(update, |client, clock, len, raw| {
         let RawStruct::Item { parent, is_type } = raw else {
             return;
@@ -180,136 +72,20 @@ fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
         if len == 0 {
             return;
         }
-        if client_ranges.as_ref().is_none_or(|(c, _)| *c != client) {
-            if let Some((done, ranges)) = client_ranges.take() {
-                out.clocks.entry(done).or_default().extend(ranges);
+        if reading != Some(client) {
+            if let Some(done) = reading {
+                out.clocks.entry(done).or_default().append(&mut ranges);
             }
-            client_ranges = Some((client, vec![]));
+            reading = Some(client);
         }
-        if let Some((_, ranges)) = client_ranges.as_mut() {
-            ranges.push((clock, len, out.items.len()));
-        }
+        ranges.push((clock, len, out.items.len()));
         out.items.push(UpdateItem { parent, is_type });
-    })?;
-    if let Some((client, ranges)) = client_ranges {
-        out.clocks.entry(client).or_default().extend(ranges);
+    })
+    .map_err(malformed)?;
+    if let Some(client) = reading {
+        out.clocks.entry(client).or_default().append(&mut ranges);
     }
     Ok(out)
-}
-
-/// What a v1 update inserts and deletes, read without building its contents.
-pub struct UpdateReach {
-    /// Per client, the clock after its last insertion (items and garbage-collected ranges,
-    /// as `yrs::Update::insertions(true)`).
-    pub inserted_up_to: Vec<(yrs::block::ClientID, u32)>,
-    pub deleted: yrs::IdSet,
-}
-
-/// [`UpdateReach`] of a v1 update; `None` when it cannot be read (yrs's decoding tells why).
-pub fn update_reach(update: &[u8]) -> Option<UpdateReach> {
-    let mut ends: HashMap<u64, u32> = HashMap::new();
-    let mut readable = true;
-    let mut decoder = read_structs(update, |client, clock, len, raw| {
-        // (a client id past 53 bits is no document's: yrs asserts on it in debug builds)
-        readable &= client < 1 << 53;
-        if !matches!(raw, RawStruct::Skip) && len > 0 {
-            let end = ends.entry(client).or_default();
-            *end = (*end).max(clock.saturating_add(len));
-        }
-    })
-    .ok()?;
-    let deleted = yrs::IdSet::decode(&mut decoder).ok()?;
-    readable.then(|| UpdateReach {
-        inserted_up_to: ends
-            .into_iter()
-            .map(|(client, end)| (yrs::block::ClientID::new(client), end))
-            .collect(),
-        deleted,
-    })
-}
-
-/// Reads past an item's content (`info`'s kind) as yrs decodes it, and returns its length
-/// (in clock units) and whether it creates a type. The kinds BlockNote's documents are made
-/// of (text, types, attribute values, formatting, deletions) are read without building them: a whole
-/// document's text and attributes would be allocated again only to be dropped.
-fn skip_content(decoder: &mut DecoderV1, info: u8) -> ModelResult<(u32, bool)> {
-    match info & 0b1111 {
-        CONTENT_DELETED => Ok((decoder.read_len().map_err(malformed)?, false)),
-        CONTENT_STRING => {
-            let text = decoder.read_string().map_err(malformed)?;
-            let len = text.encode_utf16().count();
-            Ok((u32::try_from(len).map_err(malformed)?, false))
-        }
-        CONTENT_TYPE => {
-            match decoder.read_type_ref().map_err(malformed)? {
-                TYPE_XML_ELEMENT => {
-                    decoder.read_string().map_err(malformed)?;
-                }
-                // (weak links are not built into this yrs: it refuses them too)
-                0..=2 | 4..=6 | 9 | 15 => {}
-                other => return Err(malformed(format!("unknown type {other}"))),
-            }
-            Ok((1, true))
-        }
-        CONTENT_FORMAT => {
-            // a key, and its value as JSON (yrs parses it; a malformed one fails its decoding)
-            decoder.read_string().map_err(malformed)?;
-            decoder.read_string().map_err(malformed)?;
-            Ok((1, false))
-        }
-        CONTENT_ANY => {
-            let values = decoder.read_len().map_err(malformed)?;
-            for _ in 0..values {
-                skip_any(decoder)?;
-            }
-            Ok((values, false))
-        }
-        _ => {
-            let content = ItemContent::decode(decoder, info).map_err(malformed)?;
-            Ok((content.len_utf16(), matches!(content, ItemContent::Type(_))))
-        }
-    }
-}
-
-/// Reads past one lib0 `Any` value, as yrs decodes it, without building it; iteratively
-/// (arrays and maps may nest as deep as the update is long).
-fn skip_any(decoder: &mut DecoderV1) -> ModelResult<()> {
-    // What remains to read, innermost last: a number of values, or of map entries (each a
-    // key, then a value).
-    let mut remaining: Vec<(bool, u64)> = vec![(false, 1)];
-    while let Some((entries, left)) = remaining.last_mut() {
-        if *left == 0 {
-            remaining.pop();
-            continue;
-        }
-        *left -= 1;
-        if *entries {
-            decoder.read_string().map_err(malformed)?;
-        }
-        match decoder.read_u8().map_err(malformed)? {
-            // undefined, null, false, true
-            127 | 126 | 121 | 120 => {}
-            125 => {
-                decoder.read_var::<i64>().map_err(malformed)?;
-            }
-            124 => {
-                decoder.read_exact(4).map_err(malformed)?;
-            }
-            123 | 122 => {
-                decoder.read_exact(8).map_err(malformed)?;
-            }
-            119 => {
-                decoder.read_string().map_err(malformed)?;
-            }
-            118 => remaining.push((true, decoder.read_var().map_err(malformed)?)),
-            117 => remaining.push((false, decoder.read_var().map_err(malformed)?)),
-            116 => {
-                decoder.read_buf().map_err(malformed)?;
-            }
-            other => return Err(malformed(format!("unknown value type {other}"))),
-        }
-    }
-    Ok(())
 }
 
 /// How deep the types an update creates nest among themselves, without the depth of the
