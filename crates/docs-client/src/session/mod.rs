@@ -98,8 +98,8 @@ pub struct SessionOptions {
     /// Timeout of one WebSocket connection attempt.
     pub connect_timeout: Duration,
     /// Called once a session's document holds the content stored in Docs, before the
-    /// session joins the room: work on the document (reading it) can start while the
-    /// connection is made. Not called when there was no stored content to load.
+    /// session syncs with the room: work on the document (reading it) can start while the
+    /// sync is made. Not called when there was no stored content to load.
     pub on_loaded: Option<LoadedHook>,
 }
 
