@@ -343,9 +343,10 @@ async fn a_write_may_use_the_session_and_its_panic_is_the_callers() {
 }
 
 /// A session joins its room while the stored content loads: when the content cannot be
-/// loaded, the open fails with why, and the connection it made meanwhile is closed.
+/// loaded, the open fails with why, and the connection it made meanwhile (if the handshake
+/// got that far before the load failed) is closed.
 #[tokio::test]
-async fn an_open_whose_content_cannot_be_loaded_leaves_the_room_it_joined() {
+async fn an_open_whose_content_cannot_be_loaded_leaves_no_connection_in_the_room() {
     let server = DocsServer::start().await.unwrap();
     if server.collaboration() == Collaboration::Yhub {
         // (no stored content there: the room brings the document)
@@ -379,10 +380,15 @@ async fn an_open_whose_content_cannot_be_loaded_leaves_the_room_it_joined() {
         opened.err()
     );
     let room = id.to_string();
+    // A handshake under way when the load failed would have reached the room by now.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let deadline = Instant::now() + WAIT;
     loop {
         let stats = server.stats().await.unwrap();
-        assert_eq!(stats.room_joins.get(&room), Some(&1), "{stats:?}");
+        assert!(
+            stats.room_joins.get(&room).copied().unwrap_or(0) <= 1,
+            "{stats:?}"
+        );
         if stats.ws_connections.get(&room).copied().unwrap_or(0) == 0 {
             break;
         }
