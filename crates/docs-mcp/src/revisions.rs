@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use docs_client::blocknote::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
-use docs_client::blocknote::{self, Document};
+use docs_client::blocknote::{self, Block, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
 use serde::Serialize;
 use yrs::types::xml::{XmlElementRef, XmlOut};
@@ -101,6 +101,14 @@ impl RecentReads {
     }
 }
 
+/// What [`RevisionTracker::read_opening_async`] read.
+pub enum Opening {
+    /// The whole document, read at this revision already.
+    Whole(Arc<Document>),
+    /// The blocks asked for, and whether more follow them.
+    Part(blocknote::Opening),
+}
+
 /// Tracks the changes of one live session's document.
 pub struct RevisionTracker {
     /// Tells this tracker's entries apart in [`RecentReads`].
@@ -124,8 +132,8 @@ impl RevisionTracker {
         Self::of(session.doc().clone(), recent)
     }
 
-    /// Tracks `doc` from now on. Its blocks are read at once (the first read of a document
-    /// follows its opening): the read tells the blocks known, and is the first revision's.
+    /// Tracks `doc` from now on, knowing the ids of its blocks. Their content is not read:
+    /// the first read of a document follows its opening, and often wants only its first page.
     pub fn of(doc: Doc, recent: Arc<RecentReads>) -> Self {
         static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
@@ -137,9 +145,7 @@ impl RevisionTracker {
         // The blocks known and the subscription under one read transaction: no change can
         // come between them.
         let txn = doc.transact();
-        let blocks = Arc::new(blocknote::read_document(&txn, &fragment));
-        state.lock().expect("revision state").known = known_block_ids(&txn, &fragment, &blocks);
-        recent.put(key, 0, blocks);
+        state.lock().expect("revision state").known = all_block_ids(&txn, &fragment);
         let observed = state.clone();
         let root = fragment.clone();
         let root_fragment = fragment.clone();
@@ -298,6 +304,30 @@ impl RevisionTracker {
         tokio::task::spawn_blocking(move || tracker.read())
             .await
             .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))
+    }
+
+    /// The outermost blocks from the one with id `from` (the first when `None`) on, until
+    /// `enough` is true of the last one read (see [`blocknote::read_opening`]), and the
+    /// revision they are at; the whole document when it was read at this revision already.
+    /// `None` when `from` is not an outermost block. A first page of a large document costs
+    /// what the page holds: nothing else is read, and nothing is kept.
+    pub async fn read_opening_async(
+        self: &Arc<Self>,
+        from: Option<String>,
+        enough: impl FnMut(&Block) -> bool + Send + 'static,
+    ) -> ServiceResult<Option<(String, Opening)>> {
+        if let Some((revision, blocks)) = self.read_already() {
+            return Ok(Some((revision, Opening::Whole(blocks))));
+        }
+        let tracker = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let txn = tracker.doc.transact();
+            let revision = tracker.revision_at(tracker.counter());
+            blocknote::read_opening(&txn, &tracker.fragment, from.as_deref(), enough)
+                .map(|opening| (revision, Opening::Part(opening)))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))
     }
 
     /// The blocks at the current revision when they were read already, taken without the
@@ -481,26 +511,6 @@ fn collect_ids<T: ReadTxn>(txn: &T, root: XmlElementRef, ids: &mut Vec<String>) 
             .collect();
         stack.extend(children.into_iter().rev());
     }
-}
-
-/// The ids of the blocks of a document whose `blocks` were just read: theirs, unless reading
-/// left some out (nested past the model's limit).
-fn known_block_ids<T: ReadTxn>(
-    txn: &T,
-    fragment: &yrs::XmlFragmentRef,
-    blocks: &Document,
-) -> HashSet<String> {
-    let all = blocks.all_blocks();
-    let hidden = all.iter().any(|b| {
-        matches!(b.content, blocknote::BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
-    });
-    if hidden {
-        return all_block_ids(txn, fragment);
-    }
-    all.into_iter()
-        .filter(|b| !b.id.is_empty())
-        .map(|b| b.id.clone())
-        .collect()
 }
 
 fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet<String> {

@@ -200,6 +200,59 @@ async fn reading_outline_sections_pages_and_blocks() {
     assert!(anchored["revision"].as_str().unwrap().contains('-'));
 }
 
+/// A page is read without the rest of the document until the whole document was read at
+/// the same revision: both ways give the same page, from the start and from a block.
+#[tokio::test]
+async fn a_page_read_alone_is_the_page_of_the_whole_document() {
+    let server = DocsServer::start().await.unwrap();
+    let markdown: String = (0..120)
+        .map(|i| match i % 4 {
+            0 => format!("## Part {i}\n\n"),
+            1 => format!("1. step {i}\n2. step **{i}**\n3. step {i}\n\n"),
+            2 => format!("- point {i}\n  - nested under {i}\n\n"),
+            _ => format!("| cell {i} | b |\n|---|---|\n| c | d |\n\nParagraph {i}, *words*.\n\n"),
+        })
+        .collect();
+    let id = server
+        .create_document(DocumentSpec::new("Long").markdown(&markdown))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let page = |from: Option<&str>| {
+        let mut args = json!({"document": id.to_string(), "max_chars": 1500});
+        if let Some(from) = from {
+            args["from_block"] = json!(from);
+        }
+        args
+    };
+    let first = agent.ok("read_document", page(None)).await;
+    let next = first["next_block_id"].as_str().unwrap().to_owned();
+    let second = agent.ok("read_document", page(Some(&next))).await;
+    let blocks = agent
+        .ok(
+            "read_document",
+            json!({"document": id.to_string(), "format": "blocks", "max_chars": 100_000}),
+        )
+        .await;
+    // The outline reads the whole document, which the reads below are then taken from.
+    agent
+        .ok("get_outline", json!({"document": id.to_string()}))
+        .await;
+    assert_eq!(agent.ok("read_document", page(None)).await, first);
+    assert_eq!(agent.ok("read_document", page(Some(&next))).await, second);
+    assert_eq!(first["truncated"], true);
+    let page_ids = |page: &Value| page["block_ids"].as_array().unwrap().clone();
+    let all: Vec<Value> = blocks["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].clone())
+        .collect();
+    let (a, b) = (page_ids(&first), page_ids(&second));
+    assert_eq!([a.clone(), b.clone()].concat(), all[..a.len() + b.len()]);
+    assert_eq!(all.len(), 210);
+}
+
 #[tokio::test]
 async fn writes_apply_and_are_saved_as_blocknote_reads_them() {
     let server = DocsServer::start().await.unwrap();

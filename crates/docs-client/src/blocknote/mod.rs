@@ -60,7 +60,8 @@ pub use outline::{
     read_section,
 };
 pub use read::{
-    Outermost, read_blocks, read_document, read_outermost, reread_document, root_group,
+    Opening, Outermost, read_blocks, read_document, read_opening, read_outermost, reread_document,
+    root_group,
 };
 pub use schema::FRAGMENT_NAME;
 pub use tree::{

@@ -80,6 +80,50 @@ pub fn reread_document<T: ReadTxn>(
     Document { blocks }
 }
 
+/// The first outermost blocks of a document, or of its part from one outermost block on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opening {
+    /// The blocks read, from the first asked for, in order.
+    pub document: Document,
+    /// Outermost blocks follow the last one read.
+    pub more: bool,
+}
+
+/// Reads the outermost blocks from the one with id `from` (the first when `None`) on, one at
+/// a time, until `enough` is true of the last one read: a page of a large document costs
+/// what the page holds, where [`read_document`] reads it whole. Each block is read as
+/// [`read_document`] reads it. `None` when `from` is not an outermost block.
+pub fn read_opening<T: ReadTxn>(
+    txn: &T,
+    frag: &XmlFragmentRef,
+    from: Option<&str>,
+    mut enough: impl FnMut(&Block) -> bool,
+) -> Option<Opening> {
+    let Some(root) = root_group(txn, frag) else {
+        return from.is_none().then(|| Opening {
+            document: Document::default(),
+            more: false,
+        });
+    };
+    let mut containers = group_containers(txn, &root).peekable();
+    if let Some(from) = from {
+        while !with_container_id(txn, containers.peek()?, |id| id == from) {
+            containers.next();
+        }
+    }
+    let mut blocks = vec![];
+    for container in containers.by_ref() {
+        blocks.push(read_block(txn, &container, 1));
+        if enough(blocks.last().expect("just read")) {
+            break;
+        }
+    }
+    Some(Opening {
+        document: Document { blocks },
+        more: containers.next().is_some(),
+    })
+}
+
 /// Whether `block` or a block nested in it changed, or hides nested blocks (whose changes
 /// the tree cannot show).
 fn holds_change(block: &Block, changed: &impl Fn(&str) -> bool) -> bool {

@@ -2,11 +2,12 @@
 //! changes since a revision, sessions, and the status of an edit.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::ListQuery;
 use docs_client::blocknote::{
-    self, Document, ExportOptions, OutlineNode, SectionSelector, Slice, StartAt,
+    self, Block, Document, ExportOptions, OutlineNode, SectionSelector, Slice, StartAt,
     comments::comment_anchors,
 };
 use rmcp::{Json, tool, tool_router};
@@ -18,7 +19,8 @@ use super::errors::ToolError;
 use super::params::Parameters;
 use super::write::EditResult;
 use crate::error::ServiceError;
-use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind};
+use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind, Opening};
+use crate::service::OpenDocument;
 
 /// Default and largest size of one read, in characters of markdown.
 const DEFAULT_READ_CHARS: usize = 20_000;
@@ -267,6 +269,78 @@ fn count_headings(nodes: &[OutlineNode]) -> usize {
 }
 
 /// A section, kept within the budget: when it is longer, the first blocks that fit.
+/// A page (or section) of a read, found in the whole document.
+fn read_whole(
+    document: &Document,
+    args: &ReadDocumentArgs,
+    linked: Option<String>,
+    budget: usize,
+    opts: &ExportOptions,
+) -> Result<Slice, ServiceError> {
+    // A block link with nothing else asked: start where the link points.
+    let from_block = args.from_block.clone().or_else(|| {
+        let linked = linked?;
+        (args.section.is_none()).then(|| {
+            document
+                .blocks
+                .iter()
+                .find(|top| top.walk().iter().any(|b| b.id == linked))
+                .map_or(linked, |top| top.id.clone())
+        })
+    });
+    Ok(match (&args.section, &from_block) {
+        (Some(section), _) => {
+            let selector = if document.find(section).is_some() {
+                SectionSelector::Id(section.clone())
+            } else {
+                SectionSelector::Heading(section.clone())
+            };
+            section_within(document, &selector, budget, opts)?
+        }
+        (None, Some(from)) => {
+            blocknote::read_budget(document, &StartAt::Block(from.clone()), budget, opts)?
+        }
+        (None, None) => blocknote::read_budget(document, &StartAt::Beginning, budget, opts)?,
+    })
+}
+
+/// A page from the start, or from the outermost block `from`, read without the rest of the
+/// document: blocks are read until their text passes the budget, and one more. The page is
+/// the whole document's when the budget cut it inside the blocks read, or when no block
+/// follows them; `None` otherwise (it is then found in the whole document), and when `from`
+/// is not an outermost block.
+async fn read_page(
+    open: &OpenDocument,
+    from: Option<String>,
+    budget: usize,
+    opts: &ExportOptions,
+) -> Result<Option<(String, Arc<Document>, Slice)>, ServiceError> {
+    let mut text = 0;
+    let enough = move |block: &Block| {
+        let passed = text > budget;
+        text += block
+            .walk()
+            .iter()
+            .map(|b| b.plain_text().len() + 1)
+            .sum::<usize>();
+        passed
+    };
+    let Some((revision, opening)) = open
+        .tracker
+        .read_opening_async(from.clone(), enough)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let (document, whole) = match opening {
+        Opening::Whole(document) => (document, true),
+        Opening::Part(part) => (Arc::new(part.document), !part.more),
+    };
+    let start = from.map_or(StartAt::Beginning, StartAt::Block);
+    let slice = blocknote::read_budget(&document, &start, budget, opts)?;
+    Ok((whole || slice.truncated).then_some((revision, document, slice)))
+}
+
 fn section_within(
     document: &Document,
     selector: &SectionSelector,
@@ -553,41 +627,28 @@ impl DocsMcp {
             .service
             .open(&args.document, Some(&self.agent(&context)))
             .await?;
-        // The revision is taken before the content, so it is never newer than what is read.
-        let (revision, document) = open.tracker.read_async().await?;
         let anchors = args.anchors.unwrap_or(true);
         let opts = ExportOptions {
             anchors,
             comments: anchors,
         };
-        // A block link with nothing else asked: start where the link points.
-        let from_block = args.from_block.clone().or_else(|| {
-            let linked = docs_client::DocumentRef::parse(&args.document)
-                .ok()?
-                .block?;
-            (args.section.is_none()).then(|| {
-                document
-                    .blocks
-                    .iter()
-                    .find(|top| top.walk().iter().any(|b| b.id == linked))
-                    .map_or(linked, |top| top.id.clone())
-            })
-        });
-        let slice = match (&args.section, &from_block) {
-            (Some(section), _) => {
-                let selector = if document.find(section).is_some() {
-                    SectionSelector::Id(section.clone())
-                } else {
-                    SectionSelector::Heading(section.clone())
-                };
-                section_within(&document, &selector, budget, &opts)?
+        let linked = docs_client::DocumentRef::parse(&args.document)
+            .ok()
+            .and_then(|r| r.block);
+        // A page from the start or from an outermost block is read alone; a section, or the
+        // block a link points to, is found in the whole document.
+        let page = if args.section.is_none() && (args.from_block.is_some() || linked.is_none()) {
+            read_page(&open, args.from_block.clone(), budget, &opts).await?
+        } else {
+            None
+        };
+        let (revision, document, slice) = match page {
+            Some(page) => page,
+            None => {
+                let (revision, document) = open.tracker.read_async().await?;
+                let slice = read_whole(&document, &args, linked, budget, &opts)?;
+                (revision, document, slice)
             }
-            (None, Some(from)) => {
-                blocknote::read_budget(&document, &StartAt::Block(from.clone()), budget, &opts)
-                    .map_err(ServiceError::from)?
-            }
-            (None, None) => blocknote::read_budget(&document, &StartAt::Beginning, budget, &opts)
-                .map_err(ServiceError::from)?,
         };
         let read: std::collections::HashSet<&str> =
             slice.block_ids.iter().map(String::as_str).collect();

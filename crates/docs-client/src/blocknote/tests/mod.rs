@@ -7,6 +7,7 @@ mod layout;
 mod markdown;
 mod math;
 mod nesting;
+mod opening;
 mod operations;
 mod properties;
 mod reread;
