@@ -56,7 +56,7 @@ use yrs::sync::Awareness;
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, OffsetKind, Options, Transact, TransactionMut, Update};
 
-use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, WriteRequest};
+use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, Loaded, WriteRequest};
 pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
 use crate::collaboration::{CollaborationEndpoint, CollaborationServer};
 use crate::error::{Error, Result};
@@ -350,32 +350,37 @@ impl DocumentSession {
         let connecting = link::connect_first(&shared, &client);
         let loading = async {
             if shared.endpoint.server() == CollaborationServer::Yhub {
-                return Ok(());
+                return Ok(None);
             }
             let stored = paying.content(&meta).await?.update;
             if stored.is_empty() {
-                return Ok(());
+                return Ok(None);
             }
             // CPU work in proportion to the document (a second for 50 000 blocks): off the
             // runtime's workers, which every other session and call share.
             let loading = shared.doc.clone();
-            tokio::task::spawn_blocking(move || load_stored(id, &loading, &stored))
-                .await
-                .map_err(|e| Error::BadContent {
-                    document: id.to_string(),
-                    detail: format!("loading the content stopped: {e}"),
-                })??;
+            let stored = tokio::task::spawn_blocking(move || {
+                load_stored(id, &loading, &stored).map(|()| stored)
+            })
+            .await
+            .map_err(|e| Error::BadContent {
+                document: id.to_string(),
+                detail: format!("loading the content stopped: {e}"),
+            })??;
             if let Some(LoadedHook(hook)) = &options.on_loaded {
                 hook(id, &shared.doc);
             }
-            Ok(())
+            Ok(Some(Loaded {
+                update: stored,
+                version: *shared.version.borrow(),
+            }))
         };
         let (loaded, first_connection) = match select(Box::pin(loading), connecting).await {
             Either::Left((loaded, connecting)) => (loaded, connecting),
             Either::Right((connected, loading)) => (loading.await, ready(connected).boxed()),
         };
         drop(paying);
-        loaded?;
+        let loaded = loaded?;
         let (commands, command_queue) = mpsc::channel(COMMAND_QUEUE);
         let (presence, presence_changes) = watch::channel(options.presence.clone());
         let (closing, closing_signal) = watch::channel(false);
@@ -390,6 +395,7 @@ impl DocumentSession {
             content_api,
             awareness,
             first_connection,
+            loaded,
         );
         let task = tokio::spawn(
             actor
