@@ -310,7 +310,8 @@ impl RevisionTracker {
     /// `enough` is true of the last one read (see [`blocknote::read_opening`]), and the
     /// revision they are at; the whole document when it was read at this revision already.
     /// `None` when `from` is not an outermost block. A first page of a large document costs
-    /// what the page holds: nothing else is read, and nothing is kept.
+    /// what the page holds; the whole document is read after it, off the answer's path, for
+    /// the calls that follow (other pages, the outline, an edit's plan).
     pub async fn read_opening_async(
         self: &Arc<Self>,
         from: Option<String>,
@@ -320,14 +321,28 @@ impl RevisionTracker {
             return Ok(Some((revision, Opening::Whole(blocks))));
         }
         let tracker = self.clone();
-        tokio::task::spawn_blocking(move || {
+        let read = tokio::task::spawn_blocking(move || {
             let txn = tracker.doc.transact();
-            let revision = tracker.revision_at(tracker.counter());
-            blocknote::read_opening(&txn, &tracker.fragment, from.as_deref(), enough)
-                .map(|opening| (revision, Opening::Part(opening)))
+            let counter = tracker.counter();
+            let whole = from.is_none();
+            let opening =
+                blocknote::read_opening(&txn, &tracker.fragment, from.as_deref(), enough)?;
+            let read = if whole && !opening.more {
+                let blocks = Arc::new(opening.document);
+                tracker.recent.put(tracker.key, counter, blocks.clone());
+                Opening::Whole(blocks)
+            } else {
+                Opening::Part(opening)
+            };
+            Some((tracker.revision_at(counter), read))
         })
         .await
-        .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))
+        .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))?;
+        if let Some((_, Opening::Part(_))) = &read {
+            let tracker = self.clone();
+            drop(tokio::task::spawn_blocking(move || tracker.read()));
+        }
+        Ok(read)
     }
 
     /// The blocks at the current revision when they were read already, taken without the
@@ -492,24 +507,22 @@ fn block_ids_in(txn: &TransactionMut, el: &XmlElementRef) -> Vec<String> {
     ids
 }
 
-/// Ids of the blockContainers at or under `root`, with an explicit stack: documents come from
-/// other people and may nest deeper than a thread's stack allows.
+/// Ids of the blockContainers at or under `root`. Blocks sit only in blockGroups (the
+/// outermost one, and each block's children), so only blockGroups and blockContainers are
+/// walked, not what the blocks hold. With an explicit stack: documents come from other people
+/// and may nest deeper than a thread's stack allows.
 fn collect_ids<T: ReadTxn>(txn: &T, root: XmlElementRef, ids: &mut Vec<String>) {
     let mut stack = vec![root];
     while let Some(el) = stack.pop() {
-        if is_container(&el)
-            && let Some(id) = block_id(txn, &el)
-        {
-            ids.push(id);
+        if is_container(&el) {
+            ids.extend(block_id(txn, &el));
+        } else if el.tag().as_ref() != BLOCK_GROUP {
+            continue;
         }
-        let children: Vec<XmlElementRef> = el
-            .children(txn)
-            .filter_map(|child| match child {
-                XmlOut::Element(child) => Some(child),
-                _ => None,
-            })
-            .collect();
-        stack.extend(children.into_iter().rev());
+        stack.extend(el.children(txn).filter_map(|child| match child {
+            XmlOut::Element(child) => Some(child),
+            _ => None,
+        }));
     }
 }
 
