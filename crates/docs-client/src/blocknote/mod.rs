@@ -73,6 +73,7 @@ pub use write::{
     ChildrenMode, delete_blocks, ensure_root, insert_blocks, move_block, set_block_content,
     set_block_text, update_block,
 };
+pub(crate) use yjs_depth::check_update_depth_with;
 pub use yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
 
 /// The `document-store` fragment of a doc.

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::error::{ModelError, ModelResult};
-use crate::raw_update::{Id, Parent, RawStruct, read_structs};
+use crate::raw_update::{Id, Parent, Place, RawStruct, read_structs};
 
 /// The deepest nesting of Yjs types a document may hold (a block at the model's nesting limit
 /// sits about 130 levels deep, a block nested 250 times about 500). yrs's recursion over it
@@ -61,11 +61,15 @@ fn malformed(e: impl std::fmt::Display) -> ModelError {
 
 /// Reads the structure of a v1 update (its items' parents and which create types), the way
 /// yrs decodes it; the delete set that follows is not needed.
-fn decode_items(update: &[u8]) -> ModelResult<UpdateItems> {
+fn decode_items(update: &[u8], mut on_struct: impl FnMut(&Place)) -> ModelResult<UpdateItems> {
     let mut out = UpdateItems::default();
     // The client being read and its ranges so far, filed under it once its structs are read.
     let (mut reading, mut ranges): (Option<u64>, ClockRanges) = (None, vec![]);
-    read_structs(update, |client, clock, len, raw| {
+    read_structs(update, |place, raw| {
+        on_struct(place);
+        let &Place {
+            client, clock, len, ..
+        } = place;
         let RawStruct::Item { parent, is_type } = raw else {
             return;
         };
@@ -151,7 +155,16 @@ fn nesting_within(items: &UpdateItems) -> usize {
 /// Returns that depth: 0 when the update creates no type, so the document's depth cannot have
 /// grown; otherwise check the document after applying it ([`check_document_depth`]).
 pub fn check_update_depth(update: &[u8]) -> ModelResult<usize> {
-    let depth = nesting_within(&decode_items(update)?);
+    check_update_depth_with(update, |_| {})
+}
+
+/// [`check_update_depth`], telling `on_struct` where each struct of the update sits as the
+/// door reads past it (the session cuts a large update in two on the way).
+pub(crate) fn check_update_depth_with(
+    update: &[u8],
+    on_struct: impl FnMut(&Place),
+) -> ModelResult<usize> {
+    let depth = nesting_within(&decode_items(update, on_struct)?);
     too_deep(depth)?;
     Ok(depth)
 }

@@ -36,6 +36,7 @@ mod actor;
 mod confirm;
 mod ledger;
 mod link;
+mod load;
 mod outbox;
 mod pending;
 mod save;
@@ -54,7 +55,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 use yrs::sync::Awareness;
 use yrs::updates::decoder::Decode;
-use yrs::{Doc, OffsetKind, Options, Transact, TransactionMut, Update};
+use yrs::{Doc, OffsetKind, Options, TransactionMut, Update};
 
 use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, Loaded, WriteRequest};
 pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
@@ -219,34 +220,6 @@ pub(crate) fn depth_door(document: Uuid, update: &[u8]) -> Result<usize> {
     crate::blocknote::check_update_depth(update).map_err(|e| too_deep(document, e))
 }
 
-/// Applies the content stored in Docs (a whole-document update) to the session's new document.
-fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
-    let bad_content = |e: String| Error::BadContent {
-        document: id.to_string(),
-        detail: e,
-    };
-    // Nesting yrs cannot delete without overflowing its stack is refused at the door, which
-    // reads the update as decoding it does: both at once, on two threads (each costs about
-    // 4 ms per 1 000 blocks), and nothing is applied before the door let it in.
-    let (nesting, update) = std::thread::scope(|scope| {
-        let door = scope.spawn(|| depth_door(id, stored));
-        let update = Update::decode_v1(stored).map_err(|e| bad_content(e.to_string()));
-        let nesting = door
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (nesting, update)
-    });
-    let (nesting, update) = (nesting?, update?);
-    doc.transact_mut_with(REMOTE_ORIGIN)
-        .apply_update(update)
-        .map_err(|e| bad_content(e.to_string()))?;
-    if nesting > 0 {
-        let fragment = crate::blocknote::document_fragment(doc);
-        depth_after(id, &doc.transact(), &fragment)?;
-    }
-    Ok(())
-}
-
 /// Refuses a document that, once an update nesting types was applied, nests too deep.
 pub(crate) fn depth_after<T: yrs::ReadTxn>(
     document: Uuid,
@@ -360,7 +333,7 @@ impl DocumentSession {
             // runtime's workers, which every other session and call share.
             let loading = shared.doc.clone();
             let stored = tokio::task::spawn_blocking(move || {
-                load_stored(id, &loading, &stored).map(|()| stored)
+                load::load_stored(id, &loading, &stored).map(|()| stored)
             })
             .await
             .map_err(|e| Error::BadContent {

@@ -1,0 +1,178 @@
+//! Loading the content stored in Docs (a whole-document update) into a session's new
+//! document: most of what the first read of a large document waits for.
+
+use std::sync::mpsc;
+
+use uuid::Uuid;
+use yrs::updates::decoder::Decode;
+use yrs::{Doc, Transact, Update};
+
+use super::{depth_after, too_deep};
+use crate::raw_update::{Halves, halves};
+use crate::{Error, REMOTE_ORIGIN, Result};
+
+/// Below this size the stored content is decoded whole: cutting it would save little.
+const CUT_FROM_BYTES: usize = 256 * 1024;
+
+/// Applies `stored` to the session's new document.
+///
+/// Nesting yrs cannot delete without overflowing its stack is refused at the door, which
+/// reads the update as decoding it does, in a fraction of the time; nothing is applied before
+/// the door let it in. Decoding is most of a load: a large update is cut in two where the
+/// door passes its middle. The first half is decoded on this thread as soon as it is cut,
+/// the second on the door's thread once the door let the update in; each half is applied as
+/// it is ready, in order, in one transaction.
+pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
+    let nesting = std::thread::scope(|scope| {
+        let (cut_sender, first_half) = mpsc::sync_channel::<Vec<u8>>(1);
+        let (verdict_sender, verdict) = mpsc::sync_channel::<Result<usize>>(1);
+        let door = scope.spawn(move || {
+            // A small update is not cut: the sender gone, it is decoded whole at once.
+            let mut cut = (stored.len() >= CUT_FROM_BYTES).then_some(cut_sender);
+            let middle = stored.len() / 2;
+            let mut second_half = None;
+            let nesting = crate::blocknote::check_update_depth_with(stored, |place| {
+                if place.end >= middle
+                    && place.index + 1 < place.structs
+                    && let Some(sender) = cut.take()
+                {
+                    let Halves { first, second } = halves(stored, place);
+                    second_half = Some(second);
+                    // (the receiver waits for it, or for the sender to be dropped)
+                    let _ = sender.send(first);
+                }
+            })
+            .map_err(|e| too_deep(id, e));
+            // Not cut (no struct to cut after): the update is decoded whole.
+            drop(cut);
+            let passed = nesting.is_ok();
+            let _ = verdict_sender.send(nesting);
+            second_half
+                .filter(|_| passed)
+                .map(|second| decode(id, &second))
+        });
+        let first = match first_half.recv() {
+            Ok(first) => decode(id, &first),
+            Err(_) => decode(id, stored),
+        };
+        let nesting = match verdict.recv() {
+            Ok(nesting) => nesting,
+            // The door sends its verdict unless it panicked.
+            Err(_) => std::panic::resume_unwind(
+                door.join().expect_err("the door ended without a verdict"),
+            ),
+        };
+        let (nesting, first) = (nesting?, first?);
+        let mut txn = doc.transact_mut_with(REMOTE_ORIGIN);
+        txn.apply_update(first)
+            .map_err(|e| bad_content(id, e.to_string()))?;
+        let second = door
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        if let Some(second) = second {
+            txn.apply_update(second?)
+                .map_err(|e| bad_content(id, e.to_string()))?;
+        }
+        Ok::<_, Error>(nesting)
+    })?;
+    if nesting > 0 {
+        let fragment = crate::blocknote::document_fragment(doc);
+        depth_after(id, &doc.transact(), &fragment)?;
+    }
+    Ok(())
+}
+
+fn decode(id: Uuid, update: &[u8]) -> Result<Update> {
+    Update::decode_v1(update).map_err(|e| bad_content(id, e.to_string()))
+}
+
+fn bad_content(id: Uuid, detail: String) -> Error {
+    Error::BadContent {
+        document: id.to_string(),
+        detail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use yrs::{ReadTxn, StateVector, XmlElementPrelim, XmlFragment};
+
+    use super::*;
+    use crate::blocknote::{self, MAX_YJS_DEPTH, NewBlock, Position, insert_blocks};
+
+    /// The whole state of a document of `blocks` paragraphs, then, when `deep`, of types
+    /// nested past the door's limit after them.
+    fn stored(blocks: usize, deep: bool) -> Vec<u8> {
+        let doc = Doc::new();
+        let fragment = blocknote::document_fragment(&doc);
+        let paragraphs: Vec<NewBlock> = (0..blocks)
+            .map(|i| {
+                NewBlock::new("paragraph").text(format!("Paragraph {i}, with **some** words."))
+            })
+            .collect();
+        insert_blocks(
+            &mut doc.transact_mut(),
+            &fragment,
+            &Position::End,
+            &paragraphs,
+        )
+        .unwrap();
+        if deep {
+            let mut txn = doc.transact_mut();
+            let mut element = fragment.push_back(&mut txn, XmlElementPrelim::empty("deep"));
+            for _ in 0..MAX_YJS_DEPTH {
+                element = element.push_back(&mut txn, XmlElementPrelim::empty("deep"));
+            }
+        }
+        doc.transact()
+            .encode_state_as_update_v1(&StateVector::default())
+    }
+
+    fn empty() -> Doc {
+        Doc::new()
+    }
+
+    #[test]
+    fn a_large_update_loads_as_applying_it_whole_does() {
+        let update = stored(3_000, false);
+        assert!(update.len() > 2 * CUT_FROM_BYTES, "{} bytes", update.len());
+        let expected = empty();
+        expected
+            .transact_mut()
+            .apply_update(Update::decode_v1(&update).unwrap())
+            .unwrap();
+        let doc = empty();
+        load_stored(Uuid::nil(), &doc, &update).unwrap();
+        assert_eq!(doc.transact().snapshot(), expected.transact().snapshot());
+        let read = |doc: &Doc| {
+            let fragment = blocknote::document_fragment(doc);
+            blocknote::read_document(&doc.transact(), &fragment)
+        };
+        assert_eq!(read(&doc), read(&expected));
+        assert_eq!(read(&doc).blocks.len(), 3_000);
+    }
+
+    /// Past the cut, the door finds nesting too deep: nothing of the update is applied, the
+    /// first half included.
+    #[test]
+    fn a_large_update_nesting_too_deep_leaves_the_document_empty() {
+        let update = stored(3_000, true);
+        let doc = empty();
+        let refused = load_stored(Uuid::nil(), &doc, &update);
+        assert!(matches!(refused, Err(Error::TooDeep { .. })), "{refused:?}");
+        assert_eq!(doc.transact().state_vector(), StateVector::default());
+    }
+
+    /// A large update cut short is bad content, and nothing of it is applied.
+    #[test]
+    fn a_truncated_large_update_is_bad_content() {
+        let update = stored(3_000, false);
+        let doc = empty();
+        let refused = load_stored(Uuid::nil(), &doc, &update[..update.len() * 3 / 4]);
+        assert!(
+            matches!(refused, Err(Error::BadContent { .. })),
+            "{refused:?}"
+        );
+        assert_eq!(doc.transact().state_vector(), StateVector::default());
+    }
+}
