@@ -102,7 +102,7 @@ impl RecentReads {
 }
 
 /// What [`RevisionTracker::read_opening_async`] read.
-pub enum Opening {
+pub enum OpeningRead {
     /// The whole document, read at this revision already.
     Whole(Arc<Document>),
     /// The blocks asked for, and whether more follow them.
@@ -316,9 +316,9 @@ impl RevisionTracker {
         self: &Arc<Self>,
         from: Option<String>,
         enough: impl FnMut(&Block) -> bool + Send + 'static,
-    ) -> ServiceResult<Option<(String, Opening)>> {
+    ) -> ServiceResult<Option<(String, OpeningRead)>> {
         if let Some((revision, blocks)) = self.read_already() {
-            return Ok(Some((revision, Opening::Whole(blocks))));
+            return Ok(Some((revision, OpeningRead::Whole(blocks))));
         }
         let tracker = self.clone();
         let read = tokio::task::spawn_blocking(move || {
@@ -330,15 +330,15 @@ impl RevisionTracker {
             let read = if whole && !opening.more {
                 let blocks = Arc::new(opening.document);
                 tracker.recent.put(tracker.key, counter, blocks.clone());
-                Opening::Whole(blocks)
+                OpeningRead::Whole(blocks)
             } else {
-                Opening::Part(opening)
+                OpeningRead::Part(opening)
             };
             Some((tracker.revision_at(counter), read))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))?;
-        if let Some((_, Opening::Part(_))) = &read {
+        if let Some((_, OpeningRead::Part(_))) = &read {
             let tracker = self.clone();
             drop(tokio::task::spawn_blocking(move || tracker.read()));
         }

@@ -128,20 +128,16 @@ mod tests {
             .encode_state_as_update_v1(&StateVector::default())
     }
 
-    fn empty() -> Doc {
-        Doc::new()
-    }
-
     #[test]
     fn a_large_update_loads_as_applying_it_whole_does() {
         let update = stored(3_000, false);
         assert!(update.len() > 2 * CUT_FROM_BYTES, "{} bytes", update.len());
-        let expected = empty();
+        let expected = Doc::new();
         expected
             .transact_mut()
             .apply_update(Update::decode_v1(&update).unwrap())
             .unwrap();
-        let doc = empty();
+        let doc = Doc::new();
         load_stored(Uuid::nil(), &doc, &update).unwrap();
         assert_eq!(doc.transact().snapshot(), expected.transact().snapshot());
         let read = |doc: &Doc| {
@@ -157,7 +153,7 @@ mod tests {
     #[test]
     fn a_large_update_nesting_too_deep_leaves_the_document_empty() {
         let update = stored(3_000, true);
-        let doc = empty();
+        let doc = Doc::new();
         let refused = load_stored(Uuid::nil(), &doc, &update);
         assert!(matches!(refused, Err(Error::TooDeep { .. })), "{refused:?}");
         assert_eq!(doc.transact().state_vector(), StateVector::default());
@@ -167,7 +163,7 @@ mod tests {
     #[test]
     fn a_truncated_large_update_is_bad_content() {
         let update = stored(3_000, false);
-        let doc = empty();
+        let doc = Doc::new();
         let refused = load_stored(Uuid::nil(), &doc, &update[..update.len() * 3 / 4]);
         assert!(
             matches!(refused, Err(Error::BadContent { .. })),

@@ -19,7 +19,7 @@ use super::errors::ToolError;
 use super::params::Parameters;
 use super::write::EditResult;
 use crate::error::ServiceError;
-use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind, Opening};
+use crate::revisions::{BlockChange, ChangeAuthor, ChangeKind, OpeningRead};
 use crate::service::OpenDocument;
 
 /// Default and largest size of one read, in characters of markdown.
@@ -333,8 +333,8 @@ async fn read_page(
         return Ok(None);
     };
     let (document, whole) = match opening {
-        Opening::Whole(document) => (document, true),
-        Opening::Part(part) => (Arc::new(part.document), !part.more),
+        OpeningRead::Whole(document) => (document, true),
+        OpeningRead::Part(part) => (Arc::new(part.document), !part.more),
     };
     let start = from.map_or(StartAt::Beginning, StartAt::Block);
     let slice = blocknote::read_budget(&document, &start, budget, opts)?;
