@@ -417,12 +417,13 @@ impl DocsClient {
         }
     }
 
-    /// The stored Yjs state of a document (`GET content/`, or the legacy `content` field).
-    pub async fn content(&self, document: &Document) -> Result<StoredContent> {
-        let id = document.id;
-        let (body, etag) = match Self::content_api_of(document) {
-            ContentApi::LegacyField => (document.content.clone().unwrap_or_default(), None),
-            ContentApi::Endpoint => {
+    /// The stored Yjs state of a document: `legacy_field`, the `content` its metadata came
+    /// with (instances before 5.0), else `GET content/`. The field is taken by value: it is the
+    /// whole state in base64, which the metadata a session keeps should not hold.
+    pub async fn content(&self, id: Uuid, legacy_field: Option<String>) -> Result<StoredContent> {
+        let (body, etag) = match legacy_field {
+            Some(field) => (field, None),
+            None => {
                 let url = self.instance().api(&format!("documents/{id}/content/"));
                 let response = self
                     .send(Method::GET, url, None, &format!("content of document {id}"))

@@ -719,6 +719,9 @@ async fn instances_before_5_0_keep_content_in_the_document() {
         .await
         .unwrap();
     assert_eq!(block_texts(session.doc()), ["Old instance"]);
+    // The field holds the whole state in base64: a session that lives for minutes keeps
+    // the document, not a second copy of it.
+    assert_eq!(session.metadata().content, None);
     session
         .write(move |txn| append_paragraph(txn, "saved the old way"))
         .await

@@ -263,7 +263,7 @@ impl DocumentSession {
         let paying = client
             .prepaid(open_calls(configured.as_ref().map(|e| e.server())))
             .await?;
-        let meta = paying.document(id).await?;
+        let mut meta = paying.document(id).await?;
         if !meta.abilities.retrieve {
             return Err(Error::Forbidden {
                 detail: format!("document {id} may not be read by this user"),
@@ -272,6 +272,7 @@ impl DocumentSession {
         let endpoint =
             configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
         let content_api = DocsClient::content_api_of(&meta);
+        let legacy_content = meta.content.take();
         if endpoint.server() == CollaborationServer::Hocuspocus
             && !meta.abilities.can_read_content()
         {
@@ -325,7 +326,7 @@ impl DocumentSession {
             if shared.endpoint.server() == CollaborationServer::Yhub {
                 return Ok(None);
             }
-            let stored = paying.content(&meta).await?.update;
+            let stored = paying.content(id, legacy_content).await?.update;
             if stored.is_empty() {
                 return Ok(None);
             }
