@@ -389,7 +389,7 @@ pub(super) fn connect(
             // No Nagle, as browsers: an update is a small frame, and holding it until the
             // previous one is acknowledged (a delayed ACK: up to 40 ms) is the tail of every
             // edit's latency.
-            tokio_tungstenite::connect_async_with_config(request, None, true),
+            tokio_tungstenite::connect_async_with_config(request, Some(socket_config()), true),
         )
         .await;
         match connected {
@@ -428,6 +428,16 @@ pub(super) fn recheck(
     let id = shared.id;
     async move { client.document(id).await }.boxed()
 }
+
+/// tungstenite's read buffer is filled with zeros to its size on the first read, so each
+/// connection keeps all of it resident: 128 KiB by default, where our frames (updates,
+/// awareness) take a few hundred bytes. A larger frame (a whole document in a Step2) grows
+/// the buffer to its size in any case.
+fn socket_config() -> tungstenite::protocol::WebSocketConfig {
+    tungstenite::protocol::WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES)
+}
+
+const READ_BUFFER_BYTES: usize = 16 * 1024;
 
 fn ws_request(client: &DocsClient, url: &Url) -> Result<tungstenite::handshake::client::Request> {
     let mut request = url
