@@ -52,7 +52,7 @@ pub use collaboration::{CollaborationEndpoint, CollaborationServer};
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
 pub use presence::{CommentsPing, Presence};
-pub use registry::{DEFAULT_IDLE_TTL, SessionRegistry};
+pub use registry::{DEFAULT_IDLE_TTL, DEFAULT_MAX_OPEN, SessionRegistry};
 pub use rest::{
     Abilities, CSRF_COOKIE, ContentApi, DocsClient, Document, InstanceConfig, ListQuery, Page,
     SESSION_COOKIE, StoredContent, User,

@@ -1,4 +1,5 @@
-//! One live session per open document, shared by every caller, closed after an idle TTL.
+//! One live session per open document, shared by every caller, closed after an idle TTL, and
+//! at most [`DEFAULT_MAX_OPEN`] of them (see [`SessionRegistry::with_max_open`]).
 //!
 //! Each document has a slot (an async lock around its session) while a session is open or
 //! being opened; the map holds nothing else. A failed open frees its slot, so asking for
@@ -10,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::future::join_all;
+use futures_util::future::{join, join_all};
 use uuid::Uuid;
 
 use crate::error::Result;
@@ -20,6 +21,11 @@ use crate::session::{DocumentSession, SessionOptions, SessionSnapshot};
 /// How long an unused session stays open by default.
 pub const DEFAULT_IDLE_TTL: Duration = Duration::from_secs(5 * 60);
 
+/// How many sessions stay open by default. Each holds its document (a few MB for a thousand
+/// blocks) and a connection; an agent that reads through a folder of documents would
+/// otherwise keep every one of them for the idle TTL.
+pub const DEFAULT_MAX_OPEN: usize = 32;
+
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<DocumentSession>>>>;
 
 /// Opens documents on demand and keeps their sessions while they are used.
@@ -27,6 +33,7 @@ pub struct SessionRegistry {
     client: DocsClient,
     options: SessionOptions,
     idle_ttl: Duration,
+    max_open: usize,
     slots: Mutex<HashMap<Uuid, Slot>>,
 }
 
@@ -38,8 +45,18 @@ impl SessionRegistry {
             client,
             options,
             idle_ttl,
+            max_open: DEFAULT_MAX_OPEN,
             slots: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// At most `max_open` sessions (at least one): opening one more first closes the least
+    /// recently used of those nobody holds that have nothing left to save. Sessions in use
+    /// or with unsaved writes are never closed for room, so the bound is exceeded while
+    /// all of them are.
+    pub fn with_max_open(mut self, max_open: usize) -> Self {
+        self.max_open = max_open.max(1);
+        self
     }
 
     pub fn client(&self) -> &DocsClient {
@@ -62,8 +79,12 @@ impl SessionRegistry {
                 session.touch();
                 return Ok(session.clone());
             }
-            return match DocumentSession::open(self.client.clone(), id, self.options.clone()).await
-            {
+            let (opened, _) = join(
+                DocumentSession::open(self.client.clone(), id, self.options.clone()),
+                self.close_least_used(self.max_open - 1, Some(id)),
+            )
+            .await;
+            return match opened {
                 Ok(session) => {
                     let session = Arc::new(session);
                     *guard = Some(session.clone());
@@ -125,6 +146,8 @@ impl SessionRegistry {
     /// Closes the sessions unused for longer than the TTL with nothing left to save, and
     /// those that failed; returns their documents. Idleness is decided under each slot's
     /// lock, so a caller that just opened a session keeps it; sessions are closed together.
+    /// Then, when more sessions are open than the bound (they were in use as others opened),
+    /// the least recently used are closed down to it.
     pub async fn close_idle(&self) -> Vec<Uuid> {
         let mut expired = vec![];
         for (id, slot) in self.slots() {
@@ -137,12 +160,66 @@ impl SessionRegistry {
                 expired.extend(guard.take().map(|session| (id, session)));
             }
         }
-        let ids = expired.iter().map(|(id, _)| *id).collect();
+        let mut ids: Vec<Uuid> = expired.iter().map(|(id, _)| *id).collect();
         join_all(expired.into_iter().map(|(id, session)| async move {
             if let Err(e) = session.close().await
                 && !session.is_failed()
             {
                 tracing::warn!(document = %id, error = %e, "closing an idle session");
+            }
+        }))
+        .await;
+        ids.extend(self.close_least_used(self.max_open, None).await);
+        ids
+    }
+
+    /// Closes, together, the least recently used sessions it may close (nobody but the
+    /// registry holds them, nothing left to save) until at most `keep` are open besides
+    /// `opening`, the one being opened; returns their documents.
+    async fn close_least_used(&self, keep: usize, opening: Option<Uuid>) -> Vec<Uuid> {
+        let mut open = vec![];
+        for (id, slot) in self.slots() {
+            if Some(id) == opening {
+                continue;
+            }
+            // A slot locked by someone is in use (or being opened): it counts, stays open.
+            let Ok(guard) = slot.try_lock() else {
+                open.push(None);
+                continue;
+            };
+            open.push(guard.as_ref().map(|s| (s.idle_for(), id, slot.clone())));
+        }
+        let excess = open.len().saturating_sub(keep);
+        if excess == 0 {
+            return vec![];
+        }
+        let mut candidates: Vec<(Duration, Uuid, Slot)> = open.into_iter().flatten().collect();
+        candidates.sort_by_key(|(idle_for, _, _)| std::cmp::Reverse(*idle_for));
+        let mut closing = vec![];
+        for (_, id, slot) in candidates {
+            if closing.len() == excess {
+                break;
+            }
+            // Decided under the slot's lock, as the reaper does: a caller that took the
+            // session meanwhile keeps it.
+            let Ok(mut guard) = slot.try_lock() else {
+                continue;
+            };
+            let closable = guard
+                .as_ref()
+                .is_some_and(|s| Arc::strong_count(s) == 1 && s.is_idle(Duration::ZERO));
+            if closable {
+                self.retire(id, &slot);
+                closing.extend(guard.take().map(|session| (id, session)));
+            }
+        }
+        let ids = closing.iter().map(|(id, _)| *id).collect();
+        join_all(closing.into_iter().map(|(id, session)| async move {
+            tracing::debug!(document = %id, "closing the least recently used session for room");
+            if let Err(e) = session.close().await
+                && !session.is_failed()
+            {
+                tracing::warn!(document = %id, error = %e, "closing a session for room");
             }
         }))
         .await;

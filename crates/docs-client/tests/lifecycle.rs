@@ -206,6 +206,173 @@ async fn write_and_wait(session: Arc<DocumentSession>, text: String) -> docs_cli
 }
 
 #[tokio::test]
+async fn opening_past_the_bound_closes_the_least_recently_used_session() {
+    let server = unthrottled_server().await;
+    let mut ids = vec![];
+    for title in ["a", "b", "c"] {
+        ids.push(
+            server
+                .create_document(DocumentSpec::new(title))
+                .await
+                .unwrap(),
+        );
+    }
+    let [a, b, c] = ids[..] else { unreachable!() };
+    let registry = SessionRegistry::new(
+        unthrottled_client(&server),
+        fast_options("Agent"),
+        DEFAULT_IDLE_TTL,
+    )
+    .with_max_open(2);
+    let first_a = Arc::downgrade(&registry.open(a).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let first_b = Arc::downgrade(&registry.open(b).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    // `a` used again: `b` is now the least recently used.
+    registry.open(a).await.unwrap();
+    registry.open(c).await.unwrap();
+
+    assert_eq!(registry.len(), 2);
+    assert!(registry.get(b).is_none());
+    // Closed and let go, not only forgotten by the registry.
+    assert!(first_b.upgrade().is_none());
+    assert!(Arc::ptr_eq(
+        &registry.get(a).unwrap(),
+        &first_a.upgrade().unwrap()
+    ));
+    eventually("the agent to leave b's room", WAIT, || async {
+        server
+            .awareness(b)
+            .await
+            .unwrap_or_default()
+            .is_empty()
+            .then_some(())
+    })
+    .await;
+    // Opening it again is opening it anew (and closes `a`, now the least recently used).
+    let again_b = registry.open(b).await.unwrap();
+    assert!(registry.get(a).is_none());
+    assert!(!again_b.is_failed());
+    registry.close_all().await;
+    assert!(registry.is_empty());
+}
+
+#[tokio::test]
+async fn sessions_in_use_or_with_unsaved_writes_stay_open_past_the_bound() {
+    let server = unthrottled_server().await;
+    let mut ids = vec![];
+    for title in ["held", "unsaved", "third"] {
+        ids.push(
+            server
+                .create_document(DocumentSpec::new(title))
+                .await
+                .unwrap(),
+        );
+    }
+    let [held, unsaved, third] = ids[..] else {
+        unreachable!()
+    };
+    // Writes wait a minute to be saved, unless somebody waits for their save.
+    let options = SessionOptions {
+        save_interval: Duration::from_secs(60),
+        ..fast_options("Agent")
+    };
+    let registry = SessionRegistry::new(unthrottled_client(&server), options, DEFAULT_IDLE_TTL)
+        .with_max_open(1);
+    let held_session = registry.open(held).await.unwrap();
+    let mut write = registry
+        .open(unsaved)
+        .await
+        .unwrap()
+        .write(|txn| append_paragraph(txn, "not saved yet"))
+        .await
+        .unwrap();
+    write.acknowledged().await.unwrap();
+    assert_eq!(registry.len(), 2, "the held session stays open");
+
+    // Nobody holds `held` any more: it makes room. `unsaved` has a write to save: it stays.
+    drop(held_session);
+    registry.open(third).await.unwrap();
+    assert!(registry.get(held).is_none());
+    assert!(registry.get(unsaved).is_some());
+    assert_eq!(registry.len(), 2);
+    assert!(blocknote_texts(&server.stored(unsaved).await.unwrap().blocks).is_empty());
+
+    // Once saved, the reaper brings the sessions back to the bound, least recently used first.
+    write.saved().await.unwrap();
+    assert_eq!(
+        blocknote_texts(&server.stored(unsaved).await.unwrap().blocks),
+        ["not saved yet"]
+    );
+    assert_eq!(registry.close_idle().await, [unsaved]);
+    assert!(registry.get(third).is_some());
+    assert_eq!(registry.len(), 1);
+    registry.close_all().await;
+}
+
+/// Callers writing to two documents while a third is opened, through a registry that holds
+/// one session: opens close the others' sessions to make room when they can, never under a
+/// write, and every write is saved.
+#[tokio::test]
+async fn making_room_never_loses_a_write_racing_it() {
+    let server = unthrottled_server().await;
+    let mut ids = vec![];
+    for title in ["a", "b", "c"] {
+        ids.push(
+            server
+                .create_document(DocumentSpec::new(title))
+                .await
+                .unwrap(),
+        );
+    }
+    let [a, b, c] = ids[..] else { unreachable!() };
+    let registry = SessionRegistry::new(
+        unthrottled_client(&server),
+        fast_options("Agent"),
+        DEFAULT_IDLE_TTL,
+    )
+    .with_max_open(1);
+    let mut expected = vec![];
+    let mut last_round: Vec<std::sync::Weak<DocumentSession>> = vec![];
+    let mut closed_for_room = 0;
+    for round in 0..20 {
+        let text = format!("round {round}");
+        expected.push(text.clone());
+        let write = |id| {
+            let text = text.clone();
+            let registry = &registry;
+            async move {
+                let session = registry.open(id).await?;
+                let weak = Arc::downgrade(&session);
+                write_and_wait(session, text).await.map(|()| weak)
+            }
+        };
+        let open_c = async { registry.open(c).await.map(|s| Arc::downgrade(&s)) };
+        // `biased`: each future runs until it waits, in this order. Opening `c` first closes
+        // the sessions of `a` and `b` for room just before their writers ask for them;
+        // opening it last finds them in use.
+        let (in_a, in_b, opened_c) = if round % 2 == 0 {
+            let (opened_c, in_a, in_b) = tokio::join!(biased; open_c, write(a), write(b));
+            (in_a, in_b, opened_c)
+        } else {
+            tokio::join!(biased; write(a), write(b), open_c)
+        };
+        closed_for_room += last_round.iter().filter(|s| s.upgrade().is_none()).count();
+        last_round = vec![in_a.unwrap(), in_b.unwrap(), opened_c.unwrap()];
+        // Back to the bound: the next round opens anew what this closes.
+        registry.close_idle().await;
+    }
+    assert!(closed_for_room > 0, "no session was closed to make room");
+    registry.close_all().await;
+    for id in [a, b] {
+        assert_eq!(
+            blocknote_texts(&server.stored(id).await.unwrap().blocks),
+            expected
+        );
+    }
+}
+
+#[tokio::test]
 async fn failed_opens_leave_the_registry_as_it_was() {
     let server = unthrottled_server().await;
     let id = server

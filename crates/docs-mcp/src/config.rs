@@ -43,6 +43,9 @@ pub struct ServiceConfig {
     pub hands_over: bool,
     /// Sessions unused for this long are closed.
     pub idle_ttl: Duration,
+    /// At most this many sessions stay open: the least recently used one that nobody holds
+    /// and that has nothing left to save is closed to open one more.
+    pub max_open_sessions: usize,
     /// Name shown in Docs when the agent's own name is unknown.
     pub fallback_agent_name: String,
     /// Browser origins allowed on the HTTP endpoint besides the loopback ones of its port
@@ -80,6 +83,7 @@ impl ServiceConfig {
             owner: "docs-mcp".into(),
             hands_over: false,
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
+            max_open_sessions: docs_client::DEFAULT_MAX_OPEN,
             fallback_agent_name: "AI agent".into(),
             requests_per_minute: 80,
             allowed_origins: Vec::new(),

@@ -88,11 +88,10 @@ impl DocsService {
             on_loaded: Some(self.attach_early()),
             ..docs_client::SessionOptions::default()
         };
-        let registry = Arc::new(SessionRegistry::new(
-            client.clone(),
-            options,
-            self.config.idle_ttl,
-        ));
+        let registry = Arc::new(
+            SessionRegistry::new(client.clone(), options, self.config.idle_ttl)
+                .with_max_open(self.config.max_open_sessions),
+        );
         let reaper = registry.spawn_reaper(Duration::from_secs(30));
         let previous = self
             .instance
