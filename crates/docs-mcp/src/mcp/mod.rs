@@ -2,6 +2,7 @@
 //! and translate arguments, call [`DocsService`], and shape the answer.
 
 mod comments;
+mod documents;
 mod errors;
 mod history;
 mod params;
@@ -67,7 +68,8 @@ pub struct DocsMcp {
 
 impl DocsMcp {
     pub fn new(service: Arc<DocsService>, connection: impl Into<String>) -> Self {
-        let mut tool_router = Self::read_tools()
+        let mut tool_router = Self::document_tools()
+            + Self::read_tools()
             + Self::write_tools()
             + Self::comment_tools()
             + Self::history_tools();
