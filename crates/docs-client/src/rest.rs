@@ -199,6 +199,9 @@ struct Inner {
     instance_config: tokio::sync::OnceCell<InstanceConfig>,
     /// Set once the instance answered the favorites at their path before Docs 5.7.
     legacy_favorites: std::sync::atomic::AtomicBool,
+    /// Set once a document showed that the instance keeps no content at `content/` (before
+    /// 5.0, the field; yhub, the room): opens then stop fetching it beside the metadata.
+    no_content_endpoint: std::sync::atomic::AtomicBool,
 }
 
 /// What every HTTP client of an instance shares: the time-out and the user agent.
@@ -237,6 +240,7 @@ impl DocsClient {
                 limiter,
                 instance_config: tokio::sync::OnceCell::new(),
                 legacy_favorites: std::sync::atomic::AtomicBool::new(false),
+                no_content_endpoint: std::sync::atomic::AtomicBool::new(false),
             }),
             prepaid: None,
         })
@@ -421,29 +425,43 @@ impl DocsClient {
     /// with (instances before 5.0), else `GET content/`. The field is taken by value: it is the
     /// whole state in base64, which the metadata a session keeps should not hold.
     pub async fn content(&self, id: Uuid, legacy_field: Option<String>) -> Result<StoredContent> {
-        let (body, etag) = match legacy_field {
-            Some(field) => (field, None),
-            None => {
-                let url = self.instance().api(&format!("documents/{id}/content/"));
-                let response = self
-                    .send(Method::GET, url, None, &format!("content of document {id}"))
-                    .await?;
-                let etag = response
-                    .headers()
-                    .get(header::ETAG)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                let text = response.text().await.map_err(|e| Error::Network {
-                    detail: e.to_string(),
-                })?;
-                (text, etag)
-            }
-        };
-        let update = decode_content(&body).map_err(|detail| Error::BadContent {
-            document: id.to_string(),
-            detail,
+        match legacy_field {
+            Some(field) => decoded_content(id, &field, None),
+            None => self.content_at_endpoint(id).await,
+        }
+    }
+
+    /// `GET documents/<id>/content/`, where Docs 5 keeps a document's stored Yjs state.
+    pub async fn content_at_endpoint(&self, id: Uuid) -> Result<StoredContent> {
+        let url = self.instance().api(&format!("documents/{id}/content/"));
+        let response = self
+            .send(Method::GET, url, None, &format!("content of document {id}"))
+            .await?;
+        let etag = response
+            .headers()
+            .get(header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let text = response.text().await.map_err(|e| Error::Network {
+            detail: e.to_string(),
         })?;
-        Ok(StoredContent { update, etag })
+        decoded_content(id, &text, etag)
+    }
+
+    /// Whether a document's content may be at `content/`: no document opened so far showed
+    /// otherwise.
+    pub fn may_have_content_endpoint(&self) -> bool {
+        !self
+            .inner
+            .no_content_endpoint
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// What an opened document showed: its content is not at `content/`.
+    pub fn has_no_content_endpoint(&self) {
+        self.inner
+            .no_content_endpoint
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Saves the full Yjs state of a document the way Docs' editor does
@@ -669,6 +687,14 @@ fn append_query(url: &mut Url, query: &ListQuery) {
     if let Some(ordering) = &query.ordering {
         pairs.append_pair("ordering", ordering);
     }
+}
+
+fn decoded_content(id: Uuid, body: &str, etag: Option<String>) -> Result<StoredContent> {
+    let update = decode_content(body).map_err(|detail| Error::BadContent {
+        document: id.to_string(),
+        detail,
+    })?;
+    Ok(StoredContent { update, etag })
 }
 
 /// Decodes stored content: base64 of a Yjs update; empty (never saved) is an empty state.

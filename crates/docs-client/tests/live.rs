@@ -736,6 +736,51 @@ async fn instances_before_5_0_keep_content_in_the_document() {
     );
 }
 
+/// REST calls an open makes once the instance configuration is known: Docs 5, the document
+/// and its content (fetched side by side); before 5.0, the document alone (its content comes
+/// with it) once an open showed there is no `content/`; on yhub, the document alone (the
+/// room holds the content).
+#[tokio::test]
+async fn an_open_asks_for_the_document_and_its_content_once() {
+    for legacy_content in [false, true] {
+        let server = DocsServer::start_with(ServerOptions {
+            legacy_content,
+            ..ServerOptions::default()
+        })
+        .await
+        .unwrap();
+        let mut ids = vec![];
+        for title in ["first", "second"] {
+            ids.push(
+                server
+                    .create_document(DocumentSpec::new(title).markdown(title))
+                    .await
+                    .unwrap(),
+            );
+        }
+        let calls = match server.collaboration() {
+            Collaboration::Hocuspocus if !legacy_content => 2,
+            _ => 1,
+        };
+        let client = anonymous_client(&server);
+        let first = DocumentSession::open(client.clone(), ids[0], fast_options("Agent"))
+            .await
+            .unwrap();
+        first.close().await.unwrap();
+        let before = server.stats().await.unwrap().requests;
+        let second = DocumentSession::open(client, ids[1], fast_options("Agent"))
+            .await
+            .unwrap();
+        assert_eq!(block_texts(second.doc()), ["second"]);
+        assert_eq!(
+            server.stats().await.unwrap().requests - before,
+            calls,
+            "legacy content: {legacy_content}"
+        );
+        second.close().await.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn a_signed_in_editor_edits_a_restricted_document() {
     let server = DocsServer::start().await.unwrap();

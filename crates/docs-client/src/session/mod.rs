@@ -63,7 +63,7 @@ use crate::collaboration::{CollaborationEndpoint, CollaborationServer};
 use crate::error::{Error, Result};
 use crate::presence::{CommentsPing, Presence};
 use crate::protocol::Wire;
-use crate::rest::{DocsClient, Document};
+use crate::rest::{ContentApi, DocsClient, Document, StoredContent};
 
 /// Transaction origin of writes made through [`DocumentSession::write`].
 pub const LOCAL_ORIGIN: &str = "lasuite-docs-mcp";
@@ -243,6 +243,16 @@ fn too_deep(document: Uuid, error: crate::blocknote::ModelError) -> Error {
     }
 }
 
+/// The content of a document being fetched while its metadata is, aborted when the open no
+/// longer needs it (it failed, or the document keeps its content elsewhere).
+struct Fetching(tokio::task::JoinHandle<Result<StoredContent>>);
+
+impl Drop for Fetching {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// REST calls an open costs: the document, its content (Hocuspocus only: yhub holds it), and
 /// the call the collaboration server makes to the backend when we connect.
 fn open_calls(server: Option<CollaborationServer>) -> usize {
@@ -263,6 +273,18 @@ impl DocumentSession {
         let paying = client
             .prepaid(open_calls(configured.as_ref().map(|e| e.server())))
             .await?;
+        // Docs 5 keeps the content at its own endpoint: it is fetched beside the document,
+        // a round trip to the instance fewer before the content is loaded. Not once an opened
+        // document showed the instance keeps it elsewhere (before 5.0, or yhub).
+        let early_content = (configured.as_ref().map(|e| e.server())
+            != Some(CollaborationServer::Yhub)
+            && client.may_have_content_endpoint())
+        .then(|| {
+            let fetching = paying.clone();
+            Fetching(tokio::spawn(async move {
+                fetching.content_at_endpoint(id).await
+            }))
+        });
         let mut meta = paying.document(id).await?;
         if !meta.abilities.retrieve {
             return Err(Error::Forbidden {
@@ -273,6 +295,15 @@ impl DocumentSession {
             configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
         let content_api = DocsClient::content_api_of(&meta);
         let legacy_content = meta.content.take();
+        if endpoint.server() == CollaborationServer::Yhub || content_api == ContentApi::LegacyField
+        {
+            client.has_no_content_endpoint();
+        }
+        // Fetched for nothing, when the document said so: not waited for.
+        let early_content = early_content.filter(|_| {
+            endpoint.server() == CollaborationServer::Hocuspocus
+                && content_api == ContentApi::Endpoint
+        });
         if endpoint.server() == CollaborationServer::Hocuspocus
             && !meta.abilities.can_read_content()
         {
@@ -326,7 +357,13 @@ impl DocumentSession {
             if shared.endpoint.server() == CollaborationServer::Yhub {
                 return Ok(None);
             }
-            let stored = paying.content(id, legacy_content).await?.update;
+            let stored = match early_content {
+                Some(mut fetching) => (&mut fetching.0).await.map_err(|e| Error::Network {
+                    detail: format!("fetching the content stopped: {e}"),
+                })??,
+                None => paying.content(id, legacy_content).await?,
+            }
+            .update;
             if stored.is_empty() {
                 return Ok(None);
             }
