@@ -50,7 +50,8 @@
 //! `reads` — rows 3, 2, 6, 7a and 7c, which share one service —, `insert`, `rss`,
 //! `at-once`), `AGENT_BENCH_INSERTS=200`, `AGENT_BENCH_BIN=/path/to/docs-mcp`, and
 //! `AGENT_BENCH_WRAP=perf` with `AGENT_BENCH_WRAP_ARGS="record -g -o /tmp/p.data --"` to run
-//! the service under a profiler.
+//! the service under a profiler, `AGENT_BENCH_REST_LATENCY_MS=25` to answer every REST call
+//! that much later (an instance across a network; the test server's `--latency-ms`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -149,6 +150,16 @@ fn wants(row: &str) -> bool {
     std::env::var("AGENT_BENCH_ROWS")
         .map(|rows| rows.split(',').any(|r| r.trim() == row))
         .unwrap_or(true)
+}
+
+/// `AGENT_BENCH_REST_LATENCY_MS`: each REST answer of the test server waits this long, as an
+/// instance a round trip away would.
+fn rest_latency() -> Option<Duration> {
+    let ms = std::env::var("AGENT_BENCH_REST_LATENCY_MS").ok()?;
+    Some(Duration::from_millis(
+        ms.parse()
+            .expect("AGENT_BENCH_REST_LATENCY_MS: milliseconds"),
+    ))
 }
 
 /// `docs-mcp` (`AGENT_BENCH_BIN`, else the one cargo built), under `AGENT_BENCH_WRAP` when set.
@@ -360,6 +371,7 @@ async fn main() {
     println!("load_average_at_start: {}", load_average());
     let server = DocsServer::start_with(ServerOptions {
         throttle_rate: Some(0),
+        latency: rest_latency(),
         ..ServerOptions::default()
     })
     .await

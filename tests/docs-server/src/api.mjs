@@ -523,6 +523,7 @@ export function createApi({ store, opts, state, stats, collab }) {
 
   return async function handleApi(req, res, url) {
     stats.requests += 1;
+    if (opts.latencyMs > 0) await new Promise((ok) => setTimeout(ok, opts.latencyMs));
     const method = req.method.toUpperCase();
     const cookies = parseCookies(req.headers.cookie);
     const extraHeaders = {};

@@ -4,12 +4,15 @@
 // provider and the frontend's pages (login.mjs) + a test control API (/__test__/).
 //
 //   node src/main.mjs [--port 0] [--docs-version 5.7.0 | --legacy-content] [--throttle-rate 80]
-//                     [--collaboration hocuspocus|yhub] [--stay] [--demo]
+//                     [--collaboration hocuspocus|yhub] [--latency-ms 0] [--stay] [--demo]
 //
 // --collaboration: the collaboration server Docs runs. `hocuspocus` (default): today's Docs
 // (collab.mjs). `yhub`: Docs' next major (collab-yhub.mjs: the y-websocket server at
 // /collaboration/ws/v1/docs/<id>, REST /collaboration/ydoc/v1/docs/<id>, the server persists
 // the content: no documents/<id>/content/ endpoint).
+//
+// --latency-ms: every REST answer (/api/v1.0/) waits this long first, as a backend one round
+// trip away over a network would; for benchmarks (the collaboration socket is not delayed).
 //
 // --docs-version: the Docs release to behave as (5.7.0 by default; below 5.0.0, the content is
 // a field of the document, as --legacy-content says; below 5.7.0, favorites at favorite_list/).
@@ -32,6 +35,7 @@ function parseArgs(argv) {
     legacyContent: false,
     docsVersion: null,
     throttleRate: 80,
+    latencyMs: 0,
     collaboration: 'hocuspocus',
     stay: false,
     demo: false,
@@ -49,6 +53,7 @@ function parseArgs(argv) {
     else if (a === '--docs-version') opts.docsVersion = value();
     else if (a === '--throttle-rate') opts.throttleRate = Number.parseInt(value(), 10);
     else if (a.startsWith('--throttle-rate=')) opts.throttleRate = Number.parseInt(a.slice(16), 10);
+    else if (a === '--latency-ms') opts.latencyMs = Number.parseInt(value(), 10);
     else if (a === '--collaboration') opts.collaboration = value();
     else if (a.startsWith('--collaboration=')) opts.collaboration = a.slice(16);
     else if (a === '--stay') opts.stay = true;
@@ -57,6 +62,7 @@ function parseArgs(argv) {
   }
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new Error('bad --port');
   if (!Number.isInteger(opts.throttleRate) || opts.throttleRate < 0) throw new Error('bad --throttle-rate');
+  if (!Number.isInteger(opts.latencyMs) || opts.latencyMs < 0) throw new Error('bad --latency-ms');
   // The Docs release the server behaves as: 5.7 by default, 4.8 with the pre-5.0 content field.
   opts.docsVersion ??= opts.legacyContent ? '4.8.0' : '5.7.0';
   if (!/^\d+\.\d+\.\d+$/.test(opts.docsVersion)) throw new Error('bad --docs-version (X.Y.Z)');

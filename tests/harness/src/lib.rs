@@ -93,6 +93,9 @@ pub struct ServerOptions {
     /// `hocuspocus` or `yhub`; `None`: the `DOCS_TEST_COLLABORATION` environment variable
     /// decides (Hocuspocus when unset).
     pub collaboration: Option<String>,
+    /// Every REST answer waits this long first, as a backend a round trip away would (for
+    /// benchmarks; the collaboration socket is not delayed).
+    pub latency: Option<std::time::Duration>,
 }
 
 /// A signed-in user of the test instance, with a ready-to-use session.
@@ -561,6 +564,9 @@ impl DocsServer {
         }
         if let Some(rate) = opts.throttle_rate {
             cmd.args(["--throttle-rate", &rate.to_string()]);
+        }
+        if let Some(latency) = opts.latency {
+            cmd.args(["--latency-ms", &latency.as_millis().to_string()]);
         }
         cmd.args(["--collaboration", collaboration.as_str()]);
         let mut child = cmd
