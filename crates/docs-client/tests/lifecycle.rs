@@ -198,6 +198,18 @@ async fn the_reaper_never_loses_a_write_racing_it() {
     );
 }
 
+/// Empty documents of these titles.
+async fn documents<const N: usize>(server: &DocsServer, titles: [&str; N]) -> [Uuid; N] {
+    let mut ids = [Uuid::nil(); N];
+    for (id, title) in ids.iter_mut().zip(titles) {
+        *id = server
+            .create_document(DocumentSpec::new(title))
+            .await
+            .unwrap();
+    }
+    ids
+}
+
 async fn write_and_wait(session: Arc<DocumentSession>, text: String) -> docs_client::Result<()> {
     let write = session
         .write(move |txn| append_paragraph(txn, &text))
@@ -208,16 +220,7 @@ async fn write_and_wait(session: Arc<DocumentSession>, text: String) -> docs_cli
 #[tokio::test]
 async fn opening_past_the_bound_closes_the_least_recently_used_session() {
     let server = unthrottled_server().await;
-    let mut ids = vec![];
-    for title in ["a", "b", "c"] {
-        ids.push(
-            server
-                .create_document(DocumentSpec::new(title))
-                .await
-                .unwrap(),
-        );
-    }
-    let [a, b, c] = ids[..] else { unreachable!() };
+    let [a, b, c] = documents(&server, ["a", "b", "c"]).await;
     let registry = SessionRegistry::new(
         unthrottled_client(&server),
         fast_options("Agent"),
@@ -260,18 +263,7 @@ async fn opening_past_the_bound_closes_the_least_recently_used_session() {
 #[tokio::test]
 async fn sessions_in_use_or_with_unsaved_writes_stay_open_past_the_bound() {
     let server = unthrottled_server().await;
-    let mut ids = vec![];
-    for title in ["held", "unsaved", "third"] {
-        ids.push(
-            server
-                .create_document(DocumentSpec::new(title))
-                .await
-                .unwrap(),
-        );
-    }
-    let [held, unsaved, third] = ids[..] else {
-        unreachable!()
-    };
+    let [held, unsaved, third] = documents(&server, ["held", "unsaved", "third"]).await;
     // Writes wait a minute to be saved, unless somebody waits for their save.
     let options = SessionOptions {
         save_interval: Duration::from_secs(60),
@@ -329,16 +321,7 @@ async fn sessions_in_use_or_with_unsaved_writes_stay_open_past_the_bound() {
 #[tokio::test]
 async fn making_room_never_loses_a_write_racing_it() {
     let server = unthrottled_server().await;
-    let mut ids = vec![];
-    for title in ["a", "b", "c"] {
-        ids.push(
-            server
-                .create_document(DocumentSpec::new(title))
-                .await
-                .unwrap(),
-        );
-    }
-    let [a, b, c] = ids[..] else { unreachable!() };
+    let [a, b, c] = documents(&server, ["a", "b", "c"]).await;
     let registry = SessionRegistry::new(
         unthrottled_client(&server),
         fast_options("Agent"),

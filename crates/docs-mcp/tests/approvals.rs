@@ -161,76 +161,10 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
     assert_eq!(status["status"], "conflict");
 }
 
-/// The service holds one session at a time: reading another document closes the session of
-/// the one with an edit pending. Approving it later opens the document again and applies
-/// what the person saw.
-#[tokio::test]
-async fn an_edit_pending_in_a_document_closed_for_room_is_applied_when_approved() {
-    let server = DocsServer::start().await.unwrap();
-    let first = server
-        .create_document(DocumentSpec::new("First").markdown("Attendees: Ada"))
-        .await
-        .unwrap();
-    let second = server
-        .create_document(DocumentSpec::new("Second").markdown("Agenda"))
-        .await
-        .unwrap();
-    let data = temp_dir();
-    let mut one_session = config(&server, &data.0, Policy::Review);
-    one_session.max_open_sessions = 1;
-    let service = DocsService::start(one_session).await.unwrap();
-    let agent = Agent {
-        client: connect(service.clone(), "test-agent").await,
-        service,
-        data,
-    };
-    let read = agent
-        .ok(
-            "read_document",
-            json!({"document": first.to_string(), "format": "blocks"}),
-        )
-        .await;
-    let block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
-    let pending = agent
-        .ok(
-            "update_block",
-            json!({"document": first.to_string(), "block_id": block, "text": "Attendees: Ada, Grace"}),
-        )
-        .await;
-    assert_eq!(pending["status"], "pending");
-
-    agent
-        .ok("read_document", json!({"document": second.to_string()}))
-        .await;
-    let open: Vec<Uuid> = agent
-        .service
-        .sessions()
-        .iter()
-        .map(|s| s.document_id)
-        .collect();
-    assert_eq!(open, [second]);
-
-    let decided = agent
-        .service
-        .approve(edit_id(&pending), "test")
-        .await
-        .unwrap();
-    assert_eq!(decided.status, EditStatus::Applied);
-    assert_eq!(
-        stored_texts(&server, first).await,
-        ["Attendees: Ada, Grace"]
-    );
-    let status = agent
-        .ok("edit_status", json!({"edit_id": decided.id.to_string()}))
-        .await;
-    assert_eq!(status["status"], "applied");
-}
-
-/// As above, but a person changes the block while no session of the service is in the
-/// document: the session opened for the approval never saw the change happen, and the
-/// approval is still a conflict, the person's text kept.
-#[tokio::test]
-async fn a_block_changed_while_its_document_was_closed_for_room_makes_the_approval_a_conflict() {
+/// A service that holds one session at a time, with an edit of the first block of `First`
+/// pending, whose session was then closed to read `Second`: (server, agent, `First`, the
+/// block, the pending edit's answer).
+async fn an_edit_pending_in_a_closed_document() -> (DocsServer, Agent, Uuid, String, Value) {
     let server = DocsServer::start().await.unwrap();
     let first = server
         .create_document(DocumentSpec::new("First").markdown("Attendees: Ada"))
@@ -257,17 +191,48 @@ async fn a_block_changed_while_its_document_was_closed_for_room_makes_the_approv
         )
         .await;
     assert_eq!(pending["status"], "pending");
+
     agent
         .ok("read_document", json!({"document": second.to_string()}))
         .await;
-    assert!(
-        agent
-            .service
-            .sessions()
-            .iter()
-            .all(|s| s.document_id != first)
-    );
+    let open: Vec<Uuid> = agent
+        .service
+        .sessions()
+        .iter()
+        .map(|s| s.document_id)
+        .collect();
+    assert_eq!(open, [second]);
+    (server, agent, first, block, pending)
+}
 
+/// The service holds one session at a time: reading another document closed the session of
+/// the one with an edit pending. Approving it later opens the document again and applies
+/// what the person saw.
+#[tokio::test]
+async fn an_edit_pending_in_a_document_closed_for_room_is_applied_when_approved() {
+    let (server, agent, first, _, pending) = an_edit_pending_in_a_closed_document().await;
+    let decided = agent
+        .service
+        .approve(edit_id(&pending), "test")
+        .await
+        .unwrap();
+    assert_eq!(decided.status, EditStatus::Applied);
+    assert_eq!(
+        stored_texts(&server, first).await,
+        ["Attendees: Ada, Grace"]
+    );
+    let status = agent
+        .ok("edit_status", json!({"edit_id": decided.id.to_string()}))
+        .await;
+    assert_eq!(status["status"], "applied");
+}
+
+/// As above, but a person changes the block while no session of the service is in the
+/// document: the session opened for the approval never saw the change happen, and the
+/// approval is still a conflict, the person's text kept.
+#[tokio::test]
+async fn a_block_changed_while_its_document_was_closed_for_room_makes_the_approval_a_conflict() {
+    let (server, agent, first, block, pending) = an_edit_pending_in_a_closed_document().await;
     let typist = server
         .start_typist(
             TypistSpec::new(first, " and Linus")
