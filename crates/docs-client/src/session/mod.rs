@@ -37,6 +37,7 @@ mod confirm;
 mod ledger;
 mod link;
 mod load;
+mod open;
 mod outbox;
 mod pending;
 mod save;
@@ -45,25 +46,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use futures_util::FutureExt;
-use futures_util::future::{Either, ready, select};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{AbortHandle, JoinHandle};
 use tokio::time::Instant;
-use tracing::Instrument;
 use uuid::Uuid;
-use yrs::sync::Awareness;
 use yrs::updates::decoder::Decode;
-use yrs::{Doc, OffsetKind, Options, TransactionMut, Update};
+use yrs::{Doc, TransactionMut, Update};
 
-use self::actor::{Actor, COMMAND_QUEUE, Command, Inbox, Loaded, WriteRequest};
+use self::actor::{Command, WriteRequest};
 pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
 use crate::collaboration::{CollaborationEndpoint, CollaborationServer};
 use crate::error::{Error, Result};
 use crate::presence::{CommentsPing, Presence};
 use crate::protocol::Wire;
-use crate::rest::{ContentApi, DocsClient, Document, StoredContent};
+use crate::rest::Document;
 
 /// Transaction origin of writes made through [`DocumentSession::write`].
 pub const LOCAL_ORIGIN: &str = "lasuite-docs-mcp";
@@ -243,205 +240,7 @@ fn too_deep(document: Uuid, error: crate::blocknote::ModelError) -> Error {
     }
 }
 
-/// The content of a document being fetched while its metadata is, aborted when the open no
-/// longer needs it (it failed, or the document keeps its content elsewhere).
-struct Fetching(tokio::task::JoinHandle<Result<StoredContent>>);
-
-impl Drop for Fetching {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// REST calls an open costs: the document, its content (Hocuspocus only: yhub holds it), and
-/// the call the collaboration server makes to the backend when we connect.
-fn open_calls(server: Option<CollaborationServer>) -> usize {
-    match server {
-        Some(CollaborationServer::Yhub) => 2,
-        _ => 3,
-    }
-}
-
 impl DocumentSession {
-    /// Opens a document and returns once the first sync with the room completed. On
-    /// Hocuspocus (Docs 5) its stored content is loaded from REST first, the room holding
-    /// nothing; on yhub the room sends it.
-    pub async fn open(client: DocsClient, id: Uuid, options: SessionOptions) -> Result<Self> {
-        let configured = client.configured_collaboration().await?;
-        // Every call of the open or none, so that opens at once do not share out the budget
-        // until none can finish.
-        let paying = client
-            .prepaid(open_calls(configured.as_ref().map(|e| e.server())))
-            .await?;
-        // Docs 5 keeps the content at its own endpoint: it is fetched beside the document,
-        // a round trip to the instance fewer before the content is loaded. Not once an opened
-        // document showed the instance keeps it elsewhere (before 5.0, or yhub).
-        let early_content = (configured.as_ref().map(|e| e.server())
-            != Some(CollaborationServer::Yhub)
-            && client.may_have_content_endpoint())
-        .then(|| {
-            let fetching = paying.clone();
-            Fetching(tokio::spawn(async move {
-                fetching.content_at_endpoint(id).await
-            }))
-        });
-        let mut meta = paying.document(id).await?;
-        if !meta.abilities.retrieve {
-            return Err(Error::Forbidden {
-                detail: format!("document {id} may not be read by this user"),
-            });
-        }
-        let endpoint =
-            configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
-        let content_api = DocsClient::content_api_of(&meta);
-        let legacy_content = meta.content.take();
-        if endpoint.server() == CollaborationServer::Yhub || content_api == ContentApi::LegacyField
-        {
-            client.has_no_content_endpoint();
-        }
-        // Fetched for nothing, when the document said so: not waited for.
-        let early_content = early_content.filter(|_| {
-            endpoint.server() == CollaborationServer::Hocuspocus
-                && content_api == ContentApi::Endpoint
-        });
-        if endpoint.server() == CollaborationServer::Hocuspocus
-            && !meta.abilities.can_read_content()
-        {
-            return Err(Error::Forbidden {
-                detail: format!("document {id} may not be read by this user"),
-            });
-        }
-
-        let doc = Doc::with_options(Options {
-            guid: id.to_string().into(),
-            offset_kind: OffsetKind::Utf16,
-            ..Options::default()
-        });
-        let fragment = crate::blocknote::document_fragment(&doc);
-        let mut awareness = Awareness::new(doc.clone());
-        awareness
-            .set_local_state(options.presence.awareness_state())
-            .expect("presence serializes");
-
-        let wire = match endpoint.server() {
-            CollaborationServer::Hocuspocus => Wire::Hocuspocus {
-                document: id.to_string(),
-            },
-            CollaborationServer::Yhub => Wire::YWebsocket,
-        };
-        let shared = Arc::new(Shared {
-            id,
-            name: id.to_string(),
-            endpoint,
-            wire,
-            doc,
-            fragment,
-            read_only: AtomicBool::new(!meta.abilities.update),
-            progress: watch::Sender::new(Progress::default()),
-            save_now: watch::Sender::new(0),
-            version: watch::Sender::new(0),
-            peers: watch::Sender::new(Vec::new()),
-            bytes_in: AtomicU64::new(0),
-            bytes_out: AtomicU64::new(0),
-            connects: AtomicU64::new(0),
-            last_activity_ms: AtomicU64::new(now_ms()),
-            options: options.clone(),
-        });
-        // The first connect's budget is paid here, so the sync timer below measures syncing.
-        paying.spend_budget().await?;
-        // The room is joined while the stored content is fetched and loaded: the handshake
-        // and the server's check of our rights (a call to Docs' backend) then cost no time
-        // of their own. Nothing of the document is sent before it is loaded.
-        let connecting = link::connect_first(&shared, &client);
-        let loading = async {
-            if shared.endpoint.server() == CollaborationServer::Yhub {
-                return Ok(None);
-            }
-            let stored = match early_content {
-                Some(mut fetching) => (&mut fetching.0).await.map_err(|e| Error::Network {
-                    detail: format!("fetching the content stopped: {e}"),
-                })??,
-                None => paying.content(id, legacy_content).await?,
-            }
-            .update;
-            if stored.is_empty() {
-                return Ok(None);
-            }
-            // CPU work in proportion to the document (a second for 50 000 blocks): off the
-            // runtime's workers, which every other session and call share.
-            let loading = shared.doc.clone();
-            let stored = tokio::task::spawn_blocking(move || {
-                load::load_stored(id, &loading, &stored).map(|()| stored)
-            })
-            .await
-            .map_err(|e| Error::BadContent {
-                document: id.to_string(),
-                detail: format!("loading the content stopped: {e}"),
-            })??;
-            if let Some(LoadedHook(hook)) = &options.on_loaded {
-                hook(id, &shared.doc);
-            }
-            Ok(Some(Loaded {
-                update: stored,
-                version: *shared.version.borrow(),
-            }))
-        };
-        let (loaded, first_connection) = match select(Box::pin(loading), connecting).await {
-            Either::Left((loaded, connecting)) => (loaded, connecting),
-            Either::Right((connected, loading)) => (loading.await, ready(connected).boxed()),
-        };
-        drop(paying);
-        let loaded = loaded?;
-        let (commands, command_queue) = mpsc::channel(COMMAND_QUEUE);
-        let (presence, presence_changes) = watch::channel(options.presence.clone());
-        let (closing, closing_signal) = watch::channel(false);
-        let inbox = Inbox {
-            commands: command_queue,
-            presence: presence_changes,
-            closing: closing_signal,
-        };
-        let actor = Actor::new(
-            shared.clone(),
-            client,
-            content_api,
-            awareness,
-            first_connection,
-            loaded,
-        );
-        let task = tokio::spawn(
-            actor
-                .run(inbox)
-                .instrument(tracing::info_span!("session", document = %id)),
-        );
-        let session = DocumentSession {
-            abort: task.abort_handle(),
-            actor: tokio::sync::Mutex::new(Some(task)),
-            shared,
-            metadata: meta,
-            commands,
-            presence,
-            closing,
-        };
-
-        let mut progress = session.progress();
-        let synced = tokio::time::timeout(
-            options.sync_timeout,
-            progress.wait_for(|p| p.synced || p.failure.is_some()),
-        )
-        .await;
-        let outcome = match synced {
-            Ok(Ok(p)) => match &p.failure {
-                Some(f) => Err(f.error.clone()),
-                None => Ok(()),
-            },
-            Ok(Err(_)) => Err(session.closed_error()),
-            Err(_) => Err(Error::SyncTimeout {
-                waited: options.sync_timeout,
-            }),
-        };
-        outcome.map(|()| session)
-    }
-
     pub fn id(&self) -> Uuid {
         self.shared.id
     }
