@@ -160,15 +160,7 @@ impl SessionRegistry {
                 expired.extend(guard.take().map(|session| (id, session)));
             }
         }
-        let mut ids: Vec<Uuid> = expired.iter().map(|(id, _)| *id).collect();
-        join_all(expired.into_iter().map(|(id, session)| async move {
-            if let Err(e) = session.close().await
-                && !session.is_failed()
-            {
-                tracing::warn!(document = %id, error = %e, "closing an idle session");
-            }
-        }))
-        .await;
+        let mut ids = close_together(expired, "idle").await;
         ids.extend(self.close_least_used(self.max_open, None).await);
         ids
     }
@@ -213,17 +205,7 @@ impl SessionRegistry {
                 closing.extend(guard.take().map(|session| (id, session)));
             }
         }
-        let ids = closing.iter().map(|(id, _)| *id).collect();
-        join_all(closing.into_iter().map(|(id, session)| async move {
-            tracing::debug!(document = %id, "closing the least recently used session for room");
-            if let Err(e) = session.close().await
-                && !session.is_failed()
-            {
-                tracing::warn!(document = %id, error = %e, "closing a session for room");
-            }
-        }))
-        .await;
-        ids
+        close_together(closing, "least recently used, for room").await
     }
 
     /// Closes every session, together.
@@ -281,4 +263,20 @@ impl SessionRegistry {
             slots.remove(&id);
         }
     }
+}
+
+/// Closes sessions taken out of their slots, together; returns their documents. `why` names
+/// the reason in the log.
+async fn close_together(sessions: Vec<(Uuid, Arc<DocumentSession>)>, why: &str) -> Vec<Uuid> {
+    let ids = sessions.iter().map(|(id, _)| *id).collect();
+    join_all(sessions.into_iter().map(|(id, session)| async move {
+        tracing::debug!(document = %id, why, "closing a session");
+        if let Err(e) = session.close().await
+            && !session.is_failed()
+        {
+            tracing::warn!(document = %id, why, error = %e, "closing a session");
+        }
+    }))
+    .await;
+    ids
 }

@@ -458,7 +458,7 @@ impl DocsClient {
     }
 
     /// What an opened document showed: its content is not at `content/`.
-    pub fn has_no_content_endpoint(&self) {
+    pub fn note_no_content_endpoint(&self) {
         self.inner
             .no_content_endpoint
             .store(true, std::sync::atomic::Ordering::Relaxed);

@@ -198,6 +198,16 @@ async fn the_reaper_never_loses_a_write_racing_it() {
     );
 }
 
+/// A registry that keeps at most `max_open` sessions (and closes idle ones only when asked).
+fn bounded_registry(
+    server: &DocsServer,
+    options: SessionOptions,
+    max_open: usize,
+) -> SessionRegistry {
+    SessionRegistry::new(unthrottled_client(server), options, DEFAULT_IDLE_TTL)
+        .with_max_open(max_open)
+}
+
 /// Empty documents of these titles.
 async fn documents<const N: usize>(server: &DocsServer, titles: [&str; N]) -> [Uuid; N] {
     let mut ids = [Uuid::nil(); N];
@@ -221,12 +231,7 @@ async fn write_and_wait(session: Arc<DocumentSession>, text: String) -> docs_cli
 async fn opening_past_the_bound_closes_the_least_recently_used_session() {
     let server = unthrottled_server().await;
     let [a, b, c] = documents(&server, ["a", "b", "c"]).await;
-    let registry = SessionRegistry::new(
-        unthrottled_client(&server),
-        fast_options("Agent"),
-        DEFAULT_IDLE_TTL,
-    )
-    .with_max_open(2);
+    let registry = bounded_registry(&server, fast_options("Agent"), 2);
     let first_a = Arc::downgrade(&registry.open(a).await.unwrap());
     tokio::time::sleep(Duration::from_millis(20)).await;
     let first_b = Arc::downgrade(&registry.open(b).await.unwrap());
@@ -269,8 +274,7 @@ async fn sessions_in_use_or_with_unsaved_writes_stay_open_past_the_bound() {
         save_interval: Duration::from_secs(60),
         ..fast_options("Agent")
     };
-    let registry = SessionRegistry::new(unthrottled_client(&server), options, DEFAULT_IDLE_TTL)
-        .with_max_open(1);
+    let registry = bounded_registry(&server, options, 1);
     let held_session = registry.open(held).await.unwrap();
     let mut write = registry
         .open(unsaved)
@@ -322,12 +326,7 @@ async fn sessions_in_use_or_with_unsaved_writes_stay_open_past_the_bound() {
 async fn making_room_never_loses_a_write_racing_it() {
     let server = unthrottled_server().await;
     let [a, b, c] = documents(&server, ["a", "b", "c"]).await;
-    let registry = SessionRegistry::new(
-        unthrottled_client(&server),
-        fast_options("Agent"),
-        DEFAULT_IDLE_TTL,
-    )
-    .with_max_open(1);
+    let registry = bounded_registry(&server, fast_options("Agent"), 1);
     let mut expected = vec![];
     let mut last_round: Vec<std::sync::Weak<DocumentSession>> = vec![];
     let mut closed_for_room = 0;

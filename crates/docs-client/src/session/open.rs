@@ -45,16 +45,14 @@ impl DocumentSession {
     /// nothing; on yhub the room sends it.
     pub async fn open(client: DocsClient, id: Uuid, options: SessionOptions) -> Result<Self> {
         let configured = client.configured_collaboration().await?;
+        let configured_server = configured.as_ref().map(|e| e.server());
         // Every call of the open or none, so that opens at once do not share out the budget
         // until none can finish.
-        let paying = client
-            .prepaid(open_calls(configured.as_ref().map(|e| e.server())))
-            .await?;
+        let paying = client.prepaid(open_calls(configured_server)).await?;
         // Docs 5 keeps the content at its own endpoint: it is fetched beside the document,
         // a round trip to the instance fewer before the content is loaded. Not once an opened
         // document showed the instance keeps it elsewhere (before 5.0, or yhub).
-        let early_content = (configured.as_ref().map(|e| e.server())
-            != Some(CollaborationServer::Yhub)
+        let early_content = (configured_server != Some(CollaborationServer::Yhub)
             && client.may_have_content_endpoint())
         .then(|| {
             let fetching = paying.clone();
@@ -72,15 +70,13 @@ impl DocumentSession {
             configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
         let content_api = DocsClient::content_api_of(&meta);
         let legacy_content = meta.content.take();
-        if endpoint.server() == CollaborationServer::Yhub || content_api == ContentApi::LegacyField
-        {
-            client.has_no_content_endpoint();
+        let at_endpoint = endpoint.server() == CollaborationServer::Hocuspocus
+            && content_api == ContentApi::Endpoint;
+        if !at_endpoint {
+            client.note_no_content_endpoint();
         }
         // Fetched for nothing, when the document said so: not waited for.
-        let early_content = early_content.filter(|_| {
-            endpoint.server() == CollaborationServer::Hocuspocus
-                && content_api == ContentApi::Endpoint
-        });
+        let early_content = early_content.filter(|_| at_endpoint);
         if endpoint.server() == CollaborationServer::Hocuspocus
             && !meta.abilities.can_read_content()
         {
