@@ -128,6 +128,8 @@ pub struct Overview {
     pub token: Option<String>,
     /// Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
     pub app_path: String,
+    /// The service's data directory (what a shell agent must be fenced off from).
+    pub data_dir: String,
     /// Whether the demo runs (the instance is its local server, with sample documents).
     pub demo: bool,
     /// Whether this build can start the demo (a checkout with the demo server installed).
@@ -193,6 +195,14 @@ pub struct SessionRow {
     /// (not signed in, no right to comment).
     #[cfg_attr(test, ts(type = "number | null"))]
     pub open_threads: Option<usize>,
+}
+
+/// A request asked from outside the window, as the person's click left it, and what it did.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Serialize)]
+pub struct GrantedRequest {
+    pub request: docs_mcp::decisions::DecisionRequest,
+    pub outcome: docs_mcp::service::Outcome,
 }
 
 /// A pending edit whose approval would now be a conflict, and why.
@@ -550,6 +560,13 @@ mod tests {
             Settings::decl(),
             docs_mcp::clients::AgentClient::decl(),
             docs_mcp::clients::NewAgentClient::decl(),
+            docs_mcp::record::Channel::decl(),
+            docs_mcp::peer::Asker::decl(),
+            docs_mcp::decisions::Action::decl(),
+            docs_mcp::decisions::RequestState::decl(),
+            docs_mcp::decisions::DecisionRequest::decl(),
+            docs_mcp::service::Outcome::decl(),
+            GrantedRequest::decl(),
             crate::claude_desktop::ClaudeDesktopAdded::decl(),
         ];
         let mut generated = String::from(
@@ -597,6 +614,7 @@ mod tests {
             listen_error: None,
             token: None,
             app_path: "/usr/bin/docs-mcp-app".into(),
+            data_dir: "/home/ada/.local/share/lasuite-docs-mcp".into(),
             demo: false,
             demo_available: true,
         };
@@ -615,6 +633,7 @@ mod tests {
                 "listen_error": null,
                 "token": null,
                 "app_path": "/usr/bin/docs-mcp-app",
+                "data_dir": "/home/ada/.local/share/lasuite-docs-mcp",
                 "demo": false,
                 "demo_available": true
             })

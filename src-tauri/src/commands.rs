@@ -7,14 +7,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use docs_mcp::clients::{AgentClient, NewAgentClient};
+use docs_mcp::decisions::DecisionRequest;
 use docs_mcp::record::{EditRecord, Policy};
 use tauri::{AppHandle, State};
 use tauri_plugin_opener::OpenerExt as _;
 use uuid::Uuid;
 
 use crate::api::{
-    ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource, HistoryFilter,
-    InstanceCheck, Overview, SessionRow, Settings, StartupProblem, browser_failed, invalid,
+    ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource,
+    GrantedRequest, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings, StartupProblem,
+    browser_failed, invalid,
 };
 use crate::claude_desktop::ClaudeDesktopAdded;
 use crate::host::{DECIDER, Host};
@@ -54,6 +56,33 @@ pub async fn reject_edit(
     comment: Option<String>,
 ) -> CommandResult<EditRecord> {
     Ok(host.service.reject(id, comment, DECIDER).await?)
+}
+
+/// The decisions asked from outside the window (a terminal, a script) that wait for the
+/// person, oldest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_decision_requests(host: HostState<'_>) -> CommandResult<Vec<DecisionRequest>> {
+    Ok(host.service.decision_requests())
+}
+
+/// The person's click on a request asked from outside the window: carried out, and
+/// recorded as decided in the window.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn grant_decision_request(
+    host: HostState<'_>,
+    id: Uuid,
+) -> CommandResult<GrantedRequest> {
+    let (request, outcome) = host.service.grant_in_window(id).await?;
+    Ok(GrantedRequest { request, outcome })
+}
+
+/// The person declines a request asked from outside the window: nothing is done.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn decline_decision_request(
+    host: HostState<'_>,
+    id: Uuid,
+) -> CommandResult<DecisionRequest> {
+    Ok(host.service.decline_in_window(id)?)
 }
 
 #[tauri::command(rename_all = "snake_case")]

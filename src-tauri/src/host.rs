@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use docs_client::{ClientConfig, DocsClient, InstanceUrl};
 use docs_mcp::edits::{Anchor, EditOp, InsertBlocks, Position, TextBases};
-use docs_mcp::record::{AgentInfo, EditFilter, EditRecord, EditStatus, Policy};
+use docs_mcp::record::{AgentInfo, Channel, EditFilter, EditRecord, EditStatus, Policy};
 use docs_mcp::service::EditRequest;
 use docs_mcp::token::{SharedToken, TokenStore};
 use docs_mcp::{DocsService, ServiceConfig, ServiceError};
@@ -23,8 +23,8 @@ use crate::api::{
 use crate::demo::{DemoServer, PROPOSALS};
 use crate::settings::AppSettings;
 
-/// Who decided, in the journal, for decisions made in the app.
-pub const DECIDER: &str = "app";
+/// How decisions made in the app reach the service: the person's click in its window.
+pub const DECIDER: Channel = Channel::Window;
 
 /// Who undoes an edit from the app, as the journal and the document's collaborators see it.
 const UNDO_AGENT: &str = "Docs MCP (undo)";
@@ -88,6 +88,8 @@ impl Host {
         }
         docs_mcp::http::ensure_loopback(config.listen)?;
         config.owner = "the Docs MCP app".into();
+        // Every decision asked over the control channel waits for a click in the window.
+        config.person_at = docs_mcp::decisions::PersonAt::Window;
         let instance = std::env::var("DOCS_INSTANCE_URL")
             .ok()
             .filter(|s| !s.trim().is_empty())
@@ -174,6 +176,7 @@ impl Host {
             app_path: std::env::current_exe()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| "docs-mcp-app".into()),
+            data_dir: self.data_dir.display().to_string(),
             demo: self.demo_documents().is_some(),
             demo_available: crate::demo::server_script().is_some(),
         })
@@ -382,6 +385,39 @@ impl Host {
         self.overview().await
     }
 
+    /// The edits decided from a terminal (by a headless service on this data directory)
+    /// since the app last looked, newest first; from now on, those are seen. The first run
+    /// looks back a week.
+    pub async fn decided_outside_the_window(&self) -> Vec<EditRecord> {
+        let now = docs_mcp::record::now_ms();
+        let since = AppSettings::load(&self.data_dir)
+            .terminal_decisions_seen_until
+            .unwrap_or(now - 7 * 24 * 3600 * 1000);
+        let decided = self
+            .service
+            .edits(&EditFilter {
+                status: Some(
+                    EditStatus::ALL
+                        .into_iter()
+                        .filter(|s| *s != EditStatus::Pending)
+                        .collect(),
+                ),
+                limit: Some(500),
+                ..EditFilter::default()
+            })
+            .await
+            .unwrap_or_default();
+        if let Err(e) = self.update_settings(|s| s.terminal_decisions_seen_until = Some(now)) {
+            tracing::warn!(error = %e, "cannot remember the decisions announced");
+        }
+        decided
+            .into_iter()
+            .filter(|e| {
+                e.decided_by == Some(Channel::Terminal) && e.decided_at.is_some_and(|t| t > since)
+            })
+            .collect()
+    }
+
     /// The journal: decided edits, newest first.
     pub async fn history(&self, filter: &HistoryFilter) -> CommandResult<Vec<EditRecord>> {
         Ok(self.service.edits(&filter.to_edit_filter()).await?)
@@ -390,7 +426,7 @@ impl Host {
     /// Undoes an applied edit at once: the user asked for it, so it is decided by them (never
     /// pending, never announced as an agent's edit).
     pub async fn undo(&self, id: Uuid) -> CommandResult<EditRecord> {
-        let agent = AgentInfo::new(UNDO_AGENT, DECIDER, UNDO_AGENT);
+        let agent = AgentInfo::new(UNDO_AGENT, "app", UNDO_AGENT);
         let record = self.service.undo(id, None, agent, Some(DECIDER)).await?;
         Ok(self.service.confirmed(record).await?)
     }

@@ -1,7 +1,8 @@
 //! Docs MCP, the desktop app: a tray app hosting the docs-mcp service in-process, with a
 //! window to connect an instance, approve agents' edits, watch sessions and connect agents.
 //! `docs-mcp-app bridge` is the `docs-mcp bridge` stdio bridge, so Claude Desktop can start
-//! the app's own binary.
+//! the app's own binary; `docs-mcp-app edits|clients|token` are the CLI's, so the app's
+//! package holds them too.
 //!
 //! This crate only wires: the service lives in `docs-mcp`, the Docs client in `docs-client`.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -38,6 +39,10 @@ const USAGE: &str =
 Usage: docs-mcp-app [--minimized] [--demo]
        docs-mcp-app bridge [...]    the stdio bridge, for MCP clients that only speak stdio
                                     (docs-mcp-app bridge --help)
+       docs-mcp-app edits [...]     list agents' edits; ask to approve or reject one (the
+                                    window shows the request: your click there decides)
+       docs-mcp-app clients [...]   agent clients with tokens of their own
+       docs-mcp-app token [...]     where the agents' bearer token is
 
   --minimized  start in the tray, without the window (what launch at login does)
   --demo       try it without a Docs instance: a local Docs-like server with sample
@@ -47,7 +52,7 @@ Usage: docs-mcp-app [--minimized] [--demo]
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("bridge") {
+    if let Some("bridge" | "edits" | "clients" | "token") = args.first().map(String::as_str) {
         return docs_mcp::cli::main();
     }
     if args.iter().any(|a| a == "-h" || a == "--help") {
@@ -138,6 +143,9 @@ fn run() -> anyhow::Result<()> {
             commands::list_pending,
             commands::approve_edit,
             commands::reject_edit,
+            commands::list_decision_requests,
+            commands::grant_decision_request,
+            commands::decline_decision_request,
             commands::list_sessions,
             commands::set_paused,
             commands::list_documents,
@@ -169,6 +177,7 @@ fn run() -> anyhow::Result<()> {
         ])
         .manage(signin::SignIn::default())
         .manage(notify::Bursts::default())
+        .manage(tray::AnnouncedRequests::default())
         .setup(move |app| {
             let host = match tauri::async_runtime::block_on(Host::start(demo)) {
                 Ok(host) => Arc::new(host),
@@ -189,6 +198,12 @@ fn run() -> anyhow::Result<()> {
                 Err(e) => tracing::error!(error = %e, "no tray icon; the window stays the way in"),
             }
             forward_events(app.handle().clone(), &host);
+            {
+                let (app, host) = (app.handle().clone(), host.clone());
+                tauri::async_runtime::spawn(async move {
+                    tray::announce_decisions_made_elsewhere(&app, &host).await;
+                });
+            }
             if !std::env::args().any(|a| a == MINIMIZED_ARG) {
                 tray::show_window(app.handle(), None);
             }

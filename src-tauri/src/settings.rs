@@ -14,6 +14,9 @@ pub struct AppSettings {
     pub port: Option<u16>,
     /// How long write tools wait for a decision; `None`: the service's default.
     pub approval_wait_secs: Option<u64>,
+    /// Decisions made from a terminal up to this time (ms since the epoch) were announced:
+    /// those made later, while the app was not running, are announced at its next start.
+    pub terminal_decisions_seen_until: Option<i64>,
 }
 
 pub fn path(data_dir: &Path) -> PathBuf {
@@ -51,6 +54,7 @@ mod tests {
             instance: Some("https://docs.example.org".into()),
             port: Some(7700),
             approval_wait_secs: Some(45),
+            terminal_decisions_seen_until: Some(1795000000000),
         };
         settings.save(&dir).unwrap();
         assert_eq!(AppSettings::load(&dir), settings);

@@ -169,6 +169,9 @@ pub async fn on_event(app: &AppHandle, event: &ServiceEvent) {
     if let Some(tray) = app.try_state::<Tray>() {
         tray.refresh(&host).await;
     }
+    if let ServiceEvent::DecisionRequestsChanged = event {
+        announce_requests(app, &host);
+    }
     if let ServiceEvent::EditChanged {
         edit_id,
         status: EditStatus::Pending,
@@ -199,6 +202,67 @@ pub async fn on_event(app: &AppHandle, event: &ServiceEvent) {
             });
         }
     }
+}
+
+/// The decisions asked from outside the window that were announced already.
+#[derive(Default)]
+pub struct AnnouncedRequests(std::sync::Mutex<std::collections::HashSet<uuid::Uuid>>);
+
+/// A decision asked from outside the window (a terminal, a script) waits for the person:
+/// the window comes up with it, and a notification says so, once per request.
+fn announce_requests(app: &AppHandle, host: &Host) {
+    let waiting = host.service.decision_requests();
+    let Some(announced) = app.try_state::<AnnouncedRequests>() else {
+        return;
+    };
+    let new: Vec<_> = {
+        let mut seen = announced.0.lock().expect("announced requests");
+        seen.retain(|id| waiting.iter().any(|r| r.id == *id));
+        waiting
+            .iter()
+            .filter(|r| seen.insert(r.id))
+            .cloned()
+            .collect()
+    };
+    let Some(first) = new.first() else {
+        return;
+    };
+    show_window(app, None);
+    notify(
+        app,
+        &Notice {
+            title: clamp(&format!("Asked from outside Docs MCP: {}", first.summary), 120),
+            body: "Nothing happens unless you confirm it in the Docs MCP window. If you did not ask, decline it.".into(),
+        },
+    );
+}
+
+/// Decisions made from a terminal while the app was not running, announced at its start.
+pub async fn announce_decisions_made_elsewhere(app: &AppHandle, host: &Host) {
+    let decided = host.decided_outside_the_window().await;
+    let Some(first) = decided.first() else {
+        return;
+    };
+    let title = match decided.len() {
+        1 => format!(
+            "An edit of {} was {} from a terminal",
+            clamp(&first.agent.name, 40),
+            if first.status == EditStatus::Rejected {
+                "rejected"
+            } else {
+                "approved"
+            }
+        ),
+        n => format!("{n} edits were decided from a terminal"),
+    };
+    notify(
+        app,
+        &Notice {
+            title,
+            body: "Not in the Docs MCP window, while it was closed. History shows them, with Undo."
+                .into(),
+        },
+    );
 }
 
 fn notify(app: &AppHandle, notice: &Notice) {

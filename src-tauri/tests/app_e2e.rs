@@ -425,6 +425,20 @@ impl App {
         .expect("the app's MCP endpoint")
     }
 
+    /// `docs-mcp-app` as a command line on this app's data directory and endpoint.
+    fn cli(&self, args: &[&str]) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(APP);
+        command
+            .args(args)
+            .args(["--url", &format!("http://127.0.0.1:{}", self.mcp_port)])
+            .env("HOME", &self.home)
+            .env("DOCS_MCP_DATA_DIR", self.home.join("docs-mcp"))
+            .env("DOCS_MCP_TOKEN", TOKEN)
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .kill_on_drop(true);
+        command
+    }
+
     async fn quit(self) {
         self.driver.end().await;
         let _ = std::fs::remove_dir_all(&self.home);
@@ -901,6 +915,88 @@ async fn an_agent_edit_is_approved_in_the_window() {
             .any(|m| m.thread_id == thread.as_str().unwrap() && m.text == "kept"),
         "{live:?}"
     );
+
+    // A decision asked from a terminal (or an agent's shell) waits for the window: the CLI
+    // reads and asks, the window shows who asked, and only the click there approves.
+    let asked_call = {
+        let peer = agent.peer().clone();
+        tokio::spawn(async move {
+            call_tool(
+                &peer,
+                "insert_blocks",
+                json!({"document": notes.to_string(), "position": {"at": "end"},
+                    "markdown": "Asked from a terminal.", "reason": "asked"}),
+            )
+            .await
+        })
+    };
+    driver
+        .screen("pending", ".edit-card", "e2e-before-cli-request.png")
+        .await;
+    let listed = app
+        .cli(&["edits", "list", "--status", "pending", "--json"])
+        .output()
+        .await
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let asked_id = listed["edits"][0]["id"].as_str().unwrap().to_owned();
+    let mut approving = app
+        .cli(&["edits", "approve", &asked_id])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    if approving.try_wait().unwrap().is_some() {
+        panic!(
+            "the CLI did not wait for the window: {:?}",
+            approving.wait_with_output().await.unwrap()
+        );
+    }
+    let request = driver
+        .wait_for(".requests-banner .request", Duration::from_secs(30))
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await; // let it paint
+    driver
+        .screenshot(&artifacts().join("e2e-cli-request.png"))
+        .await;
+    let text = driver.text(&request).await;
+    assert!(
+        text.contains("Approve the edit of “Public notes” by E2E agent (insert_blocks)")
+            && text.contains("without a terminal"),
+        "{text}"
+    );
+    assert!(
+        !server
+            .stored_settled(notes)
+            .await
+            .unwrap()
+            .markdown
+            .contains("Asked from a terminal."),
+        "nothing is applied before the click"
+    );
+    let grant = driver
+        .wait_for(
+            ".requests-banner .request button.primary",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(driver.text(&grant).await, "Approve");
+    driver.click(&grant).await;
+    let approved = tokio::time::timeout(Duration::from_secs(30), approving.wait_with_output())
+        .await
+        .expect("the CLI ends once the window decided")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&approved.stdout);
+    assert!(approved.status.success(), "{approved:?}");
+    assert!(
+        stdout.starts_with(&format!("{asked_id}  applied  E2E agent")),
+        "{stdout}"
+    );
+    wait_stored(&server, notes, |m| m.contains("Asked from a terminal.")).await;
+    let _ = asked_call.await;
 
     // Sessions: the open document with its edits; then the remaining screens.
     let row = driver

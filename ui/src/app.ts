@@ -8,6 +8,7 @@ import { ConnectScreen } from "./screens/connect";
 import { DocumentsScreen } from "./screens/documents";
 import { HistoryScreen } from "./screens/history";
 import { PendingScreen } from "./screens/pending";
+import { RequestsBanner } from "./screens/requests";
 import { SessionsScreen } from "./screens/sessions";
 import { SettingsScreen } from "./screens/settings";
 import { SCREENS, type Overview, type Screen, type ServiceEvent } from "./types";
@@ -31,6 +32,8 @@ export class App {
   readonly history = new HistoryScreen();
   readonly agents = new AgentsScreen((overview) => this.setOverview(overview));
   readonly settings = new SettingsScreen((settings) => this.documents.setDefaultPolicy(settings.default_policy));
+  /** Decisions asked from outside the window, above every screen. */
+  readonly requests = new RequestsBanner();
   private tabs = new Map<Screen, HTMLButtonElement>();
   private panels = new Map<Screen, HTMLElement>();
   private pause: HTMLInputElement;
@@ -83,6 +86,7 @@ export class App {
         h("label", { class: "pause", for: "pause-agents" }, this.pause, " Pause agents"),
       ),
       this.pausedBanner,
+      this.requests.root,
       this.demoBanner,
       nav,
       main,
@@ -108,7 +112,7 @@ export class App {
     await onNavigate((screen) => this.show(screen));
     await onLaunchAtLogin((enabled) => this.settings.showLaunchAtLogin(enabled));
     await this.refreshOverview();
-    await Promise.all([this.pending.load(), this.sessions.load(), this.history.load(), this.settings.load()]);
+    await Promise.all([this.requests.load(), this.pending.load(), this.sessions.load(), this.history.load(), this.settings.load()]);
     // Unless the user (or the tray) already picked a screen while loading.
     if (!this.current()) {
       this.show(this.overview?.instance ? (this.overview.pending_count > 0 ? "pending" : "agents") : "connect");
@@ -128,6 +132,7 @@ export class App {
   }
 
   onEvent(event: ServiceEvent): void {
+    this.requests.onEvent(event);
     this.documents.onEvent(event);
     this.pending.onEvent(event);
     this.sessions.onEvent(event);

@@ -113,9 +113,9 @@ undoes: string | null, status: EditStatus,
  */
 comment: string | null, 
 /**
- * Who decided (`auto`, `app`, `cli`, ...).
+ * The channel the decision came through, set by the service (never by the request).
  */
-decided_by: string | null, 
+decided_by: Channel | null, 
 /**
  * The text the person approved instead of the agent's (approved with changes); the
  * preview then shows it.
@@ -143,7 +143,7 @@ proposed_comment?: ProposedComment, error: ErrorInfo | null,
  */
 created_at: number, decided_at: number | null, applied_at: number | null, };
 
-export type ServiceEvent = { "type": "edit_changed", edit_id: string, document_id: string, status: EditStatus, agent: string, } | { "type": "document_changed", document_id: string, revision: string, } | { "type": "sessions_changed" } | { "type": "policy_changed", document_id: string | null, policy: Policy | null, } | { "type": "paused_changed", paused: boolean, } | { "type": "account_changed", signed_in: boolean, };
+export type ServiceEvent = { "type": "edit_changed", edit_id: string, document_id: string, status: EditStatus, agent: string, } | { "type": "document_changed", document_id: string, revision: string, } | { "type": "sessions_changed" } | { "type": "policy_changed", document_id: string | null, policy: Policy | null, } | { "type": "paused_changed", paused: boolean, } | { "type": "decision_requests_changed" } | { "type": "account_changed", signed_in: boolean, };
 
 export type Account = { id: string, email: string | null, full_name: string | null, short_name: string | null, };
 
@@ -180,6 +180,10 @@ token: string | null,
  * Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
  */
 app_path: string, 
+/**
+ * The service's data directory (what a shell agent must be fenced off from).
+ */
+data_dir: string, 
 /**
  * Whether the demo runs (the instance is its local server, with sample documents).
  */
@@ -268,6 +272,57 @@ created_at: number,
 revoked_at: number | null, };
 
 export type NewAgentClient = { client: AgentClient, token: string, };
+
+export type Channel = "window" | "terminal" | "policy";
+
+export type Asker = { pid: number | null, 
+/**
+ * Its program's name (`docs-mcp`, `curl`, `python3`...).
+ */
+program: string | null, 
+/**
+ * The terminal its standard input and output both are, e.g. `/dev/pts/3`; `None` when
+ * it has none (pipes, files) or when this could not be found out.
+ */
+terminal: string | null, 
+/**
+ * Whether the system let the service look the caller up at all.
+ */
+known: boolean, };
+
+export type Action = { "kind": "approve", edit_id: string, 
+/**
+ * Only these parts (the others refused).
+ */
+parts: Array<number> | null, } | { "kind": "reject", edit_id: string, comment: string | null, } | { "kind": "set_policy", 
+/**
+ * `None`: the default policy.
+ */
+document_id: string | null, 
+/**
+ * `None`: remove it.
+ */
+policy: Policy | null, } | { "kind": "unpause" } | { "kind": "add_client", name: string, } | { "kind": "revoke_client", client_id: string, };
+
+export type RequestState = { "state": "waiting" } | { "state": "carrying_out" } | { "state": "done", outcome: string, } | { "state": "declined" } | { "state": "expired", why: string, } | { "state": "failed", error: ErrorInfo, };
+
+export type DecisionRequest = { id: string, action: Action, 
+/**
+ * What it does, in words: "Approve the edit of Claude Code to “Plan” (insert_blocks)".
+ */
+summary: string, 
+/**
+ * Who asked, as the service found the caller (never as the caller says).
+ */
+asker: Asker, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+asked_at: number, } & ({ "state": "waiting" } | { "state": "carrying_out" } | { "state": "done", outcome: string, } | { "state": "declined" } | { "state": "expired", why: string, } | { "state": "failed", error: ErrorInfo, });
+
+export type Outcome = { "kind": "edit", "value": EditRecord } | { "kind": "policy", "value": { document_id: string | null, policy: Policy | null, } } | { "kind": "unpaused" } | { "kind": "client_added", "value": NewAgentClient } | { "kind": "client_revoked", "value": AgentClient };
+
+export type GrantedRequest = { request: DecisionRequest, outcome: Outcome, };
 
 export type ClaudeDesktopAdded = { 
 /**

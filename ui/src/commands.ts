@@ -2,7 +2,7 @@
 // `command_map::tests::ui_command_bindings_are_generated_from_the_commands`: do not edit.
 // Regenerate with `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
 
-import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DocumentList, DocumentRow, DocumentSource, EditRecord, HistoryFilter, InstanceCheck, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
+import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, HistoryFilter, InstanceCheck, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
 
 /** Every command: its arguments and its result. */
 export interface Commands {
@@ -12,6 +12,14 @@ export interface Commands {
   list_pending: { args: Record<string, never>; result: EditRecord[] };
   approve_edit: { args: { id: string }; result: EditRecord };
   reject_edit: { args: { id: string; comment: string | null }; result: EditRecord };
+  /** The decisions asked from outside the window (a terminal, a script) that wait for the
+   * person, oldest first. */
+  list_decision_requests: { args: Record<string, never>; result: DecisionRequest[] };
+  /** The person's click on a request asked from outside the window: carried out, and
+   * recorded as decided in the window. */
+  grant_decision_request: { args: { id: string }; result: GrantedRequest };
+  /** The person declines a request asked from outside the window: nothing is done. */
+  decline_decision_request: { args: { id: string }; result: DecisionRequest };
   list_sessions: { args: Record<string, never>; result: SessionRow[] };
   set_paused: { args: { paused: boolean }; result: null };
   list_documents: { args: { source: DocumentSource; query: string | null; page: number | null }; result: DocumentList };

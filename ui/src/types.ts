@@ -7,10 +7,14 @@ import type { EditStatus, ServiceEvent as ServiceEventOfTheService } from "./bin
 
 export type {
   Account,
+  Action,
   AgentClient,
   AgentInfo,
+  Asker,
+  Channel,
   ChangedEdit,
   ClaudeDesktopAdded,
+  DecisionRequest,
   DiffSpan,
   DocumentList,
   DocumentRow,
@@ -18,6 +22,7 @@ export type {
   EditRecord,
   EditStatus,
   ErrorInfo,
+  GrantedRequest,
   HistoryFilter,
   InstanceCheck,
   NewAgentClient,

@@ -1,6 +1,6 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentConfigs } from "../src/configs";
+import { agentConfigs, fenceRules } from "../src/configs";
 import { AgentsScreen, maskToken } from "../src/screens/agents";
 import { overview } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
@@ -25,6 +25,48 @@ describe("agent configurations", () => {
     expect(JSON.parse(configs.vscode)).toEqual({
       servers: { "lasuite-docs": { type: "http", url: "http://127.0.0.1:7658/mcp", headers: { Authorization: "Bearer tok_123" } } },
     });
+  });
+});
+
+/** Whether a Claude Code `Bash(…)` rule matches a command, as its permissions page
+ * describes the pattern: `*` matches any run of characters, spaces included; a trailing ` *`
+ * also matches the bare command. */
+function bashRuleMatches(rule: string, command: string): boolean {
+  const pattern = rule.slice("Bash(".length, -1);
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
+  const optionalTail = escaped.endsWith(" .*") ? `${escaped.slice(0, -3)}( .*)?` : escaped;
+  return new RegExp(`^${optionalTail}$`, "s").test(command);
+}
+
+describe("fencing a shell agent off", () => {
+  const dataDir = "/home/ada/.local/share/lasuite-docs-mcp";
+  const rules = fenceRules(dataDir).permissions.deny;
+  const denied = (command: string) => rules.some((r) => r.startsWith("Bash(") && bashRuleMatches(r, command));
+
+  it("denies reading and editing the data directory, by its absolute path", () => {
+    expect(rules.slice(0, 2)).toEqual([`Read(/${dataDir}/**)`, `Edit(/${dataDir}/**)`]);
+  });
+
+  it.each([
+    "docs-mcp edits approve 0b5e6b7e-1f6a-4a8e-9a55-5d1f6f0d2c11",
+    "docs-mcp edits reject 0b5e6b7e --comment ok",
+    "docs-mcp clients add Sneaky",
+    `cat ${dataDir}/control-token`,
+    `curl -s -X POST -H "Authorization: Bearer $(cat ~/.local/share/lasuite-docs-mcp/control-token)" http://127.0.0.1:7658/control/edits/1/approve`,
+    "curl -X POST http://127.0.0.1:7658/control/pause -d '{\"paused\":false}'",
+    "curl -X POST http://localhost:7658/control/edits/1/approve",
+    "curl -X PUT http://[::1]:7700/control/policies -d '{}'",
+  ])("denies %s", (command) => {
+    expect(denied(command)).toBe(true);
+  });
+
+  it.each(["docs-mcp edits list", "docs-mcp token", "curl http://127.0.0.1:7658/health"])("lets %s through", (command) => {
+    expect(denied(command)).toBe(false);
+  });
+
+  it("is offered with the other configurations, filled in", () => {
+    const fence = agentConfigs(overview).find((c) => c.id === "claude-code-fence")!;
+    expect(JSON.parse(fence.text)).toEqual(fenceRules(overview.data_dir));
   });
 });
 

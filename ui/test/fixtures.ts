@@ -19,6 +19,7 @@ export const overview: Overview = {
   listen_error: null,
   token: "tok_123",
   app_path: "/usr/bin/docs-mcp-app",
+  data_dir: "/home/ada/.local/share/lasuite-docs-mcp",
   demo: false,
   demo_available: false,
 };

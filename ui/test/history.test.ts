@@ -11,7 +11,7 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-const applied: EditRecord = { ...edit, id: "h1", status: "applied", decided_by: "user", decided_at: 1795000060000, applied_at: 1795000060000 };
+const applied: EditRecord = { ...edit, id: "h1", status: "applied", decided_by: "window", decided_at: 1795000060000, applied_at: 1795000060000 };
 const rejected: EditRecord = {
   ...edit,
   id: "h2",
@@ -21,7 +21,7 @@ const rejected: EditRecord = {
   status: "rejected",
   comment: "Not this week",
   error: { code: "EDIT_REJECTED", message: "the user rejected the edit: Not this week", hint: "Do not retry the same edit." },
-  decided_by: "user",
+  decided_by: "window",
   decided_at: 1795000120000,
 };
 const conflict: EditRecord = {
@@ -29,10 +29,10 @@ const conflict: EditRecord = {
   id: "h3",
   status: "conflict",
   error: { code: "EDIT_CONFLICT", message: "block b1 was deleted", hint: "Read the document again." },
-  decided_by: "user",
+  decided_by: "window",
   decided_at: 1795000000500,
 };
-const applying: EditRecord = { ...edit, id: "h4", status: "applying", decided_by: "user", decided_at: 1795000180000 };
+const applying: EditRecord = { ...edit, id: "h4", status: "applying", decided_by: "window", decided_at: 1795000180000 };
 const noFilter: HistoryFilter = { document_id: null, agent: null, status: null, limit: null };
 
 function mount() {
@@ -57,7 +57,7 @@ describe("the history screen", () => {
     expect(entry(screen, "h2").querySelector(".badge")!.className).toBe("badge status-rejected");
     expect(texts(entry(screen, "h2"), ".meta dt")).toEqual(["Reason", "Tool", "Asked", "Decided", "By", "Comment", "Words"]);
     expect(texts(entry(screen, "h2"), ".meta dd")).toEqual([
-      "Fix the release day", "update_block", formatTime(1795000000000), formatTime(1795000120000), "user", "Not this week", "+1 −1",
+      "Fix the release day", "update_block", formatTime(1795000000000), formatTime(1795000120000), "You, in this window", "Not this week", "+1 −1",
     ]);
     expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("block b1 was deleted — Read the document again.");
     expect(entry(screen, "h2").querySelector(".meta .error")).toBeNull();
@@ -189,12 +189,23 @@ describe("the history screen", () => {
 });
 
 describe("who decided", () => {
+  it("a decision made from a terminal, not in the window, stands out on its entry, with Undo", async () => {
+    const fromTerminal: EditRecord = { ...applied, id: "t1", decided_by: "terminal" };
+    mockCommands({ list_history: () => [fromTerminal, applied] });
+    const screen = new HistoryScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    const note = screen.root.querySelector('[data-entry="t1:applied"] .outside-window')!;
+    expect(note.textContent).toBe(`Approved from a terminal, not in this window at ${formatTime(1795000060000)}. If you did not do it, undo it.`);
+    expect(button(screen.root.querySelector('[data-entry="t1:applied"]')!, "Undo")).toBeTruthy();
+    expect(screen.root.querySelector('[data-entry="h1:applied"] .outside-window')).toBeNull();
+  });
+
   it.each([
-    ["app", "You"],
-    ["cli", "You, in a terminal (docs-mcp edits)"],
-    ["auto", "The policy (Automatic)"],
-    ["Ada at the desk", "Ada at the desk"],
-  ])("%s reads %j", (decidedBy, label) => {
+    ["window", "You, in this window"],
+    ["terminal", "Someone at a terminal (docs-mcp edits), not in this window"],
+    ["policy", "The policy (Automatic)"],
+  ] as const)("%s reads %j", (decidedBy, label) => {
     expect(deciderLabel(decidedBy)).toBe(label);
   });
 });

@@ -175,7 +175,7 @@ async fn main() {
                 true,
                 &pending,
                 None,
-                "bench",
+                docs_mcp::record::Channel::Window,
                 &tokio_util::sync::CancellationToken::new(),
             )
             .await

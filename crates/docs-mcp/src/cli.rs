@@ -488,11 +488,14 @@ impl Control {
             return Ok(body);
         }
         let error = body.get("error");
+        // The service's words may quote an agent's: printed, never obeyed by the terminal.
         let field = |k: &str| {
-            error
-                .and_then(|e| e.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
+            visible(
+                error
+                    .and_then(|e| e.get(k))
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+            )
         };
         let mut text = format!("HTTP {}", status.as_u16());
         if !field("code").is_empty() {
@@ -510,43 +513,132 @@ impl Control {
     }
 }
 
-async fn clients(args: ClientsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
-    let control = Control::new(&args.url, &data_dir)?;
-    let body = match &args.command {
-        ClientsCommand::List => {
-            control
-                .call(reqwest::Method::GET, "/control/clients", None)
-                .await?
+impl Control {
+    /// Asks the running service for a decision and waits for the person to settle it: a
+    /// click in the app's window, or — headless — the code the service shows in this
+    /// terminal, typed back here. Returns the outcome (`{"kind", "value"}`); an error when
+    /// it ended without a decision (declined, expired, failed).
+    async fn decide(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Value,
+    ) -> anyhow::Result<Value> {
+        let asked = self.call(method, path, Some(body)).await?;
+        let request = asked.get("request").cloned().unwrap_or_default();
+        let id = request
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| anyhow::anyhow!("the service answered without a request: {asked}"))?
+            .to_owned();
+        let summary = visible(request.get("summary").and_then(Value::as_str).unwrap_or(""));
+        if asked.get("settle_in").and_then(Value::as_str) == Some("terminal") {
+            return self.confirm_here(&id, &summary, asked.get("code")).await;
         }
-        ClientsCommand::Add { name } => {
-            control
+        eprintln!(
+            "Asked Docs MCP: {summary}.\nConfirm it in the Docs MCP window; waiting (Ctrl-C stops waiting, the request stays in the window)."
+        );
+        let settled = loop {
+            let request = self
                 .call(
-                    reqwest::Method::POST,
-                    "/control/clients",
-                    Some(json!({ "name": name })),
-                )
-                .await?
-        }
-        ClientsCommand::Revoke { id } => {
-            control
-                .call(
-                    reqwest::Method::POST,
-                    &format!("/control/clients/{}/revoke", encode(id.trim())),
+                    reqwest::Method::GET,
+                    &format!("/control/requests/{}?wait=25", encode(&id)),
                     None,
                 )
-                .await?
+                .await?;
+            match request.get("state").and_then(Value::as_str) {
+                Some("waiting" | "carrying_out") => continue,
+                _ => break request,
+            }
+        };
+        match settled.get("state").and_then(Value::as_str) {
+            Some("done") => {}
+            Some("failed") => {
+                let error = settled.get("error").cloned().unwrap_or_default();
+                let field = |k: &str| visible(error.get(k).and_then(Value::as_str).unwrap_or(""));
+                anyhow::bail!(
+                    "{}: {}\nhint: {}",
+                    field("code"),
+                    field("message"),
+                    field("hint")
+                );
+            }
+            Some("declined") => anyhow::bail!("declined in the Docs MCP window: nothing was done"),
+            _ => {
+                let why = settled.get("why").and_then(Value::as_str).unwrap_or("");
+                anyhow::bail!(
+                    "the request ended without a decision ({}): nothing was done",
+                    visible(why)
+                );
+            }
         }
-    };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&body)?);
-        return Ok(());
+        // The edit as it stands now, for an edit's decision; else what was done.
+        let edit = request
+            .get("action")
+            .and_then(|a| a.get("edit_id"))
+            .and_then(Value::as_str);
+        Ok(match edit {
+            Some(edit) => json!({
+                "kind": "edit",
+                "value": self.call(reqwest::Method::GET, &format!("/control/edits/{}", encode(edit)), None).await?,
+            }),
+            None => {
+                json!({ "kind": "done", "value": settled.get("outcome").cloned().unwrap_or_default() })
+            }
+        })
     }
+
+    /// Headless: the service showed a code in this terminal (or, where it cannot, sent it
+    /// here): the person types it back.
+    async fn confirm_here(
+        &self,
+        id: &str,
+        summary: &str,
+        code: Option<&Value>,
+    ) -> anyhow::Result<Value> {
+        use std::io::IsTerminal as _;
+        if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+            anyhow::bail!(
+                "a decision needs you at a terminal: run this command yourself, in a terminal (not through a pipe or an agent's shell)"
+            );
+        }
+        match code.and_then(Value::as_str) {
+            Some(code) => println!("Docs MCP: {summary}.\nTo confirm, type this code: {code}"),
+            None => println!("(Docs MCP wrote the code to this terminal, above.)"),
+        }
+        print!("Code: ");
+        std::io::Write::flush(&mut std::io::stdout())?;
+        let typed = tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).map(|_| line)
+        })
+        .await??;
+        let confirmed = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/control/requests/{}/confirm", encode(id)),
+                Some(json!({ "code": typed.trim() })),
+            )
+            .await?;
+        Ok(confirmed.get("outcome").cloned().unwrap_or_default())
+    }
+}
+
+async fn clients(args: ClientsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
+    let control = Control::new(&args.url, &data_dir)?;
     let line = |c: &AgentClient| match c.revoked_at {
-        Some(_) => format!("{}  {}  (revoked)", c.id, c.name),
-        None => format!("{}  {}", c.id, c.name),
+        Some(_) => format!("{}  {}  (revoked)", c.id, visible(&c.name)),
+        None => format!("{}  {}", c.id, visible(&c.name)),
     };
-    match args.command {
+    let (method, path, body) = match &args.command {
         ClientsCommand::List => {
+            let body = control
+                .call(reqwest::Method::GET, "/control/clients", None)
+                .await?;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&body)?);
+                return Ok(());
+            }
             let clients: Vec<AgentClient> =
                 serde_json::from_value(body.get("clients").cloned().unwrap_or(json!([])))?;
             if clients.is_empty() {
@@ -555,17 +647,47 @@ async fn clients(args: ClientsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
             for client in &clients {
                 println!("{}", line(client));
             }
+            return Ok(());
         }
-        ClientsCommand::Add { .. } => {
-            let added: NewAgentClient = serde_json::from_value(body)?;
+        ClientsCommand::Add { name } => (
+            reqwest::Method::POST,
+            "/control/clients".to_owned(),
+            json!({ "name": name }),
+        ),
+        ClientsCommand::Revoke { id } => (
+            reqwest::Method::POST,
+            format!("/control/clients/{}/revoke", encode(id.trim())),
+            json!({}),
+        ),
+    };
+    let outcome = control.decide(method, &path, body).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        return Ok(());
+    }
+    match outcome.get("kind").and_then(Value::as_str) {
+        Some("client_added") => {
+            let added: NewAgentClient =
+                serde_json::from_value(outcome.get("value").cloned().unwrap_or_default())?;
             println!("{}", line(&added.client));
             println!("Token (shown this once; give it to that client as its bearer token):");
             println!("{}", added.token);
         }
-        ClientsCommand::Revoke { .. } => {
-            let revoked: AgentClient = serde_json::from_value(body)?;
+        Some("client_revoked") => {
+            let revoked: AgentClient =
+                serde_json::from_value(outcome.get("value").cloned().unwrap_or_default())?;
             println!("{}", line(&revoked));
         }
+        // Settled in the window, which showed the new client's token to the person.
+        _ => println!(
+            "{}",
+            visible(
+                outcome
+                    .get("value")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )
+        ),
     }
     Ok(())
 }
@@ -612,40 +734,42 @@ async fn edits(args: EditsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
                 Some(parts) => json!({ "parts": parts }),
                 None => json!({}),
             };
-            let body = control
-                .call(
-                    reqwest::Method::POST,
-                    &format!("/control/edits/{}/approve", encode(id.trim())),
-                    Some(request),
-                )
+            let path = format!("/control/edits/{}/approve", encode(id.trim()));
+            let outcome = control
+                .decide(reqwest::Method::POST, &path, request)
                 .await?;
-            print_decision(&body, args.json)?;
+            print_decision(&outcome, args.json)?;
         }
         EditsCommand::Reject { id, comment } => {
-            let body = control
-                .call(
-                    reqwest::Method::POST,
-                    &format!("/control/edits/{}/reject", encode(id.trim())),
-                    Some(json!({ "comment": comment })),
-                )
+            let path = format!("/control/edits/{}/reject", encode(id.trim()));
+            let request = json!({ "comment": comment });
+            let outcome = control
+                .decide(reqwest::Method::POST, &path, request)
                 .await?;
-            print_decision(&body, args.json)?;
+            print_decision(&outcome, args.json)?;
         }
     }
     Ok(())
 }
 
-fn print_decision(body: &Value, as_json: bool) -> anyhow::Result<()> {
+/// Prints the outcome of a decision on an edit (`{"kind": "edit", "value": <record>}`).
+fn print_decision(outcome: &Value, as_json: bool) -> anyhow::Result<()> {
     if as_json {
-        println!("{}", serde_json::to_string_pretty(body)?);
+        println!("{}", serde_json::to_string_pretty(outcome)?);
         return Ok(());
     }
-    let edit: EditRecord = serde_json::from_value(body.clone())?;
+    let edit: EditRecord =
+        serde_json::from_value(outcome.get("value").cloned().unwrap_or_default())?;
     println!("{}", edit_line(&edit));
     if let Some(error) = &edit.error
         && edit.status != crate::record::EditStatus::Rejected
     {
-        println!("  {}: {} ({})", error.code, error.message, error.hint);
+        println!(
+            "  {}: {} ({})",
+            error.code,
+            visible(&error.message),
+            visible(&error.hint)
+        );
     }
     Ok(())
 }
@@ -661,25 +785,43 @@ pub fn edit_line(edit: &EditRecord) -> String {
         "{}  {:<8} {}  \"{}\"  {}",
         edit.id,
         edit.status.as_str(),
-        edit.agent.name,
-        title,
-        edit.tool
+        visible(&edit.agent.name),
+        visible(&title),
+        visible(&edit.tool)
     );
     if let Some(reason) = edit.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-        line.push_str(&format!("  — {reason}"));
+        line.push_str(&format!("  — {}", visible(reason)));
     }
     if let Some(proposed) = &edit.proposed_comment {
         if let Some(quoted) = &proposed.quoted_text {
-            line.push_str(&format!("  on \"{quoted}\""));
+            line.push_str(&format!("  on \"{}\"", visible(quoted)));
         }
         if let Some(body) = &proposed.body {
-            line.push_str(&format!(": {}", body.replace('\n', " ")));
+            line.push_str(&format!(": {}", visible(&body.replace('\n', " "))));
         }
     }
     if let Some(comment) = edit.comment.as_deref() {
-        line.push_str(&format!("  [comment: {comment}]"));
+        line.push_str(&format!("  [comment: {}]", visible(comment)));
     }
     line
+}
+
+/// `text` with every control character (escape sequences that would clear the screen, move
+/// the cursor or rewrite what the person reads), bidirectional override and zero-width
+/// character made visible as `\u{..}`: what an agent wrote is printed, never obeyed by the
+/// terminal.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}');
+        if hidden {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Percent-encodes a query or path value.

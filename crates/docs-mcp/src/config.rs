@@ -51,6 +51,9 @@ pub struct ServiceConfig {
     /// Browser origins allowed on the HTTP endpoint besides the loopback ones of its port
     /// (e.g. the desktop app's webview). Exact `scheme://host[:port]` strings.
     pub allowed_origins: Vec<String>,
+    /// Where the person makes the decisions asked over the control channel: the app's
+    /// window (the app), else the asker's terminal with a code typed back (headless).
+    pub person_at: crate::decisions::PersonAt,
     /// Budget of REST calls per minute to the instance (Docs throttles at 80 per user).
     pub requests_per_minute: u32,
 }
@@ -87,6 +90,7 @@ impl ServiceConfig {
             fallback_agent_name: "AI agent".into(),
             requests_per_minute: 80,
             allowed_origins: Vec::new(),
+            person_at: crate::decisions::PersonAt::Terminal,
         }
     }
 

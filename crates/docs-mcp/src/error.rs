@@ -121,6 +121,8 @@ pub enum ServiceError {
     UndoQueued { edit_id: String, undo_id: String },
     #[error("{0}")]
     DataDirInUse(String),
+    #[error(transparent)]
+    Ask(#[from] crate::service::AskError),
     #[error("no edit {id}")]
     EditNotFound { id: String },
     #[error("edit {id} is {status}, not pending")]
@@ -148,7 +150,7 @@ impl ServiceError {
             ServiceError::InvalidInput { .. } | ServiceError::EditNotFound { .. } => {
                 ErrorCode::InvalidInput
             }
-            ServiceError::NotPending { .. } => ErrorCode::InvalidInput,
+            ServiceError::NotPending { .. } | ServiceError::Ask(_) => ErrorCode::InvalidInput,
             ServiceError::Docs(e) => match e {
                 D::InvalidUrl { .. } | D::InvalidDocumentRef { .. } => ErrorCode::InvalidInput,
                 D::NotFound { .. } => ErrorCode::DocNotFound,
@@ -244,6 +246,7 @@ impl ServiceError {
             ServiceError::Rejected { .. } => "Do not retry the same edit; take the user's comment into account.".into(),
             ServiceError::Conflict { .. } => "Read the document again and make the edit on its current content.".into(),
             ServiceError::EditNotFound { .. } | ServiceError::NotPending { .. } => "Use an edit_id returned by a write tool.".into(),
+            ServiceError::Ask(e) => e.hint().into(),
             ServiceError::Store(_) | ServiceError::Internal(_) => "Retry; if it persists, report the error.".into(),
         }
     }

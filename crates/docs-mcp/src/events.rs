@@ -30,6 +30,9 @@ pub enum ServiceEvent {
     PausedChanged {
         paused: bool,
     },
+    /// Decisions asked over the control channel were made, settled or declined: the window
+    /// shows those waiting (`decision_requests`).
+    DecisionRequestsChanged,
     /// The user signed in or out (or a stored session was restored or found expired).
     AccountChanged {
         signed_in: bool,

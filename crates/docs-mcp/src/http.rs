@@ -4,15 +4,18 @@
 //! Everything passes one security layer: only loopback `Host`s of the listening port, no
 //! foreign `Origin` (DNS rebinding and browser pages), and a bearer token on everything
 //! but `/health`. Two tokens, two audiences: `/mcp` takes the agents' token only, `/control`
-//! the person's control token only (see [`crate::authority`]) — nothing an agent is given
-//! can decide an edit, change a policy or pause agents.
+//! the control token only (see [`crate::authority`]). And no token decides: on `/control`,
+//! approving, rejecting, changing a policy, unpausing and adding or revoking a client only
+//! ask ([`crate::decisions`]); the person settles the request in the app's window or,
+//! headless, by typing back in their terminal the code the service shows there. The caller
+//! is identified by the service from the connection ([`crate::peer`]), never from the body.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -26,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::clients::{ActiveClients, AgentClient};
+use crate::decisions::Action;
 use crate::error::{ErrorCode, ErrorInfo, ServiceError};
 use crate::mcp::DocsMcp;
 use crate::record::{EditFilter, EditStatus, Policy};
@@ -36,13 +40,15 @@ use crate::token::{BearerToken, SharedToken};
 /// `apply_edits` of many operations stays well below this).
 pub const MAX_MCP_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-/// `decided_by` of decisions made through the control API unless the body names another.
-pub const DEFAULT_DECIDER: &str = "cli";
+/// The longest a control request waits for a decision request to be settled.
+const MAX_REQUEST_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 #[derive(Clone)]
 struct AppState {
     service: Arc<DocsService>,
     guard: Arc<Guard>,
+    /// The address this endpoint listens on: with a caller's address, it finds the caller.
+    local: SocketAddr,
 }
 
 /// What the security layer accepts.
@@ -204,7 +210,7 @@ pub async fn serve_http(
 ) -> anyhow::Result<()> {
     let local = listener.local_addr()?;
     ensure_loopback(local)?;
-    let router = router(service, token.into(), local.port(), shutdown.child_token());
+    let router = router(service, token.into(), local, shutdown.child_token());
     tracing::info!(address = %local, "MCP endpoint listening on http://{local}/mcp");
     // Answers are small and written as they come: no Nagle delay behind a delayed ACK.
     let listener = listener.tap_io(|tcp| {
@@ -212,9 +218,12 @@ pub async fn serve_http(
             tracing::debug!(%error, "TCP_NODELAY not set on an MCP connection");
         }
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await?;
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown.cancelled_owned())
+    .await?;
     Ok(())
 }
 
@@ -231,9 +240,10 @@ pub fn ensure_loopback(address: SocketAddr) -> anyhow::Result<()> {
 fn router(
     service: Arc<DocsService>,
     token: SharedToken,
-    port: u16,
+    local: SocketAddr,
     mcp_shutdown: CancellationToken,
 ) -> Router {
+    let port = local.port();
     let guard = Arc::new(Guard::new(
         token,
         service.active_clients(),
@@ -251,7 +261,11 @@ fn router(
                 .with_max_request_body_bytes(MAX_MCP_BODY_BYTES),
         )
     };
-    let state = AppState { service, guard };
+    let state = AppState {
+        service,
+        guard,
+        local,
+    };
     Router::new()
         .route("/health", get(health))
         .route("/control/edits", get(list_edits))
@@ -264,6 +278,8 @@ fn router(
         .route("/control/handover", post(hand_over))
         .route("/control/clients", get(list_clients).post(add_client))
         .route("/control/clients/{id}/revoke", post(revoke_client))
+        .route("/control/requests/{id}", get(get_request))
+        .route("/control/requests/{id}/confirm", post(confirm_request))
         .route_service(
             "/mcp",
             tower::ServiceBuilder::new()
@@ -306,6 +322,19 @@ impl From<ServiceError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if let ServiceError::Ask(ask) = &self.0 {
+            use crate::service::AskError as A;
+            let status = match ask {
+                A::TooMany => StatusCode::TOO_MANY_REQUESTS,
+                A::UnknownRequest { .. } => StatusCode::NOT_FOUND,
+                A::Settled { .. } => StatusCode::CONFLICT,
+                A::TerminalRequired { .. }
+                | A::WrongCode
+                | A::TerminalUnreachable { .. }
+                | A::NotTheAsker => StatusCode::FORBIDDEN,
+            };
+            return error_response(status, ask.code(), ask.to_string(), ask.hint());
+        }
         let status = match (&self.0, self.0.code()) {
             (ServiceError::EditNotFound { .. }, _) => StatusCode::NOT_FOUND,
             (_, ErrorCode::DocNotFound | ErrorCode::BlockNotFound) => StatusCode::NOT_FOUND,
@@ -421,68 +450,148 @@ fn edit_id(raw: &str) -> Result<Uuid, ApiError> {
 }
 
 /// A JSON body that may be empty.
-fn optional_body<T: for<'de> Deserialize<'de> + Default>(body: &Bytes) -> Result<T, ApiError> {
+fn optional_body<T: for<'de> Deserialize<'de> + Default>(
+    body: &Bytes,
+    hint: &str,
+) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(body)
-        .map_err(|e| invalid(format!("invalid JSON body: {e}"), "Send a JSON object."))
+    serde_json::from_slice(body).map_err(|e| invalid(format!("invalid JSON body: {e}"), hint))
 }
 
 async fn get_edit(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult {
     ok(state.service.edit(edit_id(&id)?).await?)
 }
 
+/// The process of this user that made a request, found from its connection.
+async fn asker(state: &AppState, peer: SocketAddr) -> crate::peer::Asker {
+    let local = state.local;
+    tokio::task::spawn_blocking(move || crate::peer::identify(peer, local))
+        .await
+        .unwrap_or_default()
+}
+
+/// A decision asked over the control channel: held for the person, never made here.
+async fn ask(state: &AppState, peer: SocketAddr, action: Action) -> ApiResult {
+    let asker = asker(state, peer).await;
+    let asked = state.service.ask(action, asker).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(asked)).into_response())
+}
+
+/// Who decides is the service's to say, from where the decision is made: a body naming a
+/// decider is refused, not ignored.
+const NO_DECIDER: &str = "Send only what the route takes; who decided is recorded by the service (the app's window, your terminal), never taken from the request.";
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ApproveBody {
-    decided_by: Option<String>,
     /// Only these parts of the edit (indexes into its `parts`); the others are refused.
     parts: Option<Vec<usize>>,
-    /// The person's text for accepted parts that rewrite a block, by index.
-    #[serde(default)]
-    texts: std::collections::BTreeMap<usize, String>,
 }
 
 async fn approve_edit(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
     body: Bytes,
 ) -> ApiResult {
-    let id = edit_id(&id)?;
-    let body: ApproveBody = optional_body(&body)?;
-    let decider = body
-        .decided_by
-        .filter(|d| !d.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
-    match body.parts {
-        Some(parts) => ok(state
-            .service
-            .approve_parts(id, &decider, &parts, &body.texts)
-            .await?),
-        None => ok(state.service.approve(id, &decider).await?),
-    }
+    let edit_id = edit_id(&id)?;
+    let body: ApproveBody = optional_body(&body, NO_DECIDER)?;
+    ask(
+        &state,
+        peer,
+        Action::Approve {
+            edit_id,
+            parts: body.parts,
+        },
+    )
+    .await
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RejectBody {
     comment: Option<String>,
-    decided_by: Option<String>,
 }
 
 async fn reject_edit(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
     body: Bytes,
 ) -> ApiResult {
-    let id = edit_id(&id)?;
-    let body: RejectBody = optional_body(&body)?;
-    let decider = body
-        .decided_by
-        .filter(|d| !d.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_DECIDER.to_owned());
-    ok(state.service.reject(id, body.comment, &decider).await?)
+    let edit_id = edit_id(&id)?;
+    let body: RejectBody = optional_body(&body, NO_DECIDER)?;
+    let comment = body.comment.filter(|c| !c.trim().is_empty());
+    if comment
+        .as_ref()
+        .is_some_and(|c| c.len() > MAX_REJECT_COMMENT_BYTES)
+    {
+        return Err(invalid(
+            format!("the comment is longer than {MAX_REJECT_COMMENT_BYTES} bytes"),
+            "Say it in fewer words: the agent reads it.",
+        ));
+    }
+    ask(&state, peer, Action::Reject { edit_id, comment }).await
+}
+
+/// The longest comment a rejection carries back to the agent.
+const MAX_REJECT_COMMENT_BYTES: usize = 4096;
+
+#[derive(Debug, Deserialize)]
+struct RequestQuery {
+    /// Seconds to wait for the request to be settled (at most 30).
+    wait: Option<u64>,
+}
+
+/// A decision request as it stands (its asker polls it until the person settled it).
+async fn get_request(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<RequestQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult {
+    let Query(query) = query.map_err(|e| invalid(e.body_text(), "Use ?wait=SECONDS."))?;
+    let id = request_id(&id)?;
+    let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0)).min(MAX_REQUEST_WAIT);
+    ok(state.service.decision_request(id, wait).await?)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfirmBody {
+    code: String,
+}
+
+/// Headless: the code the service showed in the asker's terminal, typed back from there.
+async fn confirm_request(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult {
+    let id = request_id(&id)?;
+    let body: ConfirmBody = serde_json::from_slice(&body).map_err(|e| {
+        invalid(
+            format!("invalid JSON body: {e}"),
+            r#"Send {"code": "<the code your terminal shows>"}."#,
+        )
+    })?;
+    let asker = asker(&state, peer).await;
+    let (request, outcome) = state
+        .service
+        .confirm_in_terminal(id, &body.code, asker)
+        .await?;
+    ok(json!({ "request": request, "outcome": outcome }))
+}
+
+fn request_id(raw: &str) -> Result<Uuid, ApiError> {
+    raw.trim().parse().map_err(|_| {
+        invalid(
+            format!("{raw:?} is not a request id"),
+            "Use the id of the request the decision route answered with.",
+        )
+    })
 }
 
 async fn list_clients(State(state): State<AppState>) -> ApiResult {
@@ -495,20 +604,29 @@ struct AddClientBody {
     name: String,
 }
 
-/// Adds an agent client; the answer carries its token, shown this once.
-async fn add_client(State(state): State<AppState>, body: Bytes) -> ApiResult {
-    let body: AddClientBody = optional_body(&body)?;
-    ok(state.service.add_agent_client(&body.name).await?)
+/// Asks to add an agent client; once the person settles it, its token is shown to them
+/// (in the window, or in the terminal's answer), this once.
+async fn add_client(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> ApiResult {
+    let body: AddClientBody = optional_body(&body, r#"Send {"name": "<client name>"}."#)?;
+    ask(&state, peer, Action::AddClient { name: body.name }).await
 }
 
-async fn revoke_client(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let id = id.trim().parse().map_err(|_| {
+async fn revoke_client(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let client_id = id.trim().parse().map_err(|_| {
         invalid(
             format!("{id:?} is not a client id"),
             "Use a client id from GET /control/clients.",
         )
     })?;
-    ok(state.service.revoke_agent_client(id).await?)
+    ask(&state, peer, Action::RevokeClient { client_id }).await
 }
 
 async fn sessions(State(state): State<AppState>) -> ApiResult {
@@ -542,7 +660,11 @@ struct PolicyBody {
     policy: Option<Policy>,
 }
 
-async fn put_policies(State(state): State<AppState>, body: Bytes) -> ApiResult {
+async fn put_policies(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> ApiResult {
     let body: PolicyBody = serde_json::from_slice(&body).map_err(|e| {
         invalid(
             format!("invalid JSON body: {e}"),
@@ -553,8 +675,15 @@ async fn put_policies(State(state): State<AppState>, body: Bytes) -> ApiResult {
         None => None,
         Some(doc) => Some(state.service.resolve(doc.trim())?),
     };
-    state.service.set_policy(document, body.policy).await?;
-    ok(policies_json(&state).await?)
+    ask(
+        &state,
+        peer,
+        Action::SetPolicy {
+            document_id: document,
+            policy: body.policy,
+        },
+    )
+    .await
 }
 
 #[derive(Debug, Deserialize)]
@@ -563,14 +692,23 @@ struct PauseBody {
     paused: bool,
 }
 
-async fn pause(State(state): State<AppState>, body: Bytes) -> ApiResult {
+/// Pausing holds agents' edits back: anyone with the control token may pull that brake.
+/// Letting them through again is a decision, asked like the others.
+async fn pause(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> ApiResult {
     let body: PauseBody = serde_json::from_slice(&body).map_err(|e| {
         invalid(
             format!("invalid JSON body: {e}"),
             r#"Send {"paused": true} or {"paused": false}."#,
         )
     })?;
-    state.service.set_paused(body.paused).await?;
+    if !body.paused {
+        return ask(&state, peer, Action::Unpause).await;
+    }
+    state.service.set_paused(true).await?;
     ok(json!({ "paused": state.service.is_paused() }))
 }
 

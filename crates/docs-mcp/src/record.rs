@@ -126,6 +126,42 @@ impl std::str::FromStr for EditStatus {
     }
 }
 
+/// How a decision reached the service — set by the service from where it came in, never
+/// read from a request: the person's click in the app's window, the person in a terminal
+/// (headless, with a code typed back), or the automatic policy. Only `Policy` merges over
+/// others' typing in the blocks an edit changes (nobody saw the edit).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    Window,
+    Terminal,
+    Policy,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Window => "window",
+            Channel::Terminal => "terminal",
+            Channel::Policy => "policy",
+        }
+    }
+}
+
+/// Records written before channels were set by the service said `app`, `auto`, `cli` or
+/// whatever a control request named: anything but the app and the policy came through the
+/// control API, from a terminal.
+impl<'de> Deserialize<'de> for Channel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match String::deserialize(d)?.as_str() {
+            "window" | "app" => Channel::Window,
+            "policy" | "auto" => Channel::Policy,
+            _ => Channel::Terminal,
+        })
+    }
+}
+
 /// Who asked for an edit: the MCP client's name and the connection it came through.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -277,8 +313,8 @@ pub struct EditRecord {
     pub status: EditStatus,
     /// The human's comment on a decision.
     pub comment: Option<String>,
-    /// Who decided (`auto`, `app`, `cli`, ...).
-    pub decided_by: Option<String>,
+    /// The channel the decision came through, set by the service (never by the request).
+    pub decided_by: Option<Channel>,
     /// The text the person approved instead of the agent's (approved with changes); the
     /// preview then shows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@ mod support;
 use std::time::Duration;
 
 use docs_mcp::DocsService;
-use docs_mcp::record::{AgentInfo, EditStatus, Policy};
+use docs_mcp::record::{AgentInfo, Channel, EditStatus, Policy};
 use serde_json::{Value, json};
 use support::*;
 use test_harness::{DocsServer, DocumentSpec, TypistSpec};
@@ -139,7 +139,7 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
 
     let decided = agent
         .service
-        .approve(edit_id(&pending), "test")
+        .approve(edit_id(&pending), Channel::Window)
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Conflict);
@@ -213,7 +213,7 @@ async fn an_edit_pending_in_a_document_closed_for_room_is_applied_when_approved(
     let (server, agent, first, _, pending) = an_edit_pending_in_a_closed_document().await;
     let decided = agent
         .service
-        .approve(edit_id(&pending), "test")
+        .approve(edit_id(&pending), Channel::Window)
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied);
@@ -246,7 +246,7 @@ async fn a_block_changed_while_its_document_was_closed_for_room_makes_the_approv
 
     let decided = agent
         .service
-        .approve(edit_id(&pending), "test")
+        .approve(edit_id(&pending), Channel::Window)
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Conflict);
@@ -283,7 +283,7 @@ async fn two_proposals_for_one_block_approved_together_give_the_first_and_a_conf
     }
     let decided = agent
         .service
-        .decide_all(true, &ids, None, "test", &CancellationToken::new())
+        .decide_all(true, &ids, None, Channel::Window, &CancellationToken::new())
         .await
         .unwrap();
     let statuses: Vec<(Uuid, EditStatus)> = decided.iter().map(|e| (e.id, e.status)).collect();
@@ -326,13 +326,13 @@ async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided(
     stopped.cancel();
     let decided = agent
         .service
-        .decide_all(true, &ids, None, "test", &stopped)
+        .decide_all(true, &ids, None, Channel::Window, &stopped)
         .await
         .unwrap();
     assert!(decided.is_empty(), "{decided:?}");
     let rejected = agent
         .service
-        .decide_all(false, &ids, None, "test", &stopped)
+        .decide_all(false, &ids, None, Channel::Window, &stopped)
         .await
         .unwrap();
     assert!(rejected.is_empty(), "{rejected:?}");
@@ -361,7 +361,7 @@ async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided(
     };
     let decided = agent
         .service
-        .decide_all(true, &ids, None, "test", &stop)
+        .decide_all(true, &ids, None, Channel::Window, &stop)
         .await
         .unwrap();
     stopper.await.unwrap();
@@ -405,7 +405,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
 
     let decided = agent
         .service
-        .approve_with_text(id, "test", "Attendees: Ada, **Grace**, Linus")
+        .approve_with_text(id, Channel::Window, "Attendees: Ada, **Grace**, Linus")
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied);
@@ -443,7 +443,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
     // Decided once: a second decision of either kind is refused, nothing changes.
     let again = agent
         .service
-        .approve_with_text(id, "test", "Something else")
+        .approve_with_text(id, Channel::Window, "Something else")
         .await
         .unwrap_err();
     assert!(
@@ -462,7 +462,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
             id,
             None,
             AgentInfo::new("person", "app", "person"),
-            Some("test"),
+            Some(Channel::Window),
         )
         .await
         .unwrap();
@@ -481,7 +481,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         .await;
     let inserted = agent
         .service
-        .approve_with_text(edit_id(&insert), "test", "## Next steps")
+        .approve_with_text(edit_id(&insert), Channel::Window, "## Next steps")
         .await
         .unwrap();
     assert_eq!(inserted.status, EditStatus::Applied);
@@ -500,7 +500,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         .await;
     let replaced = agent
         .service
-        .approve_with_text(edit_id(&replace), "test", "Minutes, *approved*.")
+        .approve_with_text(edit_id(&replace), Channel::Window, "Minutes, *approved*.")
         .await
         .unwrap();
     assert_eq!(replaced.status, EditStatus::Applied, "{replaced:?}");
@@ -527,7 +527,7 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         let pending = agent.ok(tool, arguments).await;
         let refused = agent
             .service
-            .approve_with_text(edit_id(&pending), "test", "Other")
+            .approve_with_text(edit_id(&pending), Channel::Window, "Other")
             .await
             .unwrap_err();
         assert_eq!(refused.info().code, "INVALID_INPUT");
@@ -587,7 +587,7 @@ async fn approving_with_own_text_a_block_changed_since_is_a_conflict() {
 
     let decided = agent
         .service
-        .approve_with_text(edit_id(&pending), "test", "Attendees: everyone")
+        .approve_with_text(edit_id(&pending), Channel::Window, "Attendees: everyone")
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Conflict);
@@ -637,7 +637,12 @@ async fn an_edit_is_undone_once() {
     let person = AgentInfo::new("Docs MCP (undo)", "app", "app");
     let refused = agent
         .service
-        .undo(edit_id(&replaced), None, person.clone(), Some("app"))
+        .undo(
+            edit_id(&replaced),
+            None,
+            person.clone(),
+            Some(Channel::Window),
+        )
         .await
         .unwrap_err();
     assert_eq!(refused.code().as_str(), "EDIT_CONFLICT");
@@ -655,7 +660,11 @@ async fn an_edit_is_undone_once() {
         .await;
     assert_eq!(again["code"], "EDIT_CONFLICT");
 
-    let applied = agent.service.approve(edit_id(&undo), "test").await.unwrap();
+    let applied = agent
+        .service
+        .approve(edit_id(&undo), Channel::Window)
+        .await
+        .unwrap();
     assert_eq!(applied.status, EditStatus::Applied);
     assert_eq!(
         agent.service.edit(edit_id(&replaced)).await.unwrap().status,
@@ -664,7 +673,7 @@ async fn an_edit_is_undone_once() {
     assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
     let after = agent
         .service
-        .undo(edit_id(&replaced), None, person, Some("app"))
+        .undo(edit_id(&replaced), None, person, Some(Channel::Window))
         .await
         .unwrap_err();
     assert_eq!(
@@ -703,10 +712,10 @@ async fn a_persons_undo_is_decided_at_once_and_never_pending() {
     let person = AgentInfo::new("Docs MCP (undo)", "app", "app");
     let undo = agent
         .service
-        .undo(edit_id(&replaced), None, person, Some("app"))
+        .undo(edit_id(&replaced), None, person, Some(Channel::Window))
         .await
         .unwrap();
-    assert_eq!(undo.decided_by.as_deref(), Some("app"));
+    assert_eq!(undo.decided_by, Some(Channel::Window));
     let undo = agent.service.confirmed(undo).await.unwrap();
     assert_eq!(undo.status, EditStatus::Applied);
     assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
@@ -891,7 +900,7 @@ async fn left_as(data: &std::path::Path, id: Uuid, status: EditStatus) {
     let mut record = store.edit(id).await.unwrap().unwrap();
     let from = record.status;
     record.status = status;
-    record.decided_by = Some("test".into());
+    record.decided_by = Some(Channel::Window);
     assert!(
         store
             .transition(docs_mcp::store::Transition { record, from })
@@ -1018,7 +1027,11 @@ async fn an_approval_while_the_server_does_not_answer_is_applying_then_applied()
     let ids = pending_inserts(&agent, doc, &["While frozen"]).await;
     assert!(server.freeze(doc).await.unwrap() > 0);
 
-    let decided = agent.service.approve(ids[0], "test").await.unwrap();
+    let decided = agent
+        .service
+        .approve(ids[0], Channel::Window)
+        .await
+        .unwrap();
     assert_eq!(decided.status, EditStatus::Applying);
     assert_eq!(decided.error, None);
     let status = agent
@@ -1052,7 +1065,11 @@ async fn an_approval_while_the_collaboration_server_is_down_is_applying_then_app
     let ids = pending_inserts(&agent, doc, &["While down"]).await;
     server.set_collaboration_down(true).await.unwrap();
 
-    let decided = agent.service.approve(ids[0], "test").await.unwrap();
+    let decided = agent
+        .service
+        .approve(ids[0], Channel::Window)
+        .await
+        .unwrap();
     assert_eq!(decided.status, EditStatus::Applying);
     assert_eq!(decided.error, None);
     assert_eq!(stored_texts(&server, doc).await, ["Start"]);
@@ -1129,7 +1146,7 @@ async fn an_approval_whose_caller_goes_away_is_completed() {
     server.freeze(doc).await.unwrap();
     let dropped = tokio::time::timeout(
         Duration::from_millis(300),
-        agent.service.approve(ids[0], "test"),
+        agent.service.approve(ids[0], Channel::Window),
     )
     .await;
     assert!(dropped.is_err(), "the approval should still be running");
@@ -1170,7 +1187,7 @@ async fn approvals_in_other_documents_do_not_wait_for_a_hung_one() {
     server.freeze(docs[7]).await.unwrap();
     let decided = agent
         .service
-        .decide_all(true, &ids, None, "test", &CancellationToken::new())
+        .decide_all(true, &ids, None, Channel::Window, &CancellationToken::new())
         .await
         .unwrap();
     let statuses: Vec<EditStatus> = decided.iter().map(|e| e.status).collect();

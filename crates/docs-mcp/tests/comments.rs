@@ -8,7 +8,7 @@ mod support;
 
 use std::time::Duration;
 
-use docs_mcp::record::{EditStatus, Policy};
+use docs_mcp::record::{Channel, EditStatus, Policy};
 use serde_json::json;
 use support::*;
 use test_harness::{CommentMarkSpan, DocsServer, DocumentSpec, TestUser};
@@ -188,7 +188,7 @@ async fn under_review_a_comment_waits_for_the_person_and_is_made_only_when_appro
         "nothing made before approval"
     );
 
-    let approved = agent.service.approve(edit, "test").await.unwrap();
+    let approved = agent.service.approve(edit, Channel::Window).await.unwrap();
     assert_eq!(approved.status, EditStatus::Applied);
     let made = threads(&agent, id).await;
     assert_eq!(made.len(), 1);
@@ -223,7 +223,7 @@ async fn under_review_a_comment_waits_for_the_person_and_is_made_only_when_appro
     let second: Uuid = second["edit_id"].as_str().unwrap().parse().unwrap();
     agent
         .service
-        .reject(second, Some("no".into()), "test")
+        .reject(second, Some("no".into()), Channel::Window)
         .await
         .unwrap();
     assert_eq!(threads(&agent, id).await[0].comments.len(), 1);
@@ -261,7 +261,7 @@ async fn a_comment_whose_text_changed_before_approval_is_a_conflict_and_leaves_n
         "the card says so before the person decides: {reason:?}"
     );
 
-    let decided = agent.service.approve(edit, "test").await.unwrap();
+    let decided = agent.service.approve(edit, Channel::Window).await.unwrap();
     assert_eq!(decided.status, EditStatus::Conflict, "{decided:?}");
     assert!(threads(&agent, id).await.is_empty());
     assert!(server.comment_marks(id).await.unwrap().stored.is_empty());

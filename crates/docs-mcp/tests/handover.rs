@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use docs_client::InstanceUrl;
-use docs_mcp::record::{EditStatus, Policy};
+use docs_mcp::record::{Channel, EditStatus, Policy};
 use docs_mcp::token::{BearerToken, SharedToken};
 use docs_mcp::{DocsService, ServiceConfig, ServiceError};
 use rmcp::ServiceExt;
@@ -183,7 +183,7 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
 
     // The person approves in the app; the same client hears it from the app.
     assert_eq!(
-        app.approve(edit_id, "app").await.unwrap().status,
+        app.approve(edit_id, Channel::Window).await.unwrap().status,
         EditStatus::Applied
     );
     let status = call(

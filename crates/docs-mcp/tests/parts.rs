@@ -8,7 +8,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use docs_mcp::record::{EditStatus, Policy};
+use docs_mcp::record::{Channel, EditStatus, Policy};
 use serde_json::{Value, json};
 use support::*;
 use test_harness::{DocsServer, DocumentSpec};
@@ -62,7 +62,7 @@ async fn some_operations_of_an_edit_are_applied_and_the_agent_hears_which() {
 
     let decided = agent
         .service
-        .approve_parts(edit, "test", &[2, 0], &BTreeMap::new())
+        .approve_parts(edit, Channel::Window, &[2, 0], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
@@ -103,7 +103,7 @@ async fn some_blocks_of_an_insert_land_together_where_the_agent_asked() {
     assert_eq!(agent.service.edit(edit).await.unwrap().parts.len(), 3);
     let decided = agent
         .service
-        .approve_parts(edit, "test", &[0, 2], &BTreeMap::new())
+        .approve_parts(edit, Channel::Window, &[0, 2], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
@@ -143,13 +143,13 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
 
     let conflict = agent
         .service
-        .approve_parts(second, "test", &[1], &BTreeMap::new())
+        .approve_parts(second, Channel::Window, &[1], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(conflict.status, EditStatus::Conflict, "{conflict:?}");
     let decided = agent
         .service
-        .approve_parts(first, "test", &[0], &BTreeMap::new())
+        .approve_parts(first, Channel::Window, &[0], &BTreeMap::new())
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");
@@ -170,7 +170,7 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
     for (edit, parts) in [(whole, vec![0]), (second, vec![0])] {
         let refused = agent
             .service
-            .approve_parts(edit, "test", &parts, &BTreeMap::new())
+            .approve_parts(edit, Channel::Window, &parts, &BTreeMap::new())
             .await;
         assert!(refused.is_err(), "{edit} {parts:?}: {refused:?}");
     }
@@ -185,7 +185,7 @@ async fn only_the_accepted_parts_must_be_as_the_person_saw_them() {
     for parts in [vec![], vec![5]] {
         let refused = agent
             .service
-            .approve_parts(three, "test", &parts, &BTreeMap::new())
+            .approve_parts(three, Channel::Window, &parts, &BTreeMap::new())
             .await;
         assert!(
             matches!(refused, Err(docs_mcp::ServiceError::InvalidInput { .. })),
@@ -235,7 +235,7 @@ async fn a_part_may_be_accepted_with_the_persons_own_text() {
         assert!(
             agent
                 .service
-                .approve_parts(edit, "test", &parts, &bad)
+                .approve_parts(edit, Channel::Window, &parts, &bad)
                 .await
                 .is_err()
         );
@@ -246,7 +246,7 @@ async fn a_part_may_be_accepted_with_the_persons_own_text() {
     );
     let decided = agent
         .service
-        .approve_parts(edit, "test", &[0, 1], &texts)
+        .approve_parts(edit, Channel::Window, &[0, 1], &texts)
         .await
         .unwrap();
     assert_eq!(decided.status, EditStatus::Applied, "{decided:?}");

@@ -7,7 +7,7 @@ mod support;
 use std::time::Duration;
 
 use docs_mcp::DocsService;
-use docs_mcp::record::{EditFilter, EditStatus, Policy};
+use docs_mcp::record::{Channel, EditFilter, EditStatus, Policy};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use support::*;
@@ -767,7 +767,7 @@ async fn review_approve_reject_and_timeout_then_edit_status() {
     let service = agent.service.clone();
     let approver = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        service.approve(edit_id, "test").await.unwrap()
+        service.approve(edit_id, Channel::Window).await.unwrap()
     });
     let status = agent
         .ok(
@@ -791,7 +791,7 @@ async fn review_approve_reject_and_timeout_then_edit_status() {
             }) = events.recv().await
             {
                 return service
-                    .reject(edit_id, Some("Too formal".into()), "test")
+                    .reject(edit_id, Some("Too formal".into()), Channel::Window)
                     .await
                     .unwrap();
             }
@@ -874,7 +874,11 @@ async fn approving_after_a_human_deleted_the_target_is_a_conflict() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    let decided = agent.service.approve(edit_id, "test").await.unwrap();
+    let decided = agent
+        .service
+        .approve(edit_id, Channel::Window)
+        .await
+        .unwrap();
     assert_eq!(decided.status, EditStatus::Conflict);
     assert_eq!(decided.error.as_ref().unwrap().code, "EDIT_CONFLICT");
     assert_eq!(stored_texts(&server, id).await, ["Keep"]);
@@ -925,7 +929,7 @@ async fn pending_edits_survive_a_restart_and_can_be_approved_after_it() {
         .unwrap();
     assert_eq!(pending.iter().map(|e| e.id).collect::<Vec<_>>(), [edit_id]);
     assert_eq!(pending[0].agent.name, "first-run");
-    let applied = service.approve(edit_id, "test").await.unwrap();
+    let applied = service.approve(edit_id, Channel::Window).await.unwrap();
     assert_eq!(applied.status, EditStatus::Applied);
     assert_eq!(stored_texts(&server, id).await, ["Before", "After restart"]);
     service.shutdown().await;
@@ -1259,7 +1263,13 @@ async fn deciding_the_edits_on_screen_at_once() {
     // came.
     let approved = agent
         .service
-        .decide_all(true, &ids_of(a), None, "test", &CancellationToken::new())
+        .decide_all(
+            true,
+            &ids_of(a),
+            None,
+            Channel::Window,
+            &CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(approved.len(), 2);
@@ -1275,7 +1285,7 @@ async fn deciding_the_edits_on_screen_at_once() {
             false,
             &all,
             Some("not now".into()),
-            "test",
+            Channel::Window,
             &CancellationToken::new(),
         )
         .await
@@ -1982,7 +1992,7 @@ async fn comment_threads_are_listed_with_their_anchored_text() {
         )
         .await;
     let edit: Uuid = proposed["edit_id"].as_str().unwrap().parse().unwrap();
-    agent.service.approve(edit, "test").await.unwrap();
+    agent.service.approve(edit, Channel::Window).await.unwrap();
     let reread = agent
         .ok(
             "read_document",

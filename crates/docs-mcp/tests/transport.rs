@@ -1,15 +1,14 @@
 //! The transports with real sockets and processes: the HTTP endpoint's security layer, the
 //! control API, `docs-mcp serve --stdio`, `docs-mcp bridge` and the `docs-mcp edits` CLI.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::Duration;
 
-use docs_client::InstanceUrl;
-use docs_mcp::record::{EditStatus, Policy};
-use docs_mcp::token::{BearerToken, SharedToken};
-use docs_mcp::{DocsService, ServiceConfig};
+use docs_mcp::decisions::PersonAt;
+use docs_mcp::record::{Channel, EditStatus, Policy};
+use docs_mcp::service::Outcome;
+use docs_mcp::token::BearerToken;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
 };
@@ -20,13 +19,11 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use test_harness::{Collaboration, DocsServer, DocumentSpec};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 mod support;
+use support::hosted::{Hosted, TOKEN, cli, cli_in_terminal, control, temp_dir};
 use support::process::{BIN, free_port, isolate};
-
-const TOKEN: &str = "test-token-0123456789abcdefghijklmnopqrstuv";
 
 const TOOLS: [&str; 22] = [
     "add_comment",
@@ -52,74 +49,6 @@ const TOOLS: [&str; 22] = [
     "undo_edit",
     "update_block",
 ];
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("docs-mcp-transport-{name}-{}", Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A service hosted in this process on a random loopback port.
-struct Hosted {
-    service: Arc<DocsService>,
-    token: SharedToken,
-    port: u16,
-    shutdown: CancellationToken,
-    dir: PathBuf,
-}
-
-impl Hosted {
-    async fn start(instance: Option<&str>) -> Hosted {
-        let dir = temp_dir("service");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let mut config = ServiceConfig::new(dir.join("data"));
-        config.instance = instance.map(|url| InstanceUrl::parse(url).unwrap());
-        config.default_policy = Policy::Review;
-        config.approval_wait = Duration::from_secs(1);
-        config.save_interval = Duration::from_millis(100);
-        config.listen = listener.local_addr().unwrap();
-        let service = DocsService::start(config).await.unwrap();
-        let shutdown = CancellationToken::new();
-        let token = SharedToken::new(BearerToken::from_string(TOKEN).unwrap());
-        tokio::spawn(docs_mcp::http::serve_http(
-            service.clone(),
-            token.clone(),
-            listener,
-            shutdown.clone(),
-        ));
-        Hosted {
-            service,
-            token,
-            port,
-            shutdown,
-            dir,
-        }
-    }
-
-    fn base(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// The person's control token (what the app and `docs-mcp edits` hold).
-    fn control(&self) -> String {
-        self.service.control_token().expose().to_owned()
-    }
-
-    fn data_dir(&self) -> PathBuf {
-        self.dir.join("data")
-    }
-
-    async fn client(&self) -> RunningService<RoleClient, ClientConfig> {
-        http_client(&format!("{}/mcp", self.base()), TOKEN).await
-    }
-
-    async fn stop(self) {
-        self.shutdown.cancel();
-        self.service.shutdown().await;
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn client_info() -> ClientConfig {
     ClientConfig::new(
@@ -207,24 +136,6 @@ async fn raw(port: u16, request_line: &str, headers: &[(&str, &str)]) -> (u16, S
         return (status, body.to_owned());
     }
     (status, body.to_owned())
-}
-
-async fn control(
-    method: reqwest::Method,
-    url: String,
-    token: Option<&str>,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, url);
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
 }
 
 async fn seed(server: &DocsServer, title: &str) -> Uuid {
@@ -316,7 +227,7 @@ async fn http_endpoint_refuses_missing_or_wrong_tokens_and_foreign_hosts_and_ori
     assert_eq!(health["pending_edits"], 0);
     assert_eq!(health["paused"], false);
 
-    let client = hosted.client().await;
+    let client = http_client(&format!("{}/mcp", hosted.base()), TOKEN).await;
     assert_eq!(tool_names(&client).await, TOOLS);
     client.cancel().await.unwrap();
     hosted.stop().await;
@@ -363,7 +274,7 @@ async fn an_agents_token_can_neither_decide_nor_change_policies_nor_pause() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "Guarded doc").await;
     let hosted = Hosted::start(Some(server.url())).await;
-    let client = hosted.client().await;
+    let client = http_client(&format!("{}/mcp", hosted.base()), TOKEN).await;
     let pending = structured(
         &call(
             &client,
@@ -486,11 +397,11 @@ async fn an_agents_token_can_neither_decide_nor_change_policies_nor_pause() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn control_api_lists_approves_and_rejects_agent_edits() {
+async fn control_api_lists_reads_and_asks_for_decisions() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "Control doc").await;
-    let hosted = Hosted::start(Some(server.url())).await;
-    let client = hosted.client().await;
+    let hosted = Hosted::start_for(Some(server.url()), PersonAt::Window).await;
+    let client = http_client(&format!("{}/mcp", hosted.base()), TOKEN).await;
     let control_token = hosted.control();
 
     let first = structured(
@@ -542,16 +453,19 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     assert_eq!(status, 200);
     assert_eq!(one["id"], first_id.as_str());
 
-    let (status, approved) = control(
+    // A decision is asked (the window settles it: `decisions.rs`); the first is approved in
+    // the window, the second rejected there with the person's comment.
+    let (status, asked) = control(
         reqwest::Method::POST,
         format!("{}/control/edits/{first_id}/approve", hosted.base()),
         Some(&control_token),
         None,
     )
     .await;
-    assert_eq!(status, 200, "{approved}");
-    assert_eq!(approved["status"], "applied");
-    assert_eq!(approved["decided_by"], "cli");
+    assert_eq!(status, 202, "{asked}");
+    assert_eq!(asked["request"]["state"], "waiting");
+    let request = asked["request"]["id"].as_str().unwrap().parse().unwrap();
+    hosted.service.grant_in_window(request).await.unwrap();
     let stored = server.stored_settled(doc).await.unwrap();
     assert_eq!(stored.markdown, "First paragraph.\n\nApproved paragraph.\n");
 
@@ -570,17 +484,16 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     );
     assert_eq!(second["status"], "pending");
     let second_id = second["edit_id"].as_str().unwrap().to_owned();
-    let (status, rejected) = control(
+    let (status, asked) = control(
         reqwest::Method::POST,
         format!("{}/control/edits/{second_id}/reject", hosted.base()),
         Some(&control_token),
         Some(json!({"comment": "Not at the top, please"})),
     )
     .await;
-    assert_eq!(status, 200, "{rejected}");
-    assert_eq!(rejected["status"], "rejected");
-    assert_eq!(rejected["comment"], "Not at the top, please");
-
+    assert_eq!(status, 202, "{asked}");
+    let request = asked["request"]["id"].as_str().unwrap().parse().unwrap();
+    hosted.service.grant_in_window(request).await.unwrap();
     let status_now = structured(&call(&client, "edit_status", json!({"edit_id": second_id})).await);
     assert_eq!(status_now["status"], "rejected");
     assert_eq!(status_now["comment"], "Not at the top, please");
@@ -594,7 +507,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
         reqwest::Method::POST,
         format!("{}/control/edits/{second_id}/approve", hosted.base()),
         Some(&control_token),
-        Some(json!({"decided_by": "app"})),
+        None,
     )
     .await;
     assert_eq!(status, 400);
@@ -630,19 +543,7 @@ async fn control_api_lists_approves_and_rejects_agent_edits() {
     assert_eq!(status, 400);
     assert_eq!(body["error"]["message"], "unknown edit status \"bogus\"");
 
-    // Policies and pause.
-    let (status, policies) = control(
-        reqwest::Method::PUT,
-        format!("{}/control/policies", hosted.base()),
-        Some(&control_token),
-        Some(json!({"document_id": doc, "policy": "read-only"})),
-    )
-    .await;
-    assert_eq!(status, 200);
-    assert_eq!(
-        policies,
-        json!({"default": "review", "paused": false, "documents": [{"document_id": doc, "policy": "read-only"}]})
-    );
+    // Pausing needs no person (it only holds edits back).
     let (status, paused) = control(
         reqwest::Method::POST,
         format!("{}/control/pause", hosted.base()),
@@ -822,32 +723,12 @@ async fn bridge_answers_requests_with_an_error_when_the_service_is_not_running()
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// Runs `docs-mcp` as the person would, on the service's data directory `data_dir` (where the
-/// running service published its control token).
-async fn cli(home: &Path, data_dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let mut cmd = tokio::process::Command::new(BIN);
-    isolate(&mut cmd, home);
-    let output = cmd
-        .env("DOCS_MCP_TOKEN", TOKEN)
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn edits_cli_lists_approves_and_rejects() {
+async fn edits_cli_lists_and_decides_in_a_terminal() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "CLI doc").await;
     let hosted = Hosted::start(Some(server.url())).await;
-    let client = hosted.client().await;
+    let client = http_client(&format!("{}/mcp", hosted.base()), TOKEN).await;
     let home = temp_dir("cli");
     let url = hosted.base();
     let data = hosted.data_dir();
@@ -906,17 +787,23 @@ async fn edits_cli_lists_approves_and_rejects() {
         )
     );
 
-    let (ok, stdout, stderr) =
-        cli(&home, &data, &["edits", "approve", &ids[0], "--url", &url]).await;
-    assert!(ok, "{stderr}");
-    assert_eq!(
-        stdout,
-        format!(
-            "{}  applied  transport-test  \"CLI doc\"  insert_blocks  — first\n",
+    // Decided in a terminal, the code the service shows there typed back.
+    let (ok, shown) = cli_in_terminal(
+        &home,
+        &data,
+        &["edits", "approve", &ids[0], "--url", &url],
+        str::to_owned,
+    )
+    .await;
+    assert!(ok, "{shown}");
+    assert!(
+        shown.ends_with(&format!(
+            "{}  applied  transport-test  \"CLI doc\"  insert_blocks  — first\r\n",
             ids[0]
-        )
+        )),
+        "{shown}"
     );
-    let (ok, stdout, stderr) = cli(
+    let (ok, shown) = cli_in_terminal(
         &home,
         &data,
         &[
@@ -928,26 +815,27 @@ async fn edits_cli_lists_approves_and_rejects() {
             "--url",
             &url,
         ],
+        str::to_owned,
     )
     .await;
-    assert!(ok, "{stderr}");
-    assert_eq!(
-        stdout,
-        format!(
-            "{}  rejected transport-test  \"CLI doc\"  insert_blocks  — second  [comment: no thanks]\n",
+    assert!(ok, "{shown}");
+    assert!(
+        shown.ends_with(&format!(
+            "{}  rejected transport-test  \"CLI doc\"  insert_blocks  — second  [comment: no thanks]\r\n",
             ids[1]
-        )
+        )),
+        "{shown}"
     );
     let record = hosted.service.edit(ids[1].parse().unwrap()).await.unwrap();
     assert_eq!(record.status, EditStatus::Rejected);
     assert_eq!(record.comment.as_deref(), Some("no thanks"));
-    assert_eq!(record.decided_by.as_deref(), Some("cli"));
+    assert_eq!(record.decided_by, Some(Channel::Terminal));
     assert_eq!(
         server.stored_settled(doc).await.unwrap().markdown,
         "First paragraph.\n\nOne.\n"
     );
 
-    // Deciding twice, and a wrong token, fail with the service's message.
+    // Deciding twice fails with the service's message, before any code is asked.
     let (ok, _, stderr) = cli(&home, &data, &["edits", "approve", &ids[1], "--url", &url]).await;
     assert!(!ok);
     assert_eq!(
@@ -975,17 +863,15 @@ async fn edits_cli_lists_approves_and_rejects() {
         .await,
     );
     let three = three["edit_id"].as_str().unwrap();
-    let (ok, stdout, stderr) = cli(
+    let (ok, shown) = cli_in_terminal(
         &home,
         &data,
         &["edits", "approve", three, "--parts", "0,2", "--url", &url],
+        str::to_owned,
     )
     .await;
-    assert!(ok, "{stderr}");
-    assert!(
-        stdout.starts_with(&format!("{three}  applied ")),
-        "{stdout}"
-    );
+    assert!(ok, "{shown}");
+    assert!(shown.contains(&format!("{three}  applied ")), "{shown}");
     assert_eq!(
         server.stored_settled(doc).await.unwrap().markdown,
         "First paragraph.\n\nOne.\n\nA.\n\nC.\n"
@@ -1292,38 +1178,39 @@ async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_st
 async fn a_configured_client_is_named_as_the_person_named_it_and_can_be_revoked() {
     let server = DocsServer::start().await.unwrap();
     let doc = seed(&server, "Who asked").await;
-    let hosted = Hosted::start(Some(server.url())).await;
+    let hosted = Hosted::start_for(Some(server.url()), PersonAt::Window).await;
     let base = hosted.base();
     let person = hosted.control();
 
-    let (status, added) = control(
+    let (status, asked) = control(
         reqwest::Method::POST,
         format!("{base}/control/clients"),
         Some(&person),
         Some(json!({"name": "  Claude Code\u{202E} (laptop) "})),
     )
     .await;
-    assert_eq!(status, 200, "{added}");
-    assert_eq!(added["client"]["name"], "Claude Code (laptop)");
-    let client_id = added["client"]["id"].as_str().unwrap().to_owned();
-    let token = added["token"].as_str().unwrap().to_owned();
+    assert_eq!(status, 202, "{asked}");
+    let request = asked["request"]["id"].as_str().unwrap().parse().unwrap();
+    let Outcome::ClientAdded(added) = hosted.service.grant_in_window(request).await.unwrap().1
+    else {
+        panic!("a client's outcome")
+    };
+    assert_eq!(added.client.name, "Claude Code (laptop)");
+    let client_id = added.client.id.to_string();
+    let token = added.token.clone();
     assert_ne!(token, TOKEN);
-    for (name, code) in [
-        ("claude code (LAPTOP)", "INVALID_INPUT"),
-        ("\u{200B} ", "INVALID_INPUT"),
-    ] {
-        let (status, refused) = control(
+    for name in ["claude code (LAPTOP)", "\u{200B} "] {
+        let (status, asked) = control(
             reqwest::Method::POST,
             format!("{base}/control/clients"),
             Some(&person),
             Some(json!({ "name": name })),
         )
         .await;
-        assert_eq!(
-            (status, refused["error"]["code"].as_str()),
-            (400, Some(code)),
-            "{refused}"
-        );
+        assert_eq!(status, 202, "{asked}");
+        let request = asked["request"]["id"].as_str().unwrap().parse().unwrap();
+        let refused = hosted.service.grant_in_window(request).await.unwrap_err();
+        assert_eq!(refused.code().as_str(), "INVALID_INPUT", "{refused}");
     }
     // An agent's token, shared or its own, cannot add clients.
     for agent_token in [TOKEN, token.as_str()] {
@@ -1389,14 +1276,20 @@ async fn a_configured_client_is_named_as_the_person_named_it_and_can_be_revoked(
     assert_eq!(names, ["Claude Code (laptop)"]);
 
     // Revoked: the next request with its token is refused, the shared token still works.
-    let (status, revoked) = control(
+    let (status, asked) = control(
         reqwest::Method::POST,
         format!("{base}/control/clients/{client_id}/revoke"),
         Some(&person),
         None,
     )
     .await;
-    assert_eq!(status, 200, "{revoked}");
+    assert_eq!(status, 202, "{asked}");
+    let request = asked["request"]["id"].as_str().unwrap().parse().unwrap();
+    let Outcome::ClientRevoked(revoked) = hosted.service.grant_in_window(request).await.unwrap().1
+    else {
+        panic!("a client's outcome")
+    };
+    let revoked = serde_json::to_value(revoked).unwrap();
     assert!(revoked["revoked_at"].is_i64());
     let (status, listed) = control(
         reqwest::Method::GET,
@@ -1416,7 +1309,10 @@ async fn a_configured_client_is_named_as_the_person_named_it_and_can_be_revoked(
     )
     .await;
     assert_eq!(status, 401);
-    assert_eq!(tool_names(&hosted.client().await).await, TOOLS);
+    assert_eq!(
+        tool_names(&http_client(&format!("{}/mcp", hosted.base()), TOKEN).await).await,
+        TOOLS
+    );
     drop(client);
     hosted.stop().await;
 }
@@ -1429,18 +1325,25 @@ async fn clients_cli_adds_lists_and_revokes() {
     let home = temp_dir("clients-cli");
     let url = hosted.base();
     let data = hosted.data_dir();
-    let (ok, out, err) = cli(
+    let (ok, out) = cli_in_terminal(
         &home,
         &data,
         &["clients", "--url", &url, "add", "Cursor (desktop)"],
+        str::to_owned,
     )
     .await;
-    assert!(ok, "{err}");
+    assert!(ok, "{out}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 3, "{out}");
-    let id = lines[0].split_whitespace().next().unwrap().to_owned();
-    assert!(lines[0].ends_with("  Cursor (desktop)"), "{out}");
-    let token = lines[2];
+    let at = lines
+        .iter()
+        .position(|l| l.ends_with("  Cursor (desktop)"))
+        .unwrap_or_else(|| panic!("{out:?}"));
+    let id = lines[at].split_whitespace().next().unwrap().to_owned();
+    assert_eq!(
+        lines[at + 1],
+        "Token (shown this once; give it to that client as its bearer token):"
+    );
+    let token = lines[at + 2];
     assert_eq!(
         hosted.service.active_clients().find(token).map(|c| c.name),
         Some("Cursor (desktop)".to_owned())
@@ -1448,9 +1351,22 @@ async fn clients_cli_adds_lists_and_revokes() {
     let (ok, out, _) = cli(&home, &data, &["clients", "--url", &url, "list"]).await;
     assert!(ok);
     assert_eq!(out, format!("{id}  Cursor (desktop)\n"));
-    let (ok, out, _) = cli(&home, &data, &["clients", "--url", &url, "revoke", &id]).await;
-    assert!(ok);
-    assert_eq!(out, format!("{id}  Cursor (desktop)  (revoked)\n"));
+    // Without a terminal, nothing is revoked.
+    let (ok, _, err) = cli(&home, &data, &["clients", "--url", &url, "revoke", &id]).await;
+    assert!(!ok);
+    assert!(err.contains("TERMINAL_REQUIRED"), "{err}");
+    let (ok, out) = cli_in_terminal(
+        &home,
+        &data,
+        &["clients", "--url", &url, "revoke", &id],
+        str::to_owned,
+    )
+    .await;
+    assert!(ok, "{out}");
+    assert!(
+        out.ends_with(&format!("{id}  Cursor (desktop)  (revoked)\r\n")),
+        "{out}"
+    );
     assert_eq!(hosted.service.active_clients().find(token), None);
     let (ok, _, err) = cli(&home, &data, &["clients", "--url", &url, "revoke", &id]).await;
     assert!(!ok);

@@ -4,7 +4,7 @@
 import { h, shortName, showStatus, statusLine, timeElement } from "../dom";
 import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import { EDIT_STATUSES, type EditRecord, type EditStatus, type ServiceEvent } from "../types";
+import { type Channel, EDIT_STATUSES, type EditRecord, type EditStatus, type ServiceEvent } from "../types";
 
 /** The journal's statuses: every one but pending, in the order of `EditStatus`. */
 const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");
@@ -24,19 +24,37 @@ function fillSelect(select: HTMLSelectElement, allLabel: string, options: [value
   select.value = options.some(([value]) => value === chosen) ? chosen : "";
 }
 
-/** Who decided, for a person: the journal's "app" is the person at this app, "cli" the person
- * at `docs-mcp edits`, "auto" the document's policy; other names (`--decided-by`) as given. */
-export function deciderLabel(decidedBy: string): string {
+/** Who decided, for a person: the channel the service recorded the decision through. */
+export function deciderLabel(decidedBy: Channel): string {
   switch (decidedBy) {
-    case "app":
-      return "You";
-    case "cli":
-      return "You, in a terminal (docs-mcp edits)";
-    case "auto":
+    case "window":
+      return "You, in this window";
+    case "terminal":
+      return "Someone at a terminal (docs-mcp edits), not in this window";
+    case "policy":
       return "The policy (Automatic)";
-    default:
-      return decidedBy;
   }
+}
+
+/** What a decision made outside the window did, said plainly on its entry. */
+const OUTSIDE_WINDOW: Partial<Record<EditStatus, string>> = {
+  applying: "Approved from a terminal",
+  applied: "Approved from a terminal",
+  conflict: "Approved from a terminal",
+  failed: "Approved from a terminal",
+  undone: "Approved from a terminal",
+  rejected: "Rejected from a terminal",
+};
+
+/** "Approved from a terminal at 14:02": a decision not made in this window stands out. */
+function outsideWindow(edit: EditRecord): HTMLElement | null {
+  if (edit.decided_by !== "terminal") return null;
+  const what = OUTSIDE_WINDOW[edit.status] ?? "Decided from a terminal";
+  return h("p", { class: "outside-window", role: "note" },
+    `${what}, not in this window`,
+    edit.decided_at === null ? "" : [" at ", timeElement(edit.decided_at)],
+    edit.status === "applied" && edit.undoable ? ". If you did not do it, undo it." : ".",
+  );
 }
 
 export class HistoryScreen {
@@ -148,6 +166,7 @@ export class HistoryScreen {
         " on ",
         documentLabel(edit),
       ),
+      outsideWindow(edit),
       h("dl", { class: "meta" },
         field("Reason", "reason", edit.reason?.trim() || "(none given)"),
         field("Tool", "tool", h("code", {}, edit.tool)),

@@ -14,7 +14,7 @@ use super::decide::{keep, plan_on_fork};
 use super::merge::{MergeRefused, describe_change};
 use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::{BlockState, EditRecord};
+use crate::record::{BlockState, Channel, EditRecord};
 
 /// The operation of an edit with the person's text in place of the agent's: an
 /// `update_block`'s text (inline markdown), the markdown of an `insert_blocks` that adds one
@@ -56,18 +56,18 @@ impl DocsService {
     pub async fn approve_with_text(
         &self,
         id: Uuid,
-        decided_by: &str,
+        decided_by: Channel,
         text: &str,
     ) -> ServiceResult<EditRecord> {
         let service = self.arc();
-        let (decided_by, text) = (decided_by.to_owned(), text.to_owned());
-        let record = tokio::spawn(async move { service.amend(id, &decided_by, &text).await })
+        let text = text.to_owned();
+        let record = tokio::spawn(async move { service.amend(id, decided_by, &text).await })
             .await
             .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
         self.confirmed(record).await
     }
 
-    async fn amend(&self, id: Uuid, decided_by: &str, text: &str) -> ServiceResult<EditRecord> {
+    async fn amend(&self, id: Uuid, decided_by: Channel, text: &str) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
         let Some(op) = with_text(&record, text)? else {
             return Err(ServiceError::invalid(
@@ -91,16 +91,15 @@ impl DocsService {
     pub async fn approve_parts(
         &self,
         id: Uuid,
-        decided_by: &str,
+        decided_by: Channel,
         accepted: &[usize],
         texts: &BTreeMap<usize, String>,
     ) -> ServiceResult<EditRecord> {
         let service = self.arc();
-        let (decided_by, accepted, texts) =
-            (decided_by.to_owned(), accepted.to_vec(), texts.clone());
+        let (accepted, texts) = (accepted.to_vec(), texts.clone());
         let record =
             tokio::spawn(
-                async move { service.approve_some(id, &decided_by, accepted, texts).await },
+                async move { service.approve_some(id, decided_by, accepted, texts).await },
             )
             .await
             .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
@@ -110,7 +109,7 @@ impl DocsService {
     async fn approve_some(
         &self,
         id: Uuid,
-        decided_by: &str,
+        decided_by: Channel,
         mut accepted: Vec<usize>,
         texts: BTreeMap<usize, String>,
     ) -> ServiceResult<EditRecord> {
@@ -151,7 +150,7 @@ impl DocsService {
     async fn approve_changed(
         &self,
         record: EditRecord,
-        decided_by: &str,
+        decided_by: Channel,
         ops: Vec<EditOp>,
         note: impl FnOnce(&mut EditRecord),
     ) -> ServiceResult<EditRecord> {

@@ -18,12 +18,11 @@ use docs_client::blocknote::comments::{
 use docs_client::blocknote::{self, ModelError};
 use uuid::Uuid;
 
-use super::decide::AUTO;
 use super::merge::MergeRefused;
 use super::{DocsService, OpenDocument};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, CommentAction, EditPayload, EditRecord, EditStatus, Policy, Preview,
+    AgentInfo, Channel, CommentAction, EditPayload, EditRecord, EditStatus, Policy, Preview,
     ProposedComment, now_ms,
 };
 use crate::store::Transition;
@@ -71,7 +70,7 @@ impl DocsService {
         }
         let decided_by = match self.policy_for(doc.id).await? {
             Policy::ReadOnly => return Err(ServiceError::PolicyReadOnly),
-            Policy::Auto | Policy::CommentOnly if !self.is_paused() => Some(AUTO.to_owned()),
+            Policy::Auto | Policy::CommentOnly if !self.is_paused() => Some(Channel::Policy),
             _ => None,
         };
         let proposal = self.proposal(&doc, &request).await?;

@@ -15,13 +15,10 @@ use super::{DocsService, OpenDocument};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, EditPart, EditPayload, EditRecord, EditStatus, KnownDocument, Policy, Preview,
-    now_ms,
+    AgentInfo, Channel, EditPart, EditPayload, EditRecord, EditStatus, KnownDocument, Policy,
+    Preview, now_ms,
 };
 use crate::store::Transition;
-
-/// Who decides by policy, in the journal.
-pub(super) const AUTO: &str = "auto";
 
 /// A write, as a tool hands it to the service.
 #[derive(Debug, Clone)]
@@ -59,8 +56,8 @@ impl DocsService {
 
     /// Who decides an agent's edit at once under `policy`: the policy (`auto`), unless
     /// agents' edits are paused; else nobody, and the edit waits for a person.
-    pub(super) fn automatic(&self, policy: Policy) -> Option<String> {
-        (policy == Policy::Auto && !self.is_paused()).then(|| AUTO.to_owned())
+    pub(super) fn automatic(&self, policy: Policy) -> Option<Channel> {
+        (policy == Policy::Auto && !self.is_paused()).then_some(Channel::Policy)
     }
 
     /// Stores a planned edit: `pending`, or, when it is decided already (`decided_by`: the
@@ -71,7 +68,7 @@ impl DocsService {
         doc: &OpenDocument,
         mut record: EditRecord,
         payload: EditPayload,
-        decided_by: Option<String>,
+        decided_by: Option<Channel>,
         planned_at: u64,
         guard: DocumentGuard<'_>,
     ) -> ServiceResult<EditRecord> {
@@ -174,10 +171,9 @@ impl DocsService {
     /// away (a closed window, Ctrl-C on the CLI) cannot leave it half made. Returns the edit
     /// once the instance confirmed it, or as it stands after the confirmation wait
     /// (`applying`: it is followed until confirmed), or final (`conflict`, `failed`).
-    pub async fn approve(&self, id: Uuid, decided_by: &str) -> ServiceResult<EditRecord> {
+    pub async fn approve(&self, id: Uuid, decided_by: Channel) -> ServiceResult<EditRecord> {
         let service = self.arc();
-        let decided_by = decided_by.to_owned();
-        let record = tokio::spawn(async move { service.start_approval(id, &decided_by).await })
+        let record = tokio::spawn(async move { service.start_approval(id, decided_by).await })
             .await
             .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))??;
         self.confirmed(record).await
@@ -198,7 +194,7 @@ impl DocsService {
     pub(super) async fn start_approval(
         &self,
         id: Uuid,
-        decided_by: &str,
+        decided_by: Channel,
     ) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
         let payload = self.payload(id).await?;
@@ -222,7 +218,7 @@ impl DocsService {
         doc: &OpenDocument,
         record: EditRecord,
         payload: &EditPayload,
-        decided_by: &str,
+        decided_by: Channel,
         guard: DocumentGuard<'_>,
     ) -> ServiceResult<EditRecord> {
         let applying = self.start_applying(record, decided_by, None).await?;
@@ -236,12 +232,12 @@ impl DocsService {
     pub(super) async fn start_applying(
         &self,
         record: EditRecord,
-        decided_by: &str,
+        decided_by: Channel,
         payload: Option<EditPayload>,
     ) -> ServiceResult<EditRecord> {
         let mut applying = record;
         applying.status = EditStatus::Applying;
-        applying.decided_by = Some(decided_by.to_owned());
+        applying.decided_by = Some(decided_by);
         applying.decided_at = Some(now_ms());
         let change = Transition {
             record: applying.clone(),
@@ -284,7 +280,7 @@ impl DocsService {
                 return self.finish(applying, MergeRefused::Conflict(reason)).await;
             }
         }
-        let strictness = Strictness::of(applying.decided_by.as_deref().unwrap_or_default());
+        let strictness = Strictness::of(applying.decided_by);
         match merge(doc, payload, strictness, planned_at).await {
             Ok(merged) => {
                 drop(guard);
@@ -333,12 +329,12 @@ impl DocsService {
         &self,
         id: Uuid,
         comment: Option<String>,
-        decided_by: &str,
+        decided_by: Channel,
     ) -> ServiceResult<EditRecord> {
         let mut record = self.pending(id).await?;
         record.status = EditStatus::Rejected;
         record.comment = comment.filter(|c| !c.trim().is_empty());
-        record.decided_by = Some(decided_by.to_owned());
+        record.decided_by = Some(decided_by);
         record.decided_at = Some(now_ms());
         record.error = Some(
             ServiceError::Rejected {
@@ -370,7 +366,7 @@ impl DocsService {
         approve: bool,
         ids: &[Uuid],
         comment: Option<String>,
-        decided_by: &str,
+        decided_by: Channel,
         stop: &CancellationToken,
     ) -> ServiceResult<Vec<EditRecord>> {
         let mut pending = vec![];
@@ -407,7 +403,6 @@ impl DocsService {
             .map(|mut records| {
                 records.sort_by_key(|r| r.created_at);
                 let service = self.arc();
-                let decided_by = decided_by.to_owned();
                 let stop = stop.clone();
                 tokio::spawn(async move {
                     let mut outcomes = vec![];
@@ -415,7 +410,7 @@ impl DocsService {
                         if stop.is_cancelled() {
                             break;
                         }
-                        outcomes.push(service.start_approval(record.id, &decided_by).await);
+                        outcomes.push(service.start_approval(record.id, decided_by).await);
                     }
                     outcomes
                 })

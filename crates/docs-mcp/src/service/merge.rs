@@ -8,12 +8,11 @@ use uuid::Uuid;
 use yrs::updates::decoder::Decode;
 use yrs::{ReadTxn, StateVector, Transact, Update};
 
-use super::decide::AUTO;
 use super::settle::Merged;
 use super::{DocsService, OpenDocument};
 use crate::edits;
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::{BlockState, EditPayload, PlannedText};
+use crate::record::{BlockState, Channel, EditPayload, PlannedText};
 use crate::revisions::ChangeAuthor;
 use docs_client::yjs::contains;
 
@@ -94,11 +93,12 @@ pub(super) enum Strictness {
 }
 
 impl Strictness {
-    pub(super) fn of(decided_by: &str) -> Self {
-        if decided_by == AUTO {
-            Strictness::Rebased
-        } else {
-            Strictness::AsSeen
+    /// Only the policy's decisions are `Rebased`: no request can pick it, as the service sets
+    /// the channel from where a decision came in.
+    pub(super) fn of(decided_by: Option<Channel>) -> Self {
+        match decided_by {
+            Some(Channel::Policy) => Strictness::Rebased,
+            Some(Channel::Window | Channel::Terminal) | None => Strictness::AsSeen,
         }
     }
 }

@@ -18,6 +18,7 @@ mod handover;
 mod instance;
 mod locks;
 mod merge;
+mod requests;
 mod saving;
 mod settle;
 mod undo;
@@ -45,6 +46,7 @@ use crate::token::BearerToken;
 pub use comments::{CommentRequest, MAX_COMMENT_BYTES};
 pub use decide::EditRequest;
 pub use instance::OpenDocument;
+pub use requests::{AskError, Asked, Outcome};
 
 /// What `/health` reports.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -99,6 +101,10 @@ pub struct DocsService {
     /// Cancelled when another service asked for the data directory (see [`crate::stdio`]).
     handover: CancellationToken,
     paused: AtomicBool,
+    /// Decisions asked over the control channel, held for the person.
+    requests: crate::decisions::Requests,
+    /// Bumped whenever a request is asked or settled, so its asker's wait wakes.
+    requests_version: watch::Sender<u64>,
     /// How long write tools wait for a decision; the app's settings change it at runtime.
     approval_wait_ms: AtomicU64,
     started: Instant,
@@ -156,6 +162,8 @@ impl DocsService {
             stopping: CancellationToken::new(),
             handover: CancellationToken::new(),
             paused: AtomicBool::new(paused),
+            requests: crate::decisions::Requests::default(),
+            requests_version: watch::Sender::new(0),
             approval_wait_ms: AtomicU64::new(config.approval_wait.as_millis() as u64),
             started: Instant::now(),
             config,

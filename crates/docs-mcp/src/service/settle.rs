@@ -176,7 +176,7 @@ impl DocsService {
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;
         let _guard = self.doc_locks.lock(doc.id).await;
-        let strictness = Strictness::of(record.decided_by.as_deref().unwrap_or_default());
+        let strictness = Strictness::of(record.decided_by);
         match merge(&doc, &payload, strictness, None).await {
             Ok(merged) => Ok(Again::Merged(doc, merged)),
             Err(MergeRefused::Failed(error)) if is_transient(&error) => Err(error),

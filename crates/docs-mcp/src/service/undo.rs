@@ -6,7 +6,7 @@ use super::decide::{EditRequest, plan_on_fork};
 use super::merge::describe_change;
 use crate::edits::{self, TextBases};
 use crate::error::{ServiceError, ServiceResult};
-use crate::record::{AgentInfo, EditFilter, EditRecord, EditStatus};
+use crate::record::{AgentInfo, Channel, EditFilter, EditRecord, EditStatus};
 use uuid::Uuid;
 
 impl DocsService {
@@ -19,7 +19,7 @@ impl DocsService {
         id: Uuid,
         reason: Option<String>,
         agent: AgentInfo,
-        by_person: Option<&str>,
+        by_person: Option<Channel>,
     ) -> ServiceResult<EditRecord> {
         let original = self.edit(id).await?;
         if original.status != EditStatus::Applied {
@@ -100,7 +100,7 @@ impl DocsService {
         };
         let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
         let decided_by = match by_person {
-            Some(person) => Some(person.to_owned()),
+            Some(person) => Some(person),
             None => self.automatic(policy),
         };
         self.queue(&doc, record, payload, decided_by, planned_at, guard)

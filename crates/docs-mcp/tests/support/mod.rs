@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod hosted;
 pub mod process;
 
 use std::sync::Arc;
