@@ -25,6 +25,7 @@ export type {
   Policy,
   Preview,
   PreviewBlock,
+  PreviewLink,
   ProposedComment,
   SessionRow,
   Settings,
