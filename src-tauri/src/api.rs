@@ -530,7 +530,8 @@ mod tests {
     fn ui_bindings_are_generated_from_the_rust_types() {
         use docs_mcp::events::ServiceEvent;
         use docs_mcp::record::{
-            AgentInfo, CommentAction, DiffSpan, EditPart, Preview, PreviewBlock, ProposedComment,
+            AgentInfo, CommentAction, DiffSpan, EditPart, LinkKind, Preview, PreviewBlock,
+            PreviewLink, ProposedComment,
         };
         use ts_rs::TS;
 
@@ -541,6 +542,8 @@ mod tests {
             AgentInfo::decl(),
             PreviewBlock::decl(),
             DiffSpan::decl(),
+            LinkKind::decl(),
+            PreviewLink::decl(),
             Preview::decl(),
             EditPart::decl(),
             CommentAction::decl(),

@@ -162,6 +162,7 @@ export class App {
     this.connect.render(overview);
     this.documents.setOverview(overview);
     this.pending.setOverview(overview);
+    this.history.setOverview(overview);
     this.agents.render(overview);
     this.setCount(overview.pending_count);
     // The demo just started from Connect: on to its documents.

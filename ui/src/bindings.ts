@@ -29,6 +29,24 @@ export type DiffSpan = {
  */
 kind: string, text: string, };
 
+export type LinkKind = "link" | "media";
+
+export type PreviewLink = { block_id: string, kind: LinkKind, 
+/**
+ * The URL as written.
+ */
+url: string, 
+/**
+ * The host it goes to, with its port when not the default (an internationalized name in
+ * its ASCII form); none for a path on the Docs instance, nor for an address without a
+ * host (`mailto:`).
+ */
+host: string | null, 
+/**
+ * The text the link is on, or the media's name (else its caption).
+ */
+text: string, };
+
 export type Preview = { 
 /**
  * The headings the change is under, outermost first (empty at the top of the document).
@@ -37,7 +55,13 @@ heading_path?: Array<string>, before: Array<PreviewBlock>, after: Array<PreviewB
 /**
  * The block before the change and the one after it, without children: where it lands.
  */
-context_before?: PreviewBlock, context_after?: PreviewBlock, diff: Array<DiffSpan>, words_added: number, words_removed: number, };
+context_before?: PreviewBlock, context_after?: PreviewBlock, diff: Array<DiffSpan>, words_added: number, words_removed: number, 
+/**
+ * The link targets and media URLs the blocks after the edit hold that the same blocks did
+ * not hold before (all of a new block's), in reading order (absent in records of earlier
+ * versions).
+ */
+links?: Array<PreviewLink>, };
 
 export type EditPart = { 
 /**

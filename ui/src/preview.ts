@@ -2,7 +2,7 @@
 
 import { h, nameLabel } from "./dom";
 import { hasBlocks, renderBlocks, renderChange } from "./render";
-import type { EditRecord, EditStatus, PreviewBlock, ProposedComment } from "./types";
+import type { EditRecord, EditStatus, PreviewBlock, PreviewLink, ProposedComment } from "./types";
 
 /** An edit's status, in words. */
 export const STATUS_LABELS: Record<EditStatus, string> = {
@@ -105,10 +105,47 @@ function foldedMarkdown(edit: EditRecord): HTMLDetailsElement {
   return details;
 }
 
+/** The host of the Docs instance (`docs.example.org`, with a port when not the default);
+ * `null` when none is configured or it is no URL. */
+export function instanceHost(instance: string | null): string | null {
+  if (!instance) return null;
+  try {
+    return new URL(instance).host;
+  } catch {
+    return null;
+  }
+}
+
+/** Every link target and media URL the edit adds or changes, as text (nothing here
+ * navigates): what it is on, the URL in full, and the host it goes to, marked when it is not
+ * the Docs instance's (every host is, when the instance is not known). */
+export function renderLinks(links: PreviewLink[], instance: string | null): HTMLElement | null {
+  if (links.length === 0) return null;
+  const home = instanceHost(instance);
+  const item = (link: PreviewLink) => {
+    const other = link.host !== null && link.host !== home;
+    return h("li", { class: other ? "link-target other-site" : "link-target" },
+      h("span", { class: "link-kind" }, link.kind === "media" ? "Media" : "Link"),
+      link.text ? [" ", h("span", { class: "link-text" }, link.text), " →"] : null,
+      " ",
+      h("code", { class: "link-url" }, link.url),
+      link.host !== null ? [" ", h("span", { class: "link-host" }, link.host)] : null,
+      other ? [" ", h("span", { class: "badge other-site" }, "other site")] : null,
+    );
+  };
+  return h("section", { class: "links", "aria-label": "Links and media it adds or changes" },
+    h("h4", {}, "Links and media it adds or changes"),
+    h("ul", {}, ...links.map(item)),
+  );
+}
+
 /** The change as the document will look, with the markdown folded under it; for records
- * without typed blocks (earlier versions), the word diff and the markdown before and after. */
-export function renderPreview(edit: EditRecord): HTMLElement[] {
+ * without typed blocks (earlier versions), the word diff and the markdown before and after.
+ * Then the link targets and media URLs it adds or changes; `instance`: the Docs instance's
+ * URL, whose host is not marked. */
+export function renderPreview(edit: EditRecord, instance: string | null = null): HTMLElement[] {
   if (edit.proposed_comment) return [renderComment(edit.proposed_comment)];
+  const links = renderLinks(edit.preview.links ?? [], instance);
   const { before, after, context_before, context_after, heading_path } = edit.preview;
   if (before.length + after.length > 0 && hasBlocks(before) && hasBlocks(after)) {
     const where = heading_path && heading_path.length > 0
@@ -117,11 +154,13 @@ export function renderPreview(edit: EditRecord): HTMLElement[] {
     return [
       ...(where ? [where] : []),
       renderChange(before, after, { before: context_before, after: context_after }, edit.tool === "move_block"),
+      ...(links ? [links] : []),
       foldedMarkdown(edit),
     ];
   }
   return [
     renderDiff(edit),
+    ...(links ? [links] : []),
     h("details", { class: "before-after" },
       h("summary", {}, "Before and after"),
       beforeAfter(edit),

@@ -133,8 +133,11 @@ function renderOwn(block: BlockJson, inline: Node[] | null, number: number): HTM
     case "pdf":
     case "video":
     case "audio": {
-      const name = String(props.name || props.url || "").split("/").pop() || "untitled";
-      return h("p", { class: "bn-media" }, `[${typeName(block)}: ${name}]`);
+      // Its URL in full, as text: a file name alone does not say where the file is.
+      const url = typeof props.url === "string" ? props.url : "";
+      const name = String(props.name || url).split("/").pop() || "untitled";
+      return h("p", { class: "bn-media" }, `[${typeName(block)}: ${name}]`,
+        url ? [" ", h("code", { class: "media-url" }, url)] : null);
     }
     case "paragraph":
       return h("p", {}, ...text());

@@ -30,6 +30,7 @@ export type {
   Policy,
   Preview,
   PreviewBlock,
+  PreviewLink,
   ProposedComment,
   SessionRow,
   Settings,

@@ -6,7 +6,7 @@ import { PendingScreen } from "../src/screens/pending";
 import { renderEditCard } from "../src/screens/pending-card";
 import { editGroups } from "../src/screens/pending-groups";
 import { onServiceEvent } from "../src/rpc";
-import type { EditRecord } from "../src/types";
+import type { EditRecord, PreviewLink } from "../src/types";
 import { edit, overview } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
 
@@ -45,6 +45,37 @@ describe("a pending edit card", () => {
     expect(buttons.every((b) => b.getAttribute("type") !== null && b.tabIndex >= 0)).toBe(true);
     const textarea = card.querySelector<HTMLTextAreaElement>(".reject-form textarea")!;
     expect(card.querySelector(`label[for="${textarea.id}"]`)!.textContent).toBe("Comment for the agent (optional)");
+  });
+});
+
+describe("the links and media an edit adds", () => {
+  const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
+  const links: PreviewLink[] = [
+    { block_id: "b1", kind: "link", url: "javascript:alert(1)", host: null, text: "here" },
+    { block_id: "b1", kind: "link", url: "https://docs.example.org@evil.example/x", host: "evil.example", text: "the spec" },
+    { block_id: "b1", kind: "link", url: "https://docs.example.org/docs/a/", host: "docs.example.org", text: "" },
+    { block_id: "b2", kind: "media", url: "/media/a/attachments/b.png", host: null, text: "logo.png" },
+  ];
+  const items = (card: HTMLElement) => [...card.querySelectorAll<HTMLElement>(".links li")];
+
+  it("shows each target in full, as text, with its host; another site is marked", () => {
+    const card = renderEditCard({ ...edit, preview: { ...edit.preview, links } }, actions(), overview.instance);
+    expect(card.querySelector(".links h4")!.textContent).toBe("Links and media it adds or changes");
+    expect(items(card).map((li) => li.textContent)).toEqual([
+      "Link here → javascript:alert(1)",
+      "Link the spec → https://docs.example.org@evil.example/x evil.example other site",
+      "Link https://docs.example.org/docs/a/ docs.example.org",
+      "Media logo.png → /media/a/attachments/b.png",
+    ]);
+    expect(items(card).map((li) => li.classList.contains("other-site"))).toEqual([false, true, false, false]);
+    // Nothing there navigates.
+    expect(card.querySelector(".links a, .links [href]")).toBeNull();
+  });
+
+  it("marks every host when the instance is not known, and shows nothing for an edit adding none", () => {
+    const card = renderEditCard({ ...edit, preview: { ...edit.preview, links } }, actions(), null);
+    expect(items(card).map((li) => li.classList.contains("other-site"))).toEqual([false, true, true, false]);
+    expect(renderEditCard(edit, actions(), overview.instance).querySelector(".links")).toBeNull();
   });
 });
 

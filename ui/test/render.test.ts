@@ -61,7 +61,9 @@ describe("a block as Docs renders it", () => {
     expect(root.querySelector("pre.bn-code code")!.textContent).toBe("let x = 1;");
     expect(root.querySelector(".bn-callout")!.textContent).toBe("note");
     expect(root.querySelector("hr")).not.toBeNull();
-    expect(root.querySelector(".bn-media")!.textContent).toBe("[image: cat.png]");
+    // A media block shows its URL in full, not only its file name.
+    expect(root.querySelector(".bn-media")!.textContent).toBe("[image: cat.png] https://example.org/files/cat.png");
+    expect(root.querySelector(".bn-media .media-url")!.textContent).toBe("https://example.org/files/cat.png");
     expect(texts(root, ".bn-table td")).toEqual(["a", "b"]);
   });
 

@@ -800,6 +800,19 @@ pub fn edit_line(edit: &EditRecord) -> String {
             line.push_str(&format!(": {}", visible(&body.replace('\n', " "))));
         }
     }
+    if !edit.preview.links.is_empty() {
+        // Quoted: a URL's control characters are shown escaped, never sent to the terminal.
+        let links: Vec<String> = edit
+            .preview
+            .links
+            .iter()
+            .map(|link| match &link.host {
+                Some(host) => format!("{:?} ({host})", link.url),
+                None => format!("{:?}", link.url),
+            })
+            .collect();
+        line.push_str(&format!("  adds links: {}", links.join(", ")));
+    }
     if let Some(comment) = edit.comment.as_deref() {
         line.push_str(&format!("  [comment: {}]", visible(comment)));
     }
@@ -883,6 +896,31 @@ mod tests {
         assert_eq!(
             output,
             "DEBUG tungstenite::handshake::client: Client handshake done.\nTRACE docs_client::session: synced\n"
+        );
+    }
+
+    /// `docs-mcp edits list` shows every link target and media URL an edit adds, in full.
+    #[test]
+    fn an_edit_line_shows_the_links_it_adds() {
+        let fixture = include_str!("../../../ui/test/fixtures/edit-record.json");
+        let mut edit: EditRecord = serde_json::from_str(fixture).unwrap();
+        let link = |url: &str, host: Option<&str>| crate::record::PreviewLink {
+            block_id: "b1".into(),
+            kind: crate::record::LinkKind::Link,
+            url: url.into(),
+            host: host.map(str::to_owned),
+            text: "here".into(),
+        };
+        edit.preview.links = vec![
+            link("https://evil.example/\u{1b}[2Jx", Some("evil.example")),
+            link("/docs/a/", None),
+        ];
+        assert!(
+            edit_line(&edit).ends_with(
+                "  adds links: \"https://evil.example/\\u{1b}[2Jx\" (evil.example), \"/docs/a/\""
+            ),
+            "{}",
+            edit_line(&edit)
         );
     }
 

@@ -16,6 +16,9 @@ pub enum ErrorCode {
     TextNotFound,
     AmbiguousMatch,
     UnsupportedBlockType,
+    /// A link target or media URL of a scheme other than those allowed (`http`, `https`,
+    /// `mailto` for links), or a relative address not on the instance.
+    UnsafeUrl,
     StaleRevision,
     SyncTimeout,
     NotAcknowledged,
@@ -42,6 +45,7 @@ impl ErrorCode {
             ErrorCode::TextNotFound => "TEXT_NOT_FOUND",
             ErrorCode::AmbiguousMatch => "AMBIGUOUS_MATCH",
             ErrorCode::UnsupportedBlockType => "UNSUPPORTED_BLOCK_TYPE",
+            ErrorCode::UnsafeUrl => "UNSAFE_URL",
             ErrorCode::StaleRevision => "STALE_REVISION",
             ErrorCode::SyncTimeout => "SYNC_TIMEOUT",
             ErrorCode::NotAcknowledged => "NOT_ACKNOWLEDGED",
@@ -177,6 +181,7 @@ impl ServiceError {
                 | M::OpaqueBlock { .. }
                 | M::HiddenNesting { .. } => ErrorCode::UnsupportedBlockType,
                 M::DocumentTooDeep { .. } => ErrorCode::DocUnsupported,
+                M::UnsafeUrl { .. } => ErrorCode::UnsafeUrl,
                 M::MalformedDocument { .. } => ErrorCode::Internal,
                 _ => ErrorCode::InvalidInput,
             },
@@ -228,6 +233,7 @@ impl ServiceError {
                 ErrorCode::BlockNotFound => "Read the document or its outline again to get current block ids.".into(),
                 ErrorCode::UnsupportedBlockType => "Use one of the block types listed in the tool description, or leave that block as it is.".into(),
                 ErrorCode::DocUnsupported => "Tell the user: this document nests its lists too deeply to be edited safely; flattening them in Docs makes it editable. Other documents work.".into(),
+                ErrorCode::UnsafeUrl => "Give the full web address (https://…), a mailto: address for a link, or a path on the Docs instance (/docs/<id>/); write the text without the link when it has none of these.".into(),
                 _ => "Fix the input as the message says and retry.".into(),
             },
             ServiceError::TextNotFound { .. } => "Read the block again and quote its current text exactly.".into(),

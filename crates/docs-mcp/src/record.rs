@@ -261,6 +261,34 @@ pub struct DiffSpan {
     pub text: String,
 }
 
+/// What a URL in a preview is for.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkKind {
+    /// A link's target (or a link to another document, `/docs/<id>/`).
+    Link,
+    /// The file of an image, video, audio, file or PDF block.
+    Media,
+}
+
+/// A link target or media URL an edit adds or changes, shown in full to the person deciding:
+/// a link's text alone does not say where it goes.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PreviewLink {
+    pub block_id: String,
+    pub kind: LinkKind,
+    /// The URL as written.
+    pub url: String,
+    /// The host it goes to, with its port when not the default (an internationalized name in
+    /// its ASCII form); none for a path on the Docs instance, nor for an address without a
+    /// host (`mailto:`).
+    pub host: Option<String>,
+    /// The text the link is on, or the media's name (else its caption).
+    pub text: String,
+}
+
 /// What an edit changes, for a human to judge: the touched blocks before and after, and a
 /// word-level diff of their markdown.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -282,6 +310,12 @@ pub struct Preview {
     pub diff: Vec<DiffSpan>,
     pub words_added: usize,
     pub words_removed: usize,
+    /// The link targets and media URLs the blocks after the edit hold that the same blocks did
+    /// not hold before (all of a new block's), in reading order (absent in records of earlier
+    /// versions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<PreviewLink>>", optional))]
+    pub links: Vec<PreviewLink>,
 }
 
 /// An agent's edit: pending, decided, applied or undone. The journal is the list of edits

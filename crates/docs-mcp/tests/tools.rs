@@ -609,6 +609,85 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
     assert_eq!(undo["code"], "EDIT_CONFLICT", "{undo}");
 }
 
+/// A link or media URL of another scheme is refused with its own code and changes nothing;
+/// the links a person wrote are read as they are.
+#[tokio::test]
+async fn links_and_media_of_other_schemes_are_refused_and_change_nothing() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Links").blocks(json!([
+            {"type": "paragraph", "content": [
+                {"type": "link", "href": "tel:+33123456789", "content": "Call us"},
+            ]},
+        ])))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let markdown = agent.ok("read_document", json!({"document": doc})).await["markdown"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        markdown.contains("[Call us](tel:+33123456789)"),
+        "{markdown}"
+    );
+
+    let before = server.stored_settled(id).await.unwrap().blocks;
+    let link = agent
+        .err(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "markdown": "[here](javascript:alert(1))"}),
+        )
+        .await;
+    assert_eq!(
+        link,
+        json!({
+            "code": "UNSAFE_URL",
+            "message": "the link target \"javascript:alert(1)\" is refused: its scheme \
+                        `javascript:` is not allowed; links may be http, https or mailto URLs, \
+                        media http or https URLs, or either a path on the Docs instance \
+                        (/docs/<id>/, /media/...)",
+            "hint": "Give the full web address (https://…), a mailto: address for a link, or a \
+                     path on the Docs instance (/docs/<id>/); write the text without the link \
+                     when it has none of these.",
+        })
+    );
+    let image = agent
+        .err(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "blocks": [{"type": "image", "props": {"url": "file:///etc/passwd"}}]}),
+        )
+        .await;
+    assert_eq!(image["code"], "UNSAFE_URL");
+    assert!(
+        image["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("prop `url` of `image` \"file:///etc/passwd\" is refused"),
+        "{image}"
+    );
+    assert_eq!(server.stored_settled(id).await.unwrap().blocks, before);
+
+    let allowed = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "markdown": "[the spec](https://example.org/spec)"}),
+        )
+        .await;
+    assert_eq!(allowed["status"], "applied");
+    let stored = server.stored_settled(id).await.unwrap().blocks;
+    assert_eq!(stored[0], before[0]);
+    assert_eq!(
+        stored[1]["content"],
+        json!([{"type": "link", "href": "https://example.org/spec",
+                "content": [{"type": "text", "text": "the spec", "styles": {}}]}])
+    );
+}
+
 #[tokio::test]
 async fn a_write_quoting_an_old_revision_is_refused_after_a_human_edit() {
     let server = DocsServer::start().await.unwrap();
@@ -1086,6 +1165,22 @@ async fn creating_documents_needs_a_user_and_follows_the_policy() {
         .ok("get_document", json!({"document": child_id.to_string()}))
         .await;
     assert_eq!(info["title"], "Annex");
+
+    // Content that cannot be written is refused before a document is made.
+    let unsafe_content = agent
+        .err(
+            "create_document",
+            json!({"title": "Unsafe", "markdown": "[here](javascript:alert(1))"}),
+        )
+        .await;
+    assert_eq!(unsafe_content["code"], "UNSAFE_URL");
+    let titles = agent.ok("list_documents", json!({})).await["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["title"].as_str().unwrap().to_owned())
+        .collect::<Vec<_>>();
+    assert!(!titles.contains(&"Unsafe".to_owned()), "{titles:?}");
 
     agent
         .service

@@ -4,7 +4,7 @@
 import { h, shortName, showStatus, statusLine, timeElement } from "../dom";
 import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
-import { type Channel, EDIT_STATUSES, type EditRecord, type EditStatus, type ServiceEvent } from "../types";
+import { type Channel, EDIT_STATUSES, type EditRecord, type EditStatus, type Overview, type ServiceEvent } from "../types";
 
 /** The journal's statuses: every one but pending, in the order of `EditStatus`. */
 const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");
@@ -69,6 +69,8 @@ export class HistoryScreen {
   private agents = new Set<string>();
   /** Counts loads: a slower, older answer must not overwrite a newer one. */
   private generation = 0;
+  /** The Docs instance: an entry marks links to other hosts. */
+  private instance: string | null = null;
 
   constructor() {
     const select = (id: string, label: string) => {
@@ -178,10 +180,14 @@ export class HistoryScreen {
         field("Error", "error", edit.status !== "rejected" && edit.error ? errorText(edit.error) : null),
         h("dt", {}, "Words"), renderWords(edit),
       ),
-      ...renderPreview(edit),
+      ...renderPreview(edit, this.instance),
       undoButton && h("div", { class: "actions" }, undoButton),
       status,
     );
+  }
+
+  setOverview(overview: Overview): void {
+    this.instance = overview.instance;
   }
 
   onEvent(event: ServiceEvent): void {

@@ -93,8 +93,9 @@ export async function decide(container: HTMLElement, status: HTMLElement, doing:
   }
 }
 
-/** One card: who, where, why, when, with which tool, the preview, and the decisions. */
-export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElement {
+/** One card: who, where, why, when, with which tool, the preview, and the decisions.
+ * `instance`: the Docs instance's URL (links to another host are marked). */
+export function renderEditCard(edit: EditRecord, actions: CardActions, instance: string | null = null): HTMLElement {
   const titleId = `edit-${edit.id}-title`;
   const status = h("p", { class: "card-status", role: "status" });
   const reject = rejectForm(`edit-${edit.id}-comment`, () => toggleReject(false));
@@ -216,7 +217,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions): HTMLElem
       h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),
       edit.proposed_comment ? null : [h("dt", {}, "Words"), renderWords(edit)],
     ),
-    ...renderPreview(edit),
+    ...renderPreview(edit, instance),
     partsList,
     h("div", { class: "actions" }, approveButton, approvePartsButton, amendButton, rejectButton, openButton),
     amendForm,

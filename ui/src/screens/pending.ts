@@ -90,9 +90,12 @@ export class PendingScreen {
 
   /** The demo runs: its documents have no page to open. */
   private demo = false;
+  /** The Docs instance: a card marks links to other hosts. */
+  private instance: string | null = null;
 
   setOverview(overview: Overview): void {
     this.demo = overview.demo;
+    this.instance = overview.instance;
   }
 
   private cardActions(): CardActions {
@@ -310,7 +313,7 @@ export class PendingScreen {
       this.list.replaceChildren(h("p", { class: "empty", tabindex: -1 }, "No edit waits for you."));
     } else {
       // Keep a card being worked on (focus, half-typed comment) as it is.
-      this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.cardActions())));
+      this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.cardActions(), this.instance)));
     }
     this.lock();
     // The focused control left with its decided edit or group: on to the next card (the card,

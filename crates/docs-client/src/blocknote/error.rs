@@ -38,6 +38,15 @@ pub enum ModelError {
         attr: String,
         allowed: String,
     },
+    #[error(
+        "{what} {url:?} is refused: {reason}; links may be http, https or mailto URLs, media \
+         http or https URLs, or either a path on the Docs instance (/docs/<id>/, /media/...)"
+    )]
+    UnsafeUrl {
+        what: String,
+        url: String,
+        reason: String,
+    },
     #[error("invalid JSON for a block: {message}; see the NewBlock shape")]
     InvalidJson { message: String },
     #[error("no block with id `{id}`; read the outline or the document again to get current ids")]

@@ -9,6 +9,8 @@
 //! - [`read`]: Y → typed tree ([`read_document`]). Unknown blocks read as opaque, and so do
 //!   blocks at [`MAX_NESTING`] that hold deeper ones.
 //! - [`validate`]: new blocks and content checked against the schema before any write.
+//! - [`urls`]: which link targets and media URLs new content may hold (`http`, `https`,
+//!   `mailto` for links, paths on the instance), and where a URL goes.
 //! - [`locate`]: finding blocks, and [`Position`]s to put blocks at.
 //! - [`write`]: builders and operations on a `TransactionMut` (insert, delete, move, change
 //!   type/props, set text with a minimal diff). Each validates before mutating.
@@ -37,6 +39,7 @@ pub mod read;
 pub mod schema;
 mod snapshot;
 pub mod tree;
+pub mod urls;
 pub mod validate;
 pub mod write;
 pub mod yjs_depth;
@@ -68,10 +71,12 @@ pub use tree::{
     Block, BlockContent, CommentMark, Document, Inline, NewBlock, NewContent, PropValue, Props,
     Styles, TableCell, TableContent, TableRow, TextRun,
 };
-pub use validate::validate_block;
+pub use urls::{BlockUrl, UrlUse, block_urls, host_of};
+pub use validate::{validate_block, validate_block_as_read};
 pub use write::{
-    ChildrenMode, delete_blocks, ensure_root, insert_blocks, move_block, set_block_content,
-    set_block_text, update_block,
+    ChildrenMode, delete_blocks, ensure_root, insert_blocks, insert_blocks_as_read, move_block,
+    set_block_content, set_block_content_as_read, set_block_text, update_block,
+    update_block_as_read,
 };
 pub(crate) use yjs_depth::check_update_depth_with;
 pub use yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};

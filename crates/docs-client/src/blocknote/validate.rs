@@ -10,6 +10,7 @@ use super::schema::{
     TABLE_HEADER, block_spec, writable_names,
 };
 use super::tree::{Inline, NewBlock, NewContent, PropValue, Props, TableContent};
+use super::urls::{UrlInput, UrlUse};
 
 /// Content of a validated block, ready to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,11 +128,12 @@ pub(crate) fn full_props(specs: &[PropSpec], given: &Props) -> Props {
 }
 
 /// Checks inline content against the schema (marks, colors, inline elements, the inline math
-/// `math` allows).
+/// `math` allows, the link targets `urls` allows).
 pub(crate) fn check_inline(
     block_type: &str,
     inline: &[Inline],
     math: &mut MathInput,
+    urls: &UrlInput,
 ) -> ModelResult<()> {
     for i in inline {
         match i {
@@ -150,13 +152,14 @@ pub(crate) fn check_inline(
                         });
                     }
                 }
-                if let Some(h) = &r.link
-                    && h.trim().is_empty()
-                {
-                    return Err(ModelError::InvalidContent {
-                        block_type: block_type.to_string(),
-                        problem: "has a link without href".to_string(),
-                    });
+                if let Some(h) = &r.link {
+                    if h.trim().is_empty() {
+                        return Err(ModelError::InvalidContent {
+                            block_type: block_type.to_string(),
+                            problem: "has a link without href".to_string(),
+                        });
+                    }
+                    urls.check(h, UrlUse::Link, || "the link target".into())?;
                 }
             }
             Inline::HardBreak => {}
@@ -223,22 +226,23 @@ fn code_text(block_type: &str, inline: &[Inline]) -> ModelResult<String> {
 }
 
 /// Resolves inline input (markdown or runs) for a block type with inline content, holding
-/// the inline math `math` allows.
+/// the inline math `math` allows and the link targets `urls` allows.
 pub(crate) fn resolve_inline(
     spec: &BlockSpec,
     content: Option<&NewContent>,
     mut math: MathInput,
+    urls: &UrlInput,
 ) -> ModelResult<Prepared> {
     let name = spec.name;
     match (spec.content, content) {
         (ContentKind::Inline, None) => Ok(Prepared::Inline(vec![])),
         (ContentKind::Inline, Some(NewContent::Markdown(md))) => {
             let inline = parse_inline_with(md, math.clone())?;
-            check_inline(name, &inline, &mut math)?;
+            check_inline(name, &inline, &mut math, urls)?;
             Ok(Prepared::Inline(inline))
         }
         (ContentKind::Inline, Some(NewContent::Inline(i))) => {
-            check_inline(name, i, &mut math)?;
+            check_inline(name, i, &mut math, urls)?;
             Ok(Prepared::Inline(super::inline::normalize_inline(i.clone())))
         }
         (ContentKind::Code, None) => Ok(Prepared::Code(String::new())),
@@ -261,7 +265,7 @@ pub(crate) fn resolve_inline(
                     CELL_PROPS,
                     &c.props,
                 )?;
-                check_inline(name, &c.content, &mut math)?;
+                check_inline(name, &c.content, &mut math, urls)?;
                 c.props = full_props(CELL_PROPS, &c.props);
                 c.content = super::inline::normalize_inline(std::mem::take(&mut c.content));
             }
@@ -280,30 +284,42 @@ pub(crate) fn resolve_inline(
     }
 }
 
-/// Validates a new block (and its children) against the schema and the nesting limit (as a
-/// top-level block) without touching any document.
+/// Validates a new block (and its children) against the schema, the nesting limit (as a
+/// top-level block) and the link targets and media URLs new content may hold
+/// ([`urls`](super::urls)), without touching any document.
 pub fn validate_block(block: &NewBlock) -> ModelResult<()> {
-    prepare_blocks(std::slice::from_ref(block), 1).map(|_| ())
+    prepare_blocks(std::slice::from_ref(block), 1, &UrlInput::new_content()).map(|_| ())
 }
 
-/// Validates new blocks to be put at `depth` (1 for the top level): first their nesting,
-/// iteratively, so that the validation's own recursion is bounded by [`MAX_NESTING`]; then
-/// the schema.
+/// [`validate_block`] of a block read from the document, to be put back as it was: its link
+/// targets and media URLs are not checked (the document holds them).
+pub fn validate_block_as_read(block: &NewBlock) -> ModelResult<()> {
+    prepare_blocks(std::slice::from_ref(block), 1, &UrlInput::Any).map(|_| ())
+}
+
+/// Validates new blocks to be put at `depth` (1 for the top level), holding the URLs `urls`
+/// allows: first their nesting, iteratively, so that the validation's own recursion is
+/// bounded by [`MAX_NESTING`]; then the schema.
 ///
 /// [`MAX_NESTING`]: super::nesting::MAX_NESTING
-pub(crate) fn prepare_blocks(blocks: &[NewBlock], depth: usize) -> ModelResult<Vec<PreparedBlock>> {
+pub(crate) fn prepare_blocks(
+    blocks: &[NewBlock],
+    depth: usize,
+    urls: &UrlInput,
+) -> ModelResult<Vec<PreparedBlock>> {
     check_new_blocks(blocks, depth)?;
-    blocks.iter().map(prepare).collect()
+    blocks.iter().map(|block| prepare(block, urls)).collect()
 }
 
-fn prepare(block: &NewBlock) -> ModelResult<PreparedBlock> {
+fn prepare(block: &NewBlock, urls: &UrlInput) -> ModelResult<PreparedBlock> {
     let spec = writable_spec(&block.kind)?;
     check_props(spec.name, spec.props, &block.props)?;
-    let content = resolve_inline(spec, block.content.as_ref(), MathInput::new_content())?;
+    urls.check_props(spec.name, &block.props)?;
+    let content = resolve_inline(spec, block.content.as_ref(), MathInput::new_content(), urls)?;
     let children = block
         .children
         .iter()
-        .map(prepare)
+        .map(|child| prepare(child, urls))
         .collect::<ModelResult<Vec<_>>>()?;
     Ok(PreparedBlock {
         spec,

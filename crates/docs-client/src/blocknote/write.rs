@@ -28,6 +28,7 @@ use super::snapshot::{Snap, restore, snapshot};
 use super::tree::{
     Block, BlockContent, Inline, NewBlock, NewContent, PropValue, Props, inline_plain_text,
 };
+use super::urls::{URL_PROP, UrlInput, inline_hrefs};
 use super::validate::{
     Prepared, PreparedBlock, check_prop, check_props, check_writable, full_props, prepare_blocks,
     resolve_inline, writable_spec,
@@ -119,15 +120,37 @@ fn write_block(
 // ---------------------------------------------------------------------------------------------
 // Operations
 
-/// Inserts new blocks at `pos`; returns their ids (depth first, children included).
+/// Inserts new blocks at `pos`; returns their ids (depth first, children included). Their
+/// link targets and media URLs must be allowed ([`urls`](super::urls)).
 pub fn insert_blocks(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     pos: &Position,
     blocks: &[NewBlock],
 ) -> ModelResult<Vec<String>> {
+    insert_blocks_with(txn, frag, pos, blocks, &UrlInput::new_content())
+}
+
+/// [`insert_blocks`] of blocks read from the document, put back as they were (an undo): their
+/// link targets and media URLs are not checked.
+pub fn insert_blocks_as_read(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    pos: &Position,
+    blocks: &[NewBlock],
+) -> ModelResult<Vec<String>> {
+    insert_blocks_with(txn, frag, pos, blocks, &UrlInput::Any)
+}
+
+fn insert_blocks_with(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    pos: &Position,
+    blocks: &[NewBlock],
+    urls: &UrlInput,
+) -> ModelResult<Vec<String>> {
     // The schema (and the blocks' own nesting) first, then their nesting at the position.
-    let prepared = prepare_blocks(blocks, 1)?;
+    let prepared = prepare_blocks(blocks, 1, urls)?;
     let depth = match pos.anchor() {
         None => 1,
         Some(id) => {
@@ -185,7 +208,8 @@ fn tidy_group(txn: &mut TransactionMut, frag: &XmlFragmentRef, group: &XmlElemen
             }
         }
         _ => {
-            let Ok(p) = prepare_blocks(&[NewBlock::new("paragraph")], 1) else {
+            let Ok(p) = prepare_blocks(&[NewBlock::new("paragraph")], 1, &UrlInput::new_content())
+            else {
                 return;
             };
             let _ = frag;
@@ -297,13 +321,37 @@ pub(crate) fn editable_block<T: ReadTxn>(
 }
 
 /// Changes a block's type and/or props, keeping its id, children and (when both types hold
-/// text) its inline content. Props of the old type that the new type also has are kept.
+/// text) its inline content. Props of the old type that the new type also has are kept. A
+/// media URL given must be allowed ([`urls`](super::urls)), or the one the block has.
 pub fn update_block(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     id: &str,
     new_type: Option<&str>,
     props: &Props,
+) -> ModelResult<()> {
+    update_block_with(txn, frag, id, new_type, props, UrlInput::new_content())
+}
+
+/// [`update_block`] to a type and props read from the document, put back as they were (an
+/// undo): a media URL is not checked.
+pub fn update_block_as_read(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    id: &str,
+    new_type: Option<&str>,
+    props: &Props,
+) -> ModelResult<()> {
+    update_block_with(txn, frag, id, new_type, props, UrlInput::Any)
+}
+
+fn update_block_with(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    id: &str,
+    new_type: Option<&str>,
+    props: &Props,
+    urls: UrlInput,
 ) -> ModelResult<()> {
     let (l, block, node) = editable_block(txn, frag, id)?;
     let old_spec = block_spec(&block.kind).expect("checked");
@@ -312,6 +360,9 @@ pub fn update_block(
         None => old_spec,
     };
     check_props(spec.name, spec.props, props)?;
+    let kept_url = block.props.get(URL_PROP).and_then(PropValue::as_str);
+    urls.keeping(kept_url.map(str::to_owned))
+        .check_props(spec.name, props)?;
     if spec.name == old_spec.name {
         set_props(txn, &node, props);
         return Ok(());
@@ -401,7 +452,8 @@ pub fn set_block_text(
 
 /// Replaces a block's inline content (markdown or runs) with a minimal diff (searched for at
 /// most [`DIFF_TIME_LIMIT`]). Runs may hold the inline math the block holds, no other while
-/// math is not written.
+/// math is not written; and the link targets it holds, or allowed ones
+/// ([`urls`](super::urls)).
 pub fn set_block_content(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -409,6 +461,17 @@ pub fn set_block_content(
     content: &NewContent,
 ) -> ModelResult<()> {
     set_block_content_within(txn, frag, id, content, DIFF_TIME_LIMIT)
+}
+
+/// [`set_block_content`] of content read from the document, put back as it was (an undo):
+/// its link targets are not checked.
+pub fn set_block_content_as_read(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    id: &str,
+    content: &NewContent,
+) -> ModelResult<()> {
+    set_content(txn, frag, id, content, UrlInput::Any, DIFF_TIME_LIMIT)
 }
 
 /// [`set_block_content`] with the diff's search limited to `time_limit`.
@@ -419,6 +482,18 @@ pub(crate) fn set_block_content_within(
     content: &NewContent,
     time_limit: Duration,
 ) -> ModelResult<()> {
+    set_content(txn, frag, id, content, UrlInput::new_content(), time_limit)
+}
+
+/// Sets a block's inline content holding the URLs `urls` allows, and those it holds.
+fn set_content(
+    txn: &mut TransactionMut,
+    frag: &XmlFragmentRef,
+    id: &str,
+    content: &NewContent,
+    urls: UrlInput,
+    time_limit: Duration,
+) -> ModelResult<()> {
     let (_, block, node) = editable_block(txn, frag, id)?;
     let spec = block_spec(&block.kind).expect("checked");
     let wrong = |what: &str| ModelError::WrongBlockKind {
@@ -426,8 +501,9 @@ pub(crate) fn set_block_content_within(
         block_type: block.kind.clone(),
         what: what.into(),
     };
-    let math = MathInput::rewriting(block.inline().unwrap_or_default());
-    match resolve_inline(spec, Some(content), math) {
+    let old = block.inline().unwrap_or_default();
+    let urls = urls.keeping(inline_hrefs(old));
+    match resolve_inline(spec, Some(content), MathInput::rewriting(old), &urls) {
         Ok(Prepared::Inline(new)) => {
             super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())

@@ -412,8 +412,11 @@ fn apply_undo(
                 effects.depend(id, Scope::Subtree);
             }
         }
+        // What an undo writes was read from the document: it goes back as it was, its links
+        // and media URLs unchecked.
         UndoOp::InsertBlocks { position, blocks } => {
-            let ids = blocknote::insert_blocks(txn, fragment, &position.to_model()?, blocks)?;
+            let ids =
+                blocknote::insert_blocks_as_read(txn, fragment, &position.to_model()?, blocks)?;
             if let Some(anchor) = position.anchor_block() {
                 effects.depend(anchor, Scope::Exists);
             }
@@ -425,9 +428,9 @@ fn apply_undo(
             props,
             content,
         } => {
-            blocknote::update_block(txn, fragment, block_id, Some(block_type), props)?;
+            blocknote::update_block_as_read(txn, fragment, block_id, Some(block_type), props)?;
             if let Some(content) = content {
-                blocknote::set_block_content(txn, fragment, block_id, content)?;
+                blocknote::set_block_content_as_read(txn, fragment, block_id, content)?;
             }
             effects.depend(block_id, Scope::Content);
         }

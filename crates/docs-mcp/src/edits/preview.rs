@@ -1,13 +1,14 @@
 //! What a person sees before deciding: the touched blocks before and after (as BlockNote JSON,
-//! which the app renders as Docs does, and as markdown), the blocks around them, and a
-//! word-level diff of their markdown.
+//! which the app renders as Docs does, and as markdown), the blocks around them, a
+//! word-level diff of their markdown, and the link targets and media URLs the edit adds or
+//! changes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use docs_client::blocknote::tree::{Block, Document};
-use docs_client::blocknote::{self, ExportOptions, Outermost};
+use docs_client::blocknote::{self, BlockUrl, ExportOptions, Outermost, UrlUse};
 
-use crate::record::{DiffSpan, Preview, PreviewBlock};
+use crate::record::{DiffSpan, LinkKind, Preview, PreviewBlock, PreviewLink};
 
 fn preview_block(b: &Block) -> PreviewBlock {
     PreviewBlock {
@@ -131,6 +132,42 @@ fn where_it_lands(
     path.into_iter().map(|(_, title)| title).collect()
 }
 
+/// The link targets and media URLs of the blocks `ids` in `after` (in its reading order) that
+/// the same block did not hold in `before`: all of a new block's, a changed one's new ones.
+fn added_links(before: &Document, after: &Document, ids: &[String]) -> Vec<PreviewLink> {
+    let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let is_wanted = |block: &&Block| wanted.contains(block.id.as_str());
+    let had: HashMap<&str, Vec<BlockUrl>> = before
+        .all_blocks()
+        .into_iter()
+        .filter(is_wanted)
+        .map(|block| (block.id.as_str(), blocknote::block_urls(block)))
+        .collect();
+    let mut links = vec![];
+    for block in after.all_blocks().into_iter().filter(is_wanted) {
+        let had = had.get(block.id.as_str()).map_or(&[][..], Vec::as_slice);
+        for url in blocknote::block_urls(block) {
+            if had
+                .iter()
+                .any(|old| old.url == url.url && old.url_use == url.url_use)
+            {
+                continue;
+            }
+            links.push(PreviewLink {
+                block_id: block.id.clone(),
+                kind: match url.url_use {
+                    UrlUse::Link => LinkKind::Link,
+                    UrlUse::Media => LinkKind::Media,
+                },
+                host: blocknote::host_of(&url.url),
+                url: url.url,
+                text: url.text,
+            });
+        }
+    }
+    links
+}
+
 /// `before`: the whole document; `after`: the blocks the edit changes or creates, read with
 /// the two around them.
 pub(super) fn preview(
@@ -198,5 +235,6 @@ pub(super) fn preview(
         diff: spans,
         words_added: added,
         words_removed: removed,
+        links: added_links(before, &after.document, &ids),
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use docs_client::blocknote::tree::{Block, BlockContent, Document, NewBlock, NewContent};
-use docs_client::blocknote::{Props, validate_block};
+use docs_client::blocknote::{Props, validate_block_as_read};
 use serde::{Deserialize, Serialize};
 
 use super::{Anchor, Position};
@@ -125,7 +125,8 @@ pub(super) fn outermost(document: &Document, ids: &[String]) -> Vec<String> {
 /// after the sibling before the run (or first under the parent, or at the start). `None` when
 /// a deleted block could not be written again: of an unknown type, or holding what this
 /// service does not write (an upload placeholder; math and diagrams, read-only until Docs'
-/// schema for them is confirmed).
+/// schema for them is confirmed). Links and media URLs go back as they were, whatever their
+/// scheme: the document held them.
 pub(super) fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Vec<UndoOp>> {
     let deleted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
     fn runs<'a>(
@@ -159,7 +160,7 @@ pub(super) fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Ve
                 position,
                 blocks: blocks
                     .into_iter()
-                    .map(|block| recreate(block).filter(|new| validate_block(new).is_ok()))
+                    .map(|block| recreate(block).filter(|new| validate_block_as_read(new).is_ok()))
                     .collect::<Option<Vec<_>>>()?,
             })
         })

@@ -169,7 +169,9 @@ pub struct InsertBlocksArgs {
     pub position: Position,
     /// Markdown to insert (headings, lists, task lists, tables, code fences, quotes...).
     /// Math and diagrams are not written: `$…$` and `$$…$$` stay text, a `mermaid` or `math`
-    /// fence is a code block.
+    /// fence is a code block. Links go to http(s) or mailto: URLs, images and other media to
+    /// http(s) ones, or to paths on the instance (/docs/<id>/); others are refused
+    /// (UNSAFE_URL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
     /// Typed blocks instead of markdown, e.g. `{"type": "callout", "props": {"emoji": "💡"},

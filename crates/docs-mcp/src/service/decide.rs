@@ -502,6 +502,14 @@ impl DocsService {
         if self.is_paused() {
             return Err(ServiceError::Paused);
         }
+        let markdown = markdown.filter(|m| !m.trim().is_empty());
+        // Content that could not be written is refused before the document is made: a
+        // refusal leaves nothing behind.
+        if let Some(markdown) = &markdown {
+            for block in docs_client::blocknote::import_markdown(markdown)? {
+                docs_client::blocknote::validate_block(&block)?;
+            }
+        }
         let document = self.client()?.create_document(title, parent).await?;
         self.store
             .remember_document(KnownDocument {
@@ -510,7 +518,7 @@ impl DocsService {
                 last_opened_at: now_ms(),
             })
             .await?;
-        let edit = match markdown.filter(|m| !m.trim().is_empty()) {
+        let edit = match markdown {
             Some(markdown) => Some(
                 self.submit(EditRequest {
                     document: document.id.to_string(),

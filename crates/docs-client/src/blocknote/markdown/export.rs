@@ -729,7 +729,8 @@ fn first_non_empty(v: &[String]) -> String {
         .unwrap_or_default()
 }
 
-fn url_escape(u: &str) -> String {
+/// A URL as markdown's link destination writes it.
+pub(crate) fn url_escape(u: &str) -> String {
     u.replace(' ', "%20")
         .replace('(', "%28")
         .replace(')', "%29")

@@ -4,6 +4,7 @@ use super::*;
 use crate::edits::{
     Anchor, DeleteBlocks, InsertBlocks, MAX_INPUT_BYTES, Position, ReplaceText, UpdateBlock,
 };
+use crate::record::{LinkKind, PreviewLink};
 use docs_client::blocknote::tree::{BlockContent, Inline, Styles, TextRun};
 use docs_client::blocknote::write::Position as ModelPosition;
 use yrs::updates::decoder::Decode;
@@ -331,4 +332,128 @@ fn too_many_new_blocks_are_refused_before_any_is_written() {
             MAX_NEW_BLOCKS + 1
         )
     );
+}
+
+fn insert_at_end(markdown: &str) -> EditOp {
+    EditOp::InsertBlocks(InsertBlocks {
+        position: Position {
+            at: Anchor::End,
+            block_id: None,
+        },
+        markdown: Some(markdown.into()),
+        blocks: None,
+    })
+}
+
+fn preview_link(
+    block_id: &str,
+    kind: LinkKind,
+    url: &str,
+    host: Option<&str>,
+    text: &str,
+) -> PreviewLink {
+    PreviewLink {
+        block_id: block_id.into(),
+        kind,
+        url: url.into(),
+        host: host.map(str::to_owned),
+        text: text.into(),
+    }
+}
+
+/// The person deciding sees every link target and media URL the edit adds or changes, and
+/// where it goes; not those the blocks held already.
+#[test]
+fn a_preview_lists_the_links_and_media_an_edit_adds_or_changes() {
+    let doc = live_doc(
+        "See [the spec](https://docs.example.org/docs/a/).\n\n\
+         ![logo](https://docs.example.org/media/logo.png)",
+    );
+    let ids = block_ids(&doc);
+    let ops = [
+        update_text(
+            &ids[0],
+            "See [the spec](https://docs.example.org/docs/a/) and [this](https://evil.example/x).",
+        ),
+        EditOp::UpdateBlock(UpdateBlock {
+            block_id: ids[1].clone(),
+            text: None,
+            block_type: None,
+            props: serde_json::json!({"url": "https://cdn.example:8443/logo.png"})
+                .as_object()
+                .cloned(),
+        }),
+        insert_at_end("Write to [Ada](mailto:ada@example.org) or read [the page](/docs/b/)."),
+    ];
+    let planned = plan(&fork(&doc), &ops, &TextBases::new()).unwrap();
+    let new = planned.new_blocks[0].as_str();
+    assert_eq!(
+        planned.preview.links,
+        [
+            preview_link(
+                &ids[0],
+                LinkKind::Link,
+                "https://evil.example/x",
+                Some("evil.example"),
+                "this"
+            ),
+            preview_link(
+                &ids[1],
+                LinkKind::Media,
+                "https://cdn.example:8443/logo.png",
+                Some("cdn.example:8443"),
+                "logo"
+            ),
+            preview_link(new, LinkKind::Link, "mailto:ada@example.org", None, "Ada"),
+            preview_link(new, LinkKind::Link, "/docs/b/", None, "the page"),
+        ]
+    );
+    let same_links = update_text(
+        &ids[0],
+        "Read [the spec](https://docs.example.org/docs/a/), again.",
+    );
+    let planned = plan(&fork(&doc), &[same_links], &TextBases::new()).unwrap();
+    assert_eq!(planned.preview.links, []);
+}
+
+/// An undo puts back what a person wrote as it was: links and media URLs of schemes an agent
+/// may not write included.
+#[test]
+fn an_undo_puts_back_links_and_media_of_any_scheme() {
+    let doc = live_doc("");
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let call = Inline::Text(TextRun {
+        link: Some("tel:+33123456789".into()),
+        ..TextRun::plain("call us")
+    });
+    let written = [
+        NewBlock::new("paragraph").inline(vec![call]),
+        NewBlock::new("image").prop("url", "file:///srv/logo.png"),
+    ];
+    blocknote::insert_blocks_as_read(
+        &mut doc.transact_mut(),
+        &fragment,
+        &ModelPosition::Start,
+        &written,
+    )
+    .unwrap();
+    let before = blocknote::read_document(&doc.transact(), &fragment);
+    let ids = block_ids(&doc);
+    let ops = [
+        update_text(&ids[0], "Write to us."),
+        EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: vec![ids[1].clone()],
+            keep_children: false,
+        }),
+    ];
+    let planned = plan(&fork(&doc), &ops, &TextBases::new()).unwrap();
+    let inverse = planned.inverse.clone().expect("the edit can be undone");
+    apply_plan(&doc, &planned);
+    let undo = plan_undo(&fork(&doc), &inverse).unwrap();
+    apply_plan(&doc, &undo);
+    let now = blocknote::read_document(&doc.transact(), &fragment);
+    assert_eq!(now.blocks[0].inline(), before.blocks[0].inline());
+    assert_eq!(now.blocks[1].props, before.blocks[1].props);
+    let restored: Vec<&str> = undo.preview.links.iter().map(|l| l.url.as_str()).collect();
+    assert_eq!(restored, ["tel:+33123456789", "file:///srv/logo.png"]);
 }
