@@ -121,10 +121,11 @@ pub fn unchanged<'a>(
 }
 
 /// Like [`unchanged`], but a block whose text was changed by someone else since still holds
-/// when that change and the edit's own (`texts`) touch different parts of the text (and its
-/// type and props are as they were): merging the edit then keeps both. For edits no person
-/// reviewed (an automatic policy): a person typing on in a paragraph an agent edits does
-/// not make the agent's edit fail.
+/// when that change and the edit's own (`texts`) touch different words, not meeting at one
+/// place ([`merge3`]), and its type and props are as they were: merging the edit then keeps
+/// both. For edits no person reviewed (an automatic policy): a person typing on in a
+/// paragraph an agent edits does not make the agent's edit fail, unless the person types in
+/// or against a word the agent rewrites.
 pub fn compatible<'a>(
     blocks: &impl Blocks,
     states: &'a [BlockState],
