@@ -47,33 +47,13 @@ impl ReadMemory {
         self.remember(document, texts);
     }
 
-    /// Remembers that the agent's rewrites in `ops` are now what it knows of those blocks,
-    /// and its replacements made in what it knew of them (at the revision it read them at).
+    /// Remembers that the agent's rewrites in `ops` are now what it knows of those blocks.
     pub fn wrote(&self, document: Uuid, ops: &[EditOp]) {
-        let mut texts = vec![];
-        for op in ops {
-            match op {
-                EditOp::UpdateBlock(u) => {
-                    texts.extend(u.text.clone().map(|t| (u.block_id.clone(), (t, None))));
-                }
-                EditOp::ReplaceText(r) => {
-                    let documents = self.documents.lock().expect("read memory");
-                    let Some((_, known)) = documents.iter().find(|(id, _)| *id == document) else {
-                        continue;
-                    };
-                    texts.extend(replaced_in(known, r).map(|(id, (text, read_at))| {
-                        let text = if r.all {
-                            text.replace(&r.old_text, &r.new_text)
-                        } else {
-                            text.replacen(&r.old_text, &r.new_text, 1)
-                        };
-                        (id.clone(), (text, read_at.clone()))
-                    }));
-                }
-                _ => {}
-            }
-        }
-        self.remember(document, texts.into_iter());
+        let texts = ops.iter().filter_map(|op| match op {
+            EditOp::UpdateBlock(u) => u.text.clone().map(|t| (u.block_id.clone(), (t, None))),
+            _ => None,
+        });
+        self.remember(document, texts);
     }
 
     fn remember(&self, document: Uuid, texts: impl Iterator<Item = (String, Seen)>) {
@@ -218,9 +198,6 @@ mod tests {
                 .bases(doc, &[replace(Some("c"), false)], None)
                 .is_empty()
         );
-        // Once applied, the replacement is what the agent knows, at the revision it read.
-        memory.wrote(doc, &[replace(Some("a"), false)]);
-        assert_eq!(memory.bases(doc, &[update("a")], Some("r-1"))["a"], "one 2");
     }
 
     #[test]
