@@ -278,7 +278,7 @@ fn a_word_a_person_changed_since_the_agent_read_it_is_not_rewritten() {
             replace("Human", "Agent-edited", Some(&id)),
             replace("Human", "Agent-edited", None),
         ] {
-            let refused = plan(&fork(&doc), &[op.clone()], &bases).map(drop);
+            let refused = plan(&fork(&doc), std::slice::from_ref(&op), &bases).map(drop);
             let Err(ServiceError::Overlap { read, now, .. }) = refused else {
                 // "Huuman" holds no "Human" to replace.
                 assert!(typed == "Huuman" && matches!(op, EditOp::ReplaceText(_)));
