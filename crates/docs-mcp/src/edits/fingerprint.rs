@@ -188,6 +188,40 @@ mod tests {
         assert_eq!(of_content(&plain), "496f6849681c75c9");
     }
 
+    /// An automatic edit met by a person's typing between its plan and its merge: merged
+    /// over typing in another word, refused over typing in or against the word it rewrites.
+    #[test]
+    fn compatible_lets_typing_in_other_words_through() {
+        let planned = paragraph("a", "The Human race", vec![]);
+        let states = vec![BlockState {
+            block_id: "a".into(),
+            seen: Seen::Content(of_content(&planned)),
+        }];
+        let texts = vec![PlannedText {
+            block_id: "a".into(),
+            before: "The Human race".into(),
+            after: "The Agent-edited race".into(),
+            shape: of_shape(&planned),
+        }];
+        for (now, holds) in [
+            ("The Human races", true),
+            ("A The Human race", true),
+            ("The Humankind race", false),
+            ("The Humans race", false),
+            ("The Hu man race", false),
+            ("The Human, race", false),
+        ] {
+            let document = Document {
+                blocks: vec![paragraph("a", now, vec![])],
+            };
+            assert_eq!(
+                compatible(&index(&document), &states, &texts).is_ok(),
+                holds,
+                "{now}"
+            );
+        }
+    }
+
     #[test]
     fn unchanged_names_the_first_block_that_moved_on() {
         let before = Document {
