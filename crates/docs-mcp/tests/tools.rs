@@ -688,6 +688,87 @@ async fn links_and_media_of_other_schemes_are_refused_and_change_nothing() {
     );
 }
 
+/// A person makes "Humankind" of the "Human" an agent read and rewrites (issue 27, item 9):
+/// the rewrite is refused, with or without the revision, by `update_block` and by
+/// `replace_text`; a rewrite of another word is merged beside the person's.
+#[tokio::test]
+async fn a_word_a_person_extended_since_the_agent_read_it_is_not_rewritten() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Words").markdown("The Human race\n\nOther"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let read = agent
+        .ok(
+            "read_document",
+            json!({"document": doc, "format": "blocks"}),
+        )
+        .await;
+    let revision = read["revision"].clone();
+    let block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
+    person_sets_text(&server, id, &block, "The Humankind race").await;
+    // Another session waits until the service has it (the agent's own reads would be new
+    // bases for its rewrites).
+    let watcher = connect(agent.service.clone(), "watcher").await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let now = watcher
+            .call_tool(
+                CallToolRequestParams::new("read_document")
+                    .with_arguments(json!({"document": doc}).as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap();
+        if now.structured_content.unwrap()["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("Humankind")
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "typing never arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for quoted in [revision.clone(), Value::Null] {
+        for (tool, mut args) in [
+            (
+                "update_block",
+                json!({"document": doc, "block_id": block, "text": "The Agent-edited race"}),
+            ),
+            (
+                "replace_text",
+                json!({"document": doc, "block_id": block, "old_text": "Human", "new_text": "Agent-edited"}),
+            ),
+        ] {
+            if !quoted.is_null() {
+                args["revision"] = quoted.clone();
+            }
+            let err = agent.err(tool, args).await;
+            assert_eq!(err["code"], "STALE_REVISION", "{tool} {quoted}: {err}");
+            assert!(
+                err["message"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("\"Human\" now reads \"Humankind\""),
+                "{err}"
+            );
+        }
+    }
+    assert_eq!(stored_texts(&server, id).await[0], "The Humankind race");
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": block, "text": "The Human crowd", "revision": revision}),
+        )
+        .await;
+    assert_eq!(stored_texts(&server, id).await[0], "The Humankind crowd");
+}
+
 #[tokio::test]
 async fn a_write_quoting_an_old_revision_is_refused_after_a_human_edit() {
     let server = DocsServer::start().await.unwrap();

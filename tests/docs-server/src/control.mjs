@@ -10,6 +10,7 @@ import {
   parseYDoc,
 } from './content.mjs';
 import { readJson, send } from './http.mjs';
+import { textItems } from './items.mjs';
 import { isUuid, LINK_REACHES, LINK_ROLES, ROLES } from './store.mjs';
 
 class ControlError extends Error {
@@ -127,6 +128,17 @@ export function createControl({ store, state, stats, collab, typists }) {
         const parsed = await parseYDoc(copy);
         copy.destroy();
         return { ...parsed, update_b64: Buffer.from(update).toString('base64') };
+      },
+    ],
+    [
+      'GET',
+      /^documents\/([^/]+)\/items$/,
+      async (_req, m) => {
+        // The Yjs items of the room's inline texts (see items.mjs).
+        docOr404(m[1]);
+        const live = collab.liveDocument(m[1].toLowerCase());
+        if (!live) throw new ControlError(404, 'room not loaded');
+        return textItems(live);
       },
     ],
     [

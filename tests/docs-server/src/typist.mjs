@@ -1,7 +1,9 @@
 // A scripted "human": a real @hocuspocus/provider client that behaves like a Docs browser tab.
 // It loads the stored content through REST, syncs over the collaboration WebSocket, types
-// text one character at a time into one block's inline text, and optionally saves back
-// through REST like the browser does.
+// text one character at a time into one block's inline text (or, with `words`, into words of
+// some blocks, like a person editing them), and optionally saves back through REST like the
+// browser does. With `latency_ms`, every message it sends or receives waits a seeded random
+// time first, in order, as across a network.
 //
 // With `--collaboration yhub`, the client is the real `y-websocket` WebsocketProvider, as
 // Docs' yhub frontend opens it (`disableBc: true`): no REST content load (the server's
@@ -17,6 +19,93 @@ import { FRAGMENT } from './content.mjs';
 import { parseCookies } from './http.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A seeded generator of numbers in [0, 1) (mulberry32). */
+function seeded(seed) {
+  let a = Number(seed) >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A whole number in [min, max], from `random`. */
+const between = (random, [min, max]) => min + Math.floor(random() * (max - min + 1));
+
+/**
+ * A queue that runs each function a delay after it was given, in the order given (as a
+ * network path delivers): `run(fn)`; `drained()` resolves once nothing waits.
+ */
+function delayLine(delay) {
+  const queue = [];
+  let last = 0;
+  let timer = null;
+  let idle = [];
+  const flush = () => {
+    timer = null;
+    while (queue.length && queue[0].at <= Date.now()) queue.shift().fn();
+    if (queue.length) timer = setTimeout(flush, queue[0].at - Date.now());
+    else for (const resolve of idle.splice(0)) resolve();
+  };
+  return {
+    run(fn) {
+      last = Math.max(last, Date.now() + delay());
+      queue.push({ at: last, fn });
+      if (!timer) timer = setTimeout(flush, Math.max(0, queue[0].at - Date.now()));
+    },
+    drained() {
+      return queue.length ? new Promise((resolve) => idle.push(resolve)) : Promise.resolve();
+    },
+  };
+}
+
+/**
+ * A WebSocket class whose messages, both ways, go through delay lines of `latency` = [min, max]
+ * ms (seeded by `seed`); `null` latency: the class itself.
+ */
+function delayedSocket(Base, latency, seed, lines) {
+  if (!latency) return Base;
+  const random = seeded(seed);
+  const delay = () => between(random, latency);
+  return class DelayedWebSocket extends Base {
+    constructor(...args) {
+      super(...args);
+      this.outgoing = delayLine(delay);
+      this.incoming = delayLine(delay);
+      this.wrapped = new Map();
+      lines.push(this.outgoing);
+    }
+
+    send(data, ...rest) {
+      this.outgoing.run(() => {
+        if (this.readyState === Base.OPEN) super.send(data, ...rest);
+      });
+    }
+
+    addEventListener(name, handler, ...rest) {
+      if (name !== 'message') return super.addEventListener(name, handler, ...rest);
+      const late = (event) => this.incoming.run(() => handler(event));
+      this.wrapped.set(handler, late);
+      return super.addEventListener(name, late, ...rest);
+    }
+
+    removeEventListener(name, handler, ...rest) {
+      const late = name === 'message' ? this.wrapped.get(handler) : undefined;
+      return super.removeEventListener(name, late ?? handler, ...rest);
+    }
+
+    set onmessage(handler) {
+      super.onmessage = handler ? (event) => this.incoming.run(() => handler(event)) : null;
+    }
+
+    get onmessage() {
+      return super.onmessage;
+    }
+  };
+}
 
 /** Finds the content node (paragraph, heading, ...) of a block, by id or the first paragraph. */
 export function findContentNode(ydoc, blockId) {
@@ -89,6 +178,60 @@ async function typeInto(t, ydoc, spec, text, interval) {
   return localChange;
 }
 
+/** The plain text of an XmlText (its strings; anything else counts one character). */
+function plainText(text) {
+  return text
+    .toDelta()
+    .map((d) => (typeof d.insert === 'string' ? d.insert : '\ufffc'))
+    .join('');
+}
+
+/**
+ * Types into words, like a person editing a paragraph: `words.edits` times, after a pause of
+ * `words.pause_ms` = [min, max], picks one of `words.blocks` and a word of it matching
+ * `words.eligible` (a regular expression), then types 1 to `words.keys` characters of
+ * `words.alphabet` at its end, inside it or at its start, one every `interval` ms, the cursor
+ * following its own last character (as an editor's does) whatever arrives meanwhile. Seeded by
+ * `words.seed`.
+ */
+async function typeInWords(t, ydoc, words, interval) {
+  const random = seeded(words.seed);
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const eligible = new RegExp(words.eligible, 'u');
+  const alphabet = Array.from(words.alphabet);
+  const typingOrigin = { typist: t.id };
+  let localChange = false;
+  for (let n = 0; n < words.edits; n++) {
+    await sleep(between(random, words.pause_ms ?? [100, 300]));
+    const node = findContentNode(ydoc, pick(words.blocks));
+    const text = node?.toArray().find((c) => c instanceof Y.XmlText);
+    if (!text) continue;
+    const candidates = [...plainText(text).matchAll(/[\p{L}\p{N}\p{M}]+/gu)].filter((m) => eligible.test(m[0]));
+    if (!candidates.length) continue;
+    const word = pick(candidates);
+    const length = word[0].length;
+    const where = random();
+    let index = word.index;
+    if (where < 0.45) index += length;
+    else if (where < 0.8 && length > 1) index += 1 + Math.floor(random() * (length - 1));
+    const keys = between(random, [1, words.keys ?? 3]);
+    let cursor = null;
+    for (let k = 0; k < keys; k++) {
+      if (cursor) {
+        await sleep(interval);
+        // Right after its own last character, wherever what arrived meanwhile moved it.
+        index = Y.createAbsolutePositionFromRelativePosition(cursor, ydoc).index;
+      }
+      const typed = pick(alphabet);
+      ydoc.transact(() => text.insert(index, typed), typingOrigin);
+      localChange = true;
+      t.typed += 1;
+      cursor = Y.createRelativePositionFromTypeIndex(text, index + typed.length, -1);
+    }
+  }
+  return localChange;
+}
+
 export class Typists {
   constructor({ state, opts }) {
     this.state = state;
@@ -105,6 +248,7 @@ export class Typists {
       error: t.error,
       saved: t.saved,
       synced: t.synced,
+      client_id: t.ydoc ? t.ydoc.clientID : null,
       comments_pings: t.commentsPings,
       // What this client's own copy holds (the document fragment as XML), to see what
       // reached it.
@@ -155,6 +299,8 @@ export class Typists {
     const docId = String(spec.document_id);
     const text = String(spec.text ?? '');
     const interval = Math.max(0, Number(spec.interval_ms ?? 50));
+    const latency = Array.isArray(spec.latency_ms) ? spec.latency_ms.map(Number) : null;
+    t.lines = [];
     const cookieJar = {};
     if (spec.session_cookie) cookieJar.docs_sessionid = String(spec.session_cookie);
     if (spec.csrf_token) cookieJar.csrftoken = String(spec.csrf_token);
@@ -185,7 +331,7 @@ export class Typists {
     if (docRes.status !== 200) throw new Error(`GET document: HTTP ${docRes.status}`);
     const docJson = await docRes.json();
     if (this.opts.collaboration === 'yhub') {
-      await this.runYhub(t, spec, { docId, text, interval, cookieHeader });
+      await this.runYhub(t, spec, { docId, text, interval, latency, cookieHeader });
       return;
     }
     const ydoc = new Y.Doc();
@@ -209,7 +355,7 @@ export class Typists {
     }
     const socket = new HocuspocusProviderWebsocket({
       url: `ws://127.0.0.1:${this.state.port}/collaboration/ws/?room=${docId}`,
-      WebSocketPolyfill: BrowserLikeWebSocket,
+      WebSocketPolyfill: delayedSocket(BrowserLikeWebSocket, latency, spec.seed ?? 0, t.lines),
       delay: 1000,
       maxDelay: 4000,
       minDelay: 1000,
@@ -239,8 +385,12 @@ export class Typists {
     const color = '#' + ((Math.random() * 0xffffff) | 0).toString(16).padStart(6, '0');
     t.provider.setAwarenessField('user', { name: spec.name || 'Typist', color });
 
-    // 3. Type one character at a time into the block's inline text.
-    const localChange = await typeInto(t, ydoc, spec, text, interval);
+    // 3. Type one character at a time into the block's inline text, or into words.
+    const localChange = spec.words
+      ? await typeInWords(t, ydoc, spec.words, interval)
+      : await typeInto(t, ydoc, spec, text, interval);
+    // What it typed has left (through the delay, when there is one).
+    await Promise.all(t.lines.map((line) => line.drained()));
 
     // 4. Save like the browser (only when it made a local change).
     if (spec.save && localChange) {
@@ -256,7 +406,7 @@ export class Typists {
   }
 
   /** The yhub browser: y-websocket's WebsocketProvider, Origin + session cookie on the upgrade. */
-  async runYhub(t, spec, { docId, text, interval, cookieHeader }) {
+  async runYhub(t, spec, { docId, text, interval, latency, cookieHeader }) {
     const { origin } = this.state;
     const headers = { Origin: origin };
     const cookie = cookieHeader();
@@ -270,7 +420,7 @@ export class Typists {
     t.ydoc = ydoc;
     const provider = new WebsocketProvider(`ws://127.0.0.1:${this.state.port}/collaboration/ws/v1/docs`, docId, ydoc, {
       disableBc: true,
-      WebSocketPolyfill: BrowserLikeWebSocket,
+      WebSocketPolyfill: delayedSocket(BrowserLikeWebSocket, latency, spec.seed ?? 0, t.lines),
       connect: false,
     });
     t.provider = provider;
@@ -297,7 +447,9 @@ export class Typists {
     const color = '#' + ((Math.random() * 0xffffff) | 0).toString(16).padStart(6, '0');
     provider.awareness.setLocalStateField('user', { name: spec.name || 'Typist', color });
 
-    await typeInto(t, ydoc, spec, text, interval);
+    if (spec.words) await typeInWords(t, ydoc, spec.words, interval);
+    else await typeInto(t, ydoc, spec, text, interval);
+    await Promise.all(t.lines.map((line) => line.drained()));
     // `save`: nothing to send, yhub stores what it receives; once the last keystroke crossed
     // the loopback socket (its buffer drained, a moment for the server to apply it), it is.
     if (spec.save) {

@@ -266,6 +266,28 @@ pub struct TypistSpec {
     pub name: Option<String>,
     /// Disconnect once done (default true).
     pub disconnect_when_done: bool,
+    /// Every message to and from the server waits a random time in `[min, max]` ms first, in
+    /// order, as across a network (seeded by `seed`).
+    pub latency_ms: Option<(u64, u64)>,
+    pub seed: u64,
+    /// Types into words of some blocks instead of appending `text` to one.
+    pub words: Option<WordTyping>,
+}
+
+/// How a typist types into words, like a person editing paragraphs: `edits` times, after a
+/// pause of `pause_ms`, it picks one of `blocks` and a word of it matching `eligible` (a
+/// JavaScript regular expression, `u` flag), then types 1 to `keys` characters of `alphabet`
+/// at the word's end, inside it or at its start, `interval_ms` apart, its cursor following
+/// its own last character. Seeded by `seed`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WordTyping {
+    pub blocks: Vec<String>,
+    pub edits: u32,
+    pub alphabet: String,
+    pub eligible: String,
+    pub pause_ms: (u64, u64),
+    pub keys: u32,
+    pub seed: u64,
 }
 
 impl TypistSpec {
@@ -280,6 +302,9 @@ impl TypistSpec {
             csrf_token: None,
             name: None,
             disconnect_when_done: true,
+            latency_ms: None,
+            seed: 0,
+            words: None,
         }
     }
     pub fn block(mut self, block_id: &str) -> Self {
@@ -307,6 +332,15 @@ impl TypistSpec {
         self.disconnect_when_done = false;
         self
     }
+    pub fn latency(mut self, min_ms: u64, max_ms: u64, seed: u64) -> Self {
+        self.latency_ms = Some((min_ms, max_ms));
+        self.seed = seed;
+        self
+    }
+    pub fn words(mut self, words: WordTyping) -> Self {
+        self.words = Some(words);
+        self
+    }
 }
 
 /// Progress of a typist.
@@ -321,6 +355,9 @@ pub struct TypistStatus {
     pub saved: bool,
     /// True once its provider was synced.
     pub synced: bool,
+    /// Its Yjs client id, once it has a document.
+    #[serde(default)]
+    pub client_id: Option<u64>,
     /// The `commentsPing` awareness fields of other clients it received (what Docs' editor
     /// watches to refresh its threads), each `{clientId, at, docId, threadId}`.
     #[serde(default)]
@@ -328,6 +365,29 @@ pub struct TypistStatus {
     /// What its own copy of the document holds (the fragment as XML).
     #[serde(default)]
     pub fragment: String,
+}
+
+/// The Yjs items of one block's inline text (see [`DocsServer::live_text_items`]).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct BlockItems {
+    pub block_id: String,
+    pub items: Vec<TextItem>,
+}
+
+/// One Yjs item: `length` characters (or a format marker) inserted by `client` at `clock`,
+/// between the characters `origin` and `right_origin` (client, clock) as it saw them.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct TextItem {
+    pub client: u64,
+    pub clock: u64,
+    pub length: u64,
+    pub deleted: bool,
+    /// The text, unless it is not text or was deleted (and is no longer kept).
+    pub text: Option<String>,
+    /// The attribute of a format marker.
+    pub format: Option<String>,
+    pub origin: Option<(u64, u64)>,
+    pub right_origin: Option<(u64, u64)>,
 }
 
 /// A run of text carrying a comment mark, as BlockNote's editor reads the document.
@@ -898,6 +958,13 @@ impl DocsServer {
         if let Some(n) = &spec.name {
             body["name"] = json!(n);
         }
+        if let Some((min, max)) = spec.latency_ms {
+            body["latency_ms"] = json!([min, max]);
+            body["seed"] = json!(spec.seed);
+        }
+        if let Some(words) = &spec.words {
+            body["words"] = serde_json::to_value(words)?;
+        }
         let v = self.post("typist", body).await?;
         let id = v["typist_id"]
             .as_str()
@@ -911,6 +978,13 @@ impl DocsServer {
 
     pub async fn stats(&self) -> anyhow::Result<Stats> {
         let v = self.get("stats").await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// The Yjs items of each block's inline text in the room, in order: who inserted each
+    /// piece of text and between what.
+    pub async fn live_text_items(&self, id: Uuid) -> anyhow::Result<Vec<BlockItems>> {
+        let v = self.get(&format!("documents/{id}/items")).await?;
         Ok(serde_json::from_value(v)?)
     }
 

@@ -1,10 +1,13 @@
-//! Minimal diff of inline content against the live Y.XmlText runs.
+//! Minimal diff of inline content against the live Y.XmlText runs, word by word.
 //!
 //! The current content and the wanted content are flattened to atoms (one per char, hard
-//! break or inline element). A word-level diff finds the changed words, a char-level diff
-//! inside them finds the changed chars; only those are deleted/inserted, and chars that stay
-//! but change marks are re-formatted with `format`. Unchanged chars keep their Yjs identity,
-//! so concurrent edits by others (in the same block) are preserved.
+//! break or inline element) and cut into tokens: the words of [`super::words`], each other
+//! char, each break or element. A diff of the tokens finds the changed ones; a changed word is
+//! deleted whole and its replacement inserted whole, never keeping single chars of the old
+//! word — so a person typing in or after that word at the same moment lands next to the new
+//! word, never inside it. Unchanged tokens keep their Yjs identity (and so what others typed
+//! in them, and their comment marks); chars that stay but change marks are re-formatted with
+//! `format`. A replaced stretch keeps the comment marks all of it carried.
 //!
 //! A minimal diff can take seconds on long, very different texts (Myers' algorithm is
 //! O(N·D)), so the search has a time limit ([`DIFF_TIME_LIMIT`]); past it, what is left to
@@ -12,6 +15,7 @@
 //! `MAX_EDITS` the edits separated by the shortest unchanged runs are merged. The result is
 //! always exactly the wanted content — only less of the old text keeps its identity.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
@@ -22,9 +26,11 @@ use yrs::{
 };
 
 use super::inline::{
-    char_len, offset_kind, read_inline_element, run_attrs, run_from_attrs, write_inline,
+    char_len, is_comment_key, offset_kind, read_inline_element, run_attrs, run_from_attrs,
+    write_inline,
 };
 use super::tree::{Inline, Props, Styles, TextRun};
+use super::words;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
@@ -78,14 +84,49 @@ enum Place {
 struct Old {
     atoms: Vec<Atom>,
     places: Vec<Place>,
+    /// The comment marks of each atom (as Yjs formatting attributes; `None`: no comment).
+    comments: Vec<Option<Arc<Attrs>>>,
     /// Text segments: handle and child index.
     texts: Vec<(XmlTextRef, u32)>,
+}
+
+impl Old {
+    /// The comment marks every atom of `range` carries: a stretch replaced whole keeps them.
+    fn comments_of_all(&self, range: std::ops::Range<usize>) -> Attrs {
+        let mut marks = self.comments[range].iter();
+        let Some(Some(first)) = marks.next() else {
+            return Attrs::new();
+        };
+        let mut common = (**first).clone();
+        let mut last = first;
+        for mark in marks {
+            let Some(mark) = mark else {
+                return Attrs::new();
+            };
+            if !Arc::ptr_eq(mark, last) {
+                common.retain(|key, value| mark.get(key) == Some(value));
+                last = mark;
+            }
+        }
+        common
+    }
+}
+
+/// The comment marks among a run's formatting attributes.
+fn comment_attrs(attrs: Option<&Attrs>) -> Option<Arc<Attrs>> {
+    let marks: Attrs = attrs?
+        .iter()
+        .filter(|(key, value)| is_comment_key(key) && !matches!(value, Any::Null))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    (!marks.is_empty()).then(|| Arc::new(marks))
 }
 
 fn read_old(txn: &TransactionMut, node: &XmlElementRef, kind: OffsetKind) -> Old {
     let mut old = Old {
         atoms: vec![],
         places: vec![],
+        comments: vec![],
         texts: vec![],
     };
     for (ci, child) in node.children(txn).enumerate() {
@@ -97,7 +138,9 @@ fn read_old(txn: &TransactionMut, node: &XmlElementRef, kind: OffsetKind) -> Old
                 for d in t.diff(txn, YChange::identity) {
                     if let Out::Any(Any::String(s)) = &d.insert {
                         let run = run_from_attrs(String::new(), d.attributes.as_deref());
+                        let comments = comment_attrs(d.attributes.as_deref());
                         for c in s.chars() {
+                            old.comments.push(comments.clone());
                             let len = char_len(kind, c);
                             old.atoms.push(Atom::Char {
                                 c,
@@ -119,6 +162,7 @@ fn read_old(txn: &TransactionMut, node: &XmlElementRef, kind: OffsetKind) -> Old
                     Inline::HardBreak | Inline::Text(_) => Atom::Break,
                 });
                 old.places.push(Place::Child { child: ci });
+                old.comments.push(None);
             }
             XmlOut::Fragment(_) => {}
         }
@@ -190,38 +234,31 @@ struct Change {
     equal: bool,
 }
 
-fn is_word(k: &Key) -> bool {
-    matches!(k, Key::Char(c) if c.is_alphanumeric())
-}
-
-/// Splits keys into tokens: runs of word chars, or single other atoms. Returns token ranges.
+/// Splits keys into tokens: the words and separators of [`words::split`] in each run of
+/// chars, and each break or element. Returns token ranges.
 fn tokens(keys: &[Key]) -> Vec<(usize, usize)> {
     let mut out = vec![];
     let mut i = 0;
     while i < keys.len() {
-        let mut j = i + 1;
-        if is_word(&keys[i]) {
-            while j < keys.len() && is_word(&keys[j]) {
-                j += 1;
-            }
+        let chars: String = keys[i..]
+            .iter()
+            .map_while(|k| match k {
+                Key::Char(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        if chars.is_empty() {
+            out.push((i, i + 1));
+            i += 1;
+            continue;
         }
-        out.push((i, j));
-        i = j;
+        for token in words::split(&chars) {
+            let len = token.chars().count();
+            out.push((i, i + len));
+            i += len;
+        }
     }
     out
-}
-
-fn ops_to_changes(ops: &[DiffOp], base_old: usize, base_new: usize, out: &mut Vec<Change>) {
-    for op in ops {
-        let (_, o, n) = op.as_tag_tuple();
-        out.push(Change {
-            old: base_old + o.start,
-            old_len: o.len(),
-            new: base_new + n.start,
-            new_len: n.len(),
-            equal: matches!(op, DiffOp::Equal { .. }),
-        });
-    }
 }
 
 /// How long [`apply_inline_diff`] may search for the smallest change. Tens of milliseconds
@@ -229,8 +266,8 @@ fn ops_to_changes(ops: &[DiffOp], base_old: usize, base_new: usize, out: &mut Ve
 /// only rewrites of long texts reach the limit, and then keep less of their old text.
 pub const DIFF_TIME_LIMIT: Duration = Duration::from_millis(50);
 
-/// Word-level diff, refined char by char inside changed words, searched until `deadline`:
-/// past it, the words left are replaced as a whole (the diff stays exact, only coarser), and
+/// Token-level diff, searched until `deadline`: a changed token is replaced whole. Past the
+/// deadline, the tokens left are replaced as a whole (the diff stays exact, only coarser), and
 /// once it has passed before the search starts, only the common prefix and suffix are kept.
 fn diff_keys(old: &[Key], new: &[Key], deadline: Instant) -> Vec<Change> {
     if Instant::now() >= deadline {
@@ -248,31 +285,13 @@ fn diff_keys(old: &[Key], new: &[Key], deadline: Instant) -> Vec<Change> {
         let ob = if o.is_empty() { oa } else { ot[o.end - 1].1 };
         let na = nt.get(n.start).map(|t| t.0).unwrap_or(new.len());
         let nb = if n.is_empty() { na } else { nt[n.end - 1].1 };
-        if matches!(op, DiffOp::Equal { .. }) {
-            out.push(Change {
-                old: oa,
-                old_len: ob - oa,
-                new: na,
-                new_len: nb - na,
-                equal: true,
-            });
-        } else if Instant::now() >= deadline {
-            out.push(Change {
-                old: oa,
-                old_len: ob - oa,
-                new: na,
-                new_len: nb - na,
-                equal: false,
-            });
-        } else {
-            let inner = capture_diff_slices_deadline(
-                Algorithm::Myers,
-                &old[oa..ob],
-                &new[na..nb],
-                Some(deadline),
-            );
-            ops_to_changes(&inner, oa, na, &mut out);
-        }
+        out.push(Change {
+            old: oa,
+            old_len: ob - oa,
+            new: na,
+            new_len: nb - na,
+            equal: matches!(op, DiffOp::Equal { .. }),
+        });
     }
     out
 }
@@ -385,12 +404,14 @@ pub(crate) fn apply_inline_diff(
         if ch.equal {
             apply_formats(txn, &old, &new, ch);
         } else {
+            let comments = old.comments_of_all(ch.old..ch.old + ch.old_len);
             insert_at(
                 txn,
                 node,
                 &old,
                 ch.old + ch.old_len,
                 &new[ch.new..ch.new + ch.new_len],
+                &comments,
             );
             delete_range(txn, node, &old, ch.old, ch.old + ch.old_len);
         }
@@ -471,7 +492,15 @@ fn delete_range(txn: &mut TransactionMut, node: &XmlElementRef, old: &Old, a: us
     }
 }
 
-fn insert_at(txn: &mut TransactionMut, node: &XmlElementRef, old: &Old, p: usize, atoms: &[Atom]) {
+/// Inserts `atoms` before old atom `p`; their text carries `comments` too.
+fn insert_at(
+    txn: &mut TransactionMut,
+    node: &XmlElementRef,
+    old: &Old,
+    p: usize,
+    atoms: &[Atom],
+    comments: &Attrs,
+) {
     if atoms.is_empty() {
         return;
     }
@@ -489,12 +518,9 @@ fn insert_at(txn: &mut TransactionMut, node: &XmlElementRef, old: &Old, p: usize
             let kind = offset_kind(txn);
             for run in atoms_to_inline(atoms) {
                 if let Inline::Text(r) = run {
-                    text.insert_with_attributes(
-                        txn,
-                        off,
-                        &r.text,
-                        run_attrs(&r.styles, r.link.as_deref()),
-                    );
+                    let mut attrs = run_attrs(&r.styles, r.link.as_deref());
+                    attrs.extend(comments.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    text.insert_with_attributes(txn, off, &r.text, attrs);
                     off += super::inline::text_len(kind, &r.text);
                 }
             }

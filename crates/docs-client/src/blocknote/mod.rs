@@ -15,7 +15,8 @@
 //! - [`write`]: builders and operations on a `TransactionMut` (insert, delete, move, change
 //!   type/props, set text with a minimal diff). Each validates before mutating.
 //! - `snapshot`: deep copies of Yjs subtrees, to move blocks.
-//! - [`diff`]: the minimal inline diff used by [`set_block_text`].
+//! - [`diff`]: the minimal inline diff used by [`set_block_text`], at word granularity.
+//! - [`words`]: what a word is, for the diff and for merging an agent's rewrite.
 //! - [`markdown`]: GFM export with a fidelity report, and import.
 //! - [`outline`]: heading tree with counts; reading by section, range or size budget.
 //! - [`json`]: BlockNote's block JSON, for golden comparisons.
@@ -41,6 +42,7 @@ mod snapshot;
 pub mod tree;
 pub mod urls;
 pub mod validate;
+pub mod words;
 pub mod write;
 pub mod yjs_depth;
 

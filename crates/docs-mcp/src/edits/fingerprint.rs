@@ -121,10 +121,11 @@ pub fn unchanged<'a>(
 }
 
 /// Like [`unchanged`], but a block whose text was changed by someone else since still holds
-/// when that change and the edit's own (`texts`) touch different parts of the text (and its
-/// type and props are as they were): merging the edit then keeps both. For edits no person
-/// reviewed (an automatic policy): a person typing on in a paragraph an agent edits does
-/// not make the agent's edit fail.
+/// when that change and the edit's own (`texts`) touch different words, not meeting at one
+/// place ([`merge3`]), and its type and props are as they were: merging the edit then keeps
+/// both. For edits no person reviewed (an automatic policy): a person typing on in a
+/// paragraph an agent edits does not make the agent's edit fail, unless the person types in
+/// or against a word the agent rewrites.
 pub fn compatible<'a>(
     blocks: &impl Blocks,
     states: &'a [BlockState],
@@ -185,6 +186,40 @@ mod tests {
         );
         // Stored fingerprints must not change between builds.
         assert_eq!(of_content(&plain), "496f6849681c75c9");
+    }
+
+    /// An automatic edit met by a person's typing between its plan and its merge: merged
+    /// over typing in another word, refused over typing in or against the word it rewrites.
+    #[test]
+    fn compatible_lets_typing_in_other_words_through() {
+        let planned = paragraph("a", "The Human race", vec![]);
+        let states = vec![BlockState {
+            block_id: "a".into(),
+            seen: Seen::Content(of_content(&planned)),
+        }];
+        let texts = vec![PlannedText {
+            block_id: "a".into(),
+            before: "The Human race".into(),
+            after: "The Agent-edited race".into(),
+            shape: of_shape(&planned),
+        }];
+        for (now, holds) in [
+            ("The Human races", true),
+            ("A The Human race", true),
+            ("The Humankind race", false),
+            ("The Humans race", false),
+            ("The Hu man race", false),
+            ("The Human, race", false),
+        ] {
+            let document = Document {
+                blocks: vec![paragraph("a", now, vec![])],
+            };
+            assert_eq!(
+                compatible(&index(&document), &states, &texts).is_ok(),
+                holds,
+                "{now}"
+            );
+        }
     }
 
     #[test]

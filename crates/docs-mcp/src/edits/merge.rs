@@ -1,58 +1,53 @@
 //! The three-way merge of an agent's rewrite of a block: its change, from the text it read
 //! (`base`) to the text it wants, is rebased onto the block's `current` text, so that what a
-//! person typed since the agent read the block is kept. It is refused only where the two
-//! changes touch the same characters.
+//! person typed since the agent read the block is kept.
 //!
-//! Texts are compared character by character (with a deadline: past it the diff is coarser,
-//! never wrong, and may then see overlaps where a finer one would not).
+//! It decides on words ([`words`]: letters, digits and their marks; every other character
+//! separates): the texts are compared word by word, and the agent's change and the other one
+//! are refused ([`Overlap`]) where they touch the same word or meet at one place — a word one
+//! of them changed with the other's change right against it, or both inserting at one place.
+//! So a merge never makes a word of an agent's letters and a person's: the result is the
+//! union of whole-word changes, or a refusal. Changes separated by at least one unchanged
+//! word or separator (a space, a comma) merge.
+//!
+//! The diff has a deadline: past it, it is coarser, never wrong, and may then see overlaps
+//! where a finer one would not.
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use docs_client::blocknote::words;
 use similar::{Algorithm, DiffOp};
 
 /// How long one diff may take before it settles for a coarser result.
 const DIFF_DEADLINE: Duration = Duration::from_millis(50);
 
-/// Where the agent's change and the other one touch the same text.
+/// Where the agent's change and the other one touch the same words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overlap {
-    /// That stretch of text as the agent read it.
+    /// Those words as the agent read them.
     pub read: String,
     /// The same stretch now.
     pub now: String,
 }
 
-/// One change to `base`: characters `[start, end)` replaced by `text`.
+/// One change to the base: its tokens `base` replaced by the tokens `new` of the other text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Change {
-    start: usize,
-    end: usize,
-    text: String,
+    base: Range<usize>,
+    new: Range<usize>,
 }
 
 impl Change {
-    fn is_insertion(&self) -> bool {
-        self.start == self.end
-    }
-
-    /// Whether the two changes touch the same characters of the base. An insertion inside
-    /// or at either edge of the other's range does (typing "est" right after the word the
-    /// other side rewrites belongs to that word); two insertions at one place do not.
-    fn overlaps(&self, other: &Change) -> bool {
-        if self == other {
-            return false;
-        }
-        match (self.is_insertion(), other.is_insertion()) {
-            (true, true) => false,
-            (true, false) => other.start <= self.start && self.start <= other.end,
-            (false, true) => self.start <= other.start && other.start <= self.end,
-            (false, false) => self.start < other.end && other.start < self.end,
-        }
+    /// Whether the two changes touch: they share a token of the base, or one ends where the
+    /// other starts (an insertion right against a changed word, two insertions at one place).
+    fn touches(&self, other: &Change) -> bool {
+        self.base.start <= other.base.end && other.base.start <= self.base.end
     }
 }
 
-/// The changes that turn `from` into `to`, in order, as character offsets into `from`.
-fn changes(from: &[char], to: &[char]) -> Vec<Change> {
+/// The changes that turn the tokens `from` into `to`, in order.
+fn changes(from: &[&str], to: &[&str]) -> Vec<Change> {
     let ops = similar::capture_diff_slices_deadline(
         Algorithm::Myers,
         from,
@@ -61,35 +56,17 @@ fn changes(from: &[char], to: &[char]) -> Vec<Change> {
     );
     let mut out: Vec<Change> = vec![];
     for op in &ops {
-        let (start, end, new) = match *op {
-            DiffOp::Equal { .. } => continue,
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => (old_index, old_index + old_len, 0..0),
-            DiffOp::Insert {
-                old_index,
-                new_index,
-                new_len,
-            } => (old_index, old_index, new_index..new_index + new_len),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => (
-                old_index,
-                old_index + old_len,
-                new_index..new_index + new_len,
-            ),
-        };
-        let text: String = to[new].iter().collect();
+        if matches!(op, DiffOp::Equal { .. }) {
+            continue;
+        }
+        let (_, base, new) = op.as_tag_tuple();
         // Adjacent operations (a delete next to an insert) form one change.
         match out.last_mut() {
-            Some(last) if last.end == start => {
-                last.end = end;
-                last.text.push_str(&text);
+            Some(last) if last.base.end == base.start => {
+                last.base.end = base.end;
+                last.new.end = new.end;
             }
-            _ => out.push(Change { start, end, text }),
+            _ => out.push(Change { base, new }),
         }
     }
     out
@@ -103,55 +80,79 @@ pub fn merge3(base: &str, wanted: &str, current: &str) -> Result<String, Overlap
     if wanted == base || wanted == current {
         return Ok(current.to_owned());
     }
-    let base: Vec<char> = base.chars().collect();
-    let ours = changes(&base, &wanted.chars().collect::<Vec<_>>());
-    let theirs = changes(&base, &current.chars().collect::<Vec<_>>());
+    let (base, wanted, current) = (
+        words::split(base),
+        words::split(wanted),
+        words::split(current),
+    );
+    let ours = changes(&base, &wanted);
+    let theirs = changes(&base, &current);
+    // The same change on both sides is made once.
+    let same = |mine: &Change, other: &Change| {
+        mine.base == other.base && wanted[mine.new.clone()] == current[other.new.clone()]
+    };
     for mine in &ours {
-        if let Some(other) = theirs.iter().find(|t| mine.overlaps(t)) {
-            let (start, end) = (mine.start.min(other.start), mine.end.max(other.end));
-            let now_end = (end as isize + shift_before(&theirs, end)) as usize;
-            let now_start = (start as isize + shift_before(&theirs, start)) as usize;
-            let current: Vec<char> = current.chars().collect();
+        if let Some(other) = theirs
+            .iter()
+            .find(|other| mine.touches(other) && !same(mine, other))
+        {
+            let (mut start, mut end) = (
+                mine.base.start.min(other.base.start),
+                mine.base.end.max(other.base.end),
+            );
+            if start == end {
+                // Two insertions at one place: named with what is either side of it.
+                (start, end) = (start.saturating_sub(1), (end + 1).min(base.len()));
+            }
+            let now = start_in(&theirs, start, false)..start_in(&theirs, end, true);
             return Err(Overlap {
-                read: base[start..end].iter().collect(),
-                now: current[now_start.min(current.len())..now_end.min(current.len())]
-                    .iter()
-                    .collect(),
+                read: base[start..end].concat(),
+                now: current[now].concat(),
             });
         }
     }
-    // Both change lists are ordered and disjoint: apply them together, left to right; at one
-    // insertion point, the others' text goes first (it is already there, before the cursor of
-    // whoever typed it).
-    let mut all: Vec<(&Change, u8)> = ours
+    // The changes left touch no other: applied together, left to right.
+    let mut all: Vec<(&Change, &[&str])> = ours
         .iter()
-        .map(|c| (c, 1))
-        .chain(theirs.iter().filter(|t| !ours.contains(t)).map(|c| (c, 0)))
+        .map(|c| (c, &wanted[..]))
+        .chain(
+            theirs
+                .iter()
+                .filter(|t| !ours.iter().any(|mine| same(mine, t)))
+                .map(|c| (c, &current[..])),
+        )
         .collect();
-    all.sort_by_key(|(c, order)| (c.start, !c.is_insertion(), *order));
+    all.sort_by_key(|(c, _)| c.base.start);
     let mut merged = String::new();
     let mut at = 0;
-    for (change, _) in all {
-        merged.extend(&base[at..change.start.max(at)]);
-        merged.push_str(&change.text);
-        at = at.max(change.end);
+    for (change, text) in all {
+        merged.extend(base[at..change.base.start].iter().copied());
+        merged.extend(text[change.new.clone()].iter().copied());
+        at = change.base.end;
     }
-    merged.extend(&base[at..]);
+    merged.extend(base[at..].iter().copied());
     Ok(merged)
 }
 
-/// How much the others' changes before `offset` (of the base) moved it in their text.
-fn shift_before(theirs: &[Change], offset: usize) -> isize {
-    theirs
+/// Where base token `offset` is in the others' text; at an insertion right there, before it
+/// (`past_insertions` false) or after it.
+fn start_in(theirs: &[Change], offset: usize, past_insertions: bool) -> usize {
+    let moved: isize = theirs
         .iter()
-        .filter(|c| c.end <= offset)
-        .map(|c| c.text.chars().count() as isize - (c.end - c.start) as isize)
-        .sum()
+        .filter(|c| c.base.end < offset || (c.base.end == offset && past_insertions))
+        .map(|c| c.new.len() as isize - c.base.len() as isize)
+        .sum();
+    (offset as isize + moved) as usize
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refused(base: &str, wanted: &str, current: &str) -> (String, String) {
+        let overlap = merge3(base, wanted, current).unwrap_err();
+        (overlap.read, overlap.now)
+    }
 
     #[test]
     fn what_others_typed_elsewhere_is_kept() {
@@ -169,6 +170,11 @@ mod tests {
             merge3("b c d", "b X d", "a b c d e"),
             Ok("a b X d e".into())
         );
+        // ... or in the next word: a space between the two changes is enough.
+        assert_eq!(
+            merge3("The Human race", "The Agent race", "The Human races"),
+            Ok("The Agent races".into())
+        );
     }
 
     #[test]
@@ -178,22 +184,27 @@ mod tests {
         assert_eq!(merge3("a", "both", "both"), Ok("both".into()));
     }
 
+    /// The case: a person extends the word the agent rewrites.
     #[test]
-    fn insertions_at_one_place_keep_the_others_text_first() {
+    fn a_word_extended_or_typed_into_is_not_rewritten() {
+        for now in ["Humankind", "Humans", "Hu-man", "Hugeman", "reHuman"] {
+            assert_eq!(
+                refused(
+                    "The Human race",
+                    "The Agent-edited race",
+                    &format!("The {now} race")
+                ),
+                ("Human".into(), now.into()),
+            );
+        }
+        // A word typed right against it is the same place too.
         assert_eq!(
-            merge3("Notes", "Notes. Agent", "Notes, person"),
-            Ok("Notes, person. Agent".into())
+            refused("The Human race", "The Agent race", "The Human, race"),
+            ("Human".into(), "Human,".into())
         );
-    }
-
-    #[test]
-    fn changes_of_the_same_characters_are_refused() {
         assert_eq!(
-            merge3("quote me", "quoted me", "quota me"),
-            Err(Overlap {
-                read: "e".into(),
-                now: "a".into()
-            })
+            refused("quote me", "quoted me", "quota me"),
+            ("quote".into(), "quota".into())
         );
         assert!(
             merge3(
@@ -203,9 +214,22 @@ mod tests {
             )
             .is_err()
         );
-        // Typing inside the range the agent rewrites, or right at its edge, overlaps it.
-        assert!(merge3("abcdef", "aXf", "abcZdef").is_err());
-        assert!(merge3("The quick fox", "The slow fox", "The quickest fox").is_err());
+    }
+
+    /// Two insertions at one place are refused: put one after the other, the end of one and
+    /// the start of the other could make one word.
+    #[test]
+    fn insertions_at_one_place_are_refused() {
+        // The stretch named is the place with what is either side of it.
+        assert_eq!(
+            refused("Notes", "Notes. Agent", "Notes, person"),
+            ("Notes".into(), "Notes, person".into())
+        );
+        assert_eq!(
+            refused("a  b", "a X b", "a Y b"),
+            ("  ".into(), " Y ".into())
+        );
+        assert!(merge3("Notes", "Notes, again", "Notes, again and more").is_err());
     }
 
     #[test]
@@ -213,6 +237,106 @@ mod tests {
         assert_eq!(
             merge3("a cat sat", "a dog sat", "a dog sat down"),
             Ok("a dog sat down".into())
+        );
+    }
+
+    /// Texts of words from small alphabets, so that they share letters and words.
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) as usize % n
+        }
+
+        fn word(&mut self, alphabet: &[char]) -> String {
+            (0..1 + self.below(4))
+                .map(|_| alphabet[self.below(alphabet.len())])
+                .collect()
+        }
+
+        fn separator(&mut self) -> &'static str {
+            [" ", " ", " ", ", ", ". ", "-"][self.below(6)]
+        }
+
+        /// `tokens` with some words rewritten in `alphabet`, typed into (at their start, end
+        /// or inside), or with words and separators inserted.
+        fn edit(&mut self, tokens: &[String], alphabet: &[char]) -> Vec<String> {
+            let mut out = tokens.to_vec();
+            for _ in 0..1 + self.below(3) {
+                let at = self.below(out.len() + 1);
+                match self.below(4) {
+                    0 if at < out.len() && words::is_word(&out[at]) => {
+                        out[at] = self.word(alphabet);
+                    }
+                    1 if at < out.len() && words::is_word(&out[at]) => {
+                        let typed = self.word(alphabet);
+                        let cuts: Vec<usize> = out[at]
+                            .char_indices()
+                            .map(|(i, _)| i)
+                            .chain([out[at].len()])
+                            .collect();
+                        let cut = cuts[self.below(cuts.len())];
+                        out[at].insert_str(cut, &typed);
+                    }
+                    _ => {
+                        let word = self.word(alphabet);
+                        out.splice(at..at, [word, self.separator().to_owned()]);
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    /// For random texts, agent rewrites (in Latin capitals and digits) and person edits (in
+    /// Greek letters): the merge is a refusal, or holds every word the agent wrote and every
+    /// word the person wrote or typed into, each whole, and no word of both.
+    #[test]
+    fn every_merge_is_a_union_of_whole_words_or_a_refusal() {
+        let base_letters: Vec<char> = "abcde".chars().collect();
+        let agent_letters: Vec<char> = "ABC12".chars().collect();
+        let person_letters: Vec<char> = "αβγ".chars().collect();
+        let (mut merged, mut refusals) = (0, 0);
+        for seed in 0..3000 {
+            let mut random = Random(seed);
+            let mut base = vec![];
+            for _ in 0..2 + random.below(8) {
+                base.push(random.word(&base_letters));
+                base.push(random.separator().to_owned());
+            }
+            let wanted = random.edit(&base, &agent_letters).concat();
+            let current = random.edit(&base, &person_letters).concat();
+            let base = base.concat();
+            let Ok(result) = merge3(&base, &wanted, &current) else {
+                refusals += 1;
+                continue;
+            };
+            merged += 1;
+            let context = format!("seed {seed}: {base:?} → {wanted:?} / {current:?} = {result:?}");
+            let result = words::split(&result);
+            let has = |word: &str, letters: &[char]| word.chars().any(|c| letters.contains(&c));
+            for word in &result {
+                let mixed = has(word, &agent_letters) && has(word, &person_letters);
+                assert!(!mixed, "a mixed word {word:?}; {context}");
+            }
+            let agent_words = words::split(&wanted)
+                .into_iter()
+                .filter(|w| has(w, &agent_letters));
+            let person_words = words::split(&current)
+                .into_iter()
+                .filter(|w| has(w, &person_letters));
+            for word in agent_words.chain(person_words) {
+                assert!(result.contains(&word), "{word:?} is not whole; {context}");
+            }
+        }
+        // Both outcomes are exercised.
+        assert!(
+            merged > 500 && refusals > 500,
+            "{merged} merged, {refusals} refused"
         );
     }
 }

@@ -263,7 +263,7 @@ pub fn target_blocks(ops: &[EditOp]) -> Vec<String> {
 
 /// Whether an agent's change to `block_id` can be rebased onto what others changed since it
 /// read the block: every operation touching the block rewrites or replaces its text only,
-/// and for rewrites the text the agent read is known.
+/// and the text the agent read is known (a replacement in the block is checked against it).
 pub fn rebasable(ops: &[EditOp], block_id: &str, bases: &TextBases) -> bool {
     ops.iter().all(|op| match op {
         EditOp::UpdateBlock(u) if u.block_id == block_id => {
@@ -272,9 +272,53 @@ pub fn rebasable(ops: &[EditOp], block_id: &str, bases: &TextBases) -> bool {
                 && u.props.is_none()
                 && bases.contains_key(block_id)
         }
+        EditOp::ReplaceText(r) if r.block_id.as_deref() == Some(block_id) => {
+            bases.contains_key(block_id)
+        }
         EditOp::ReplaceText(_) => true,
         other => !target_blocks(std::slice::from_ref(other))
             .iter()
             .any(|b| b == block_id),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_is_rebasable_where_what_the_agent_read_is_known() {
+        let read = TextBases::from([("a".to_owned(), "The Human race".to_owned())]);
+        let replace = |block_id: Option<&str>| {
+            EditOp::ReplaceText(ReplaceText {
+                old_text: "Human".into(),
+                new_text: "Agent".into(),
+                block_id: block_id.map(str::to_owned),
+                all: false,
+            })
+        };
+        let update = |props: Option<serde_json::Map<String, serde_json::Value>>| {
+            EditOp::UpdateBlock(UpdateBlock {
+                block_id: "a".into(),
+                text: Some("The Agent race".into()),
+                block_type: None,
+                props,
+            })
+        };
+        for op in [update(None), replace(Some("a")), replace(None)] {
+            assert!(rebasable(std::slice::from_ref(&op), "a", &read), "{op:?}");
+        }
+        assert!(!rebasable(&[update(None)], "a", &TextBases::new()));
+        assert!(!rebasable(&[replace(Some("a"))], "a", &TextBases::new()));
+        assert!(!rebasable(
+            &[update(Some(serde_json::Map::new()))],
+            "a",
+            &read
+        ));
+        let delete = EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: vec!["a".into()],
+            keep_children: false,
+        });
+        assert!(!rebasable(&[replace(Some("a")), delete], "a", &read));
+    }
 }

@@ -327,13 +327,8 @@ fn apply(
                 let text = match (bases.get(&update.block_id), before.find(&update.block_id)) {
                     (Some(base), Some(current)) => {
                         let current = blocknote::inline_markdown(current);
-                        merge::merge3(base, text, &current).map_err(|overlap| {
-                            ServiceError::Overlap {
-                                block_id: update.block_id.clone(),
-                                read: overlap.read,
-                                now: overlap.now,
-                            }
-                        })?
+                        merge::merge3(base, text, &current)
+                            .map_err(|overlap| overlap_error(&update.block_id, overlap))?
                     }
                     _ => text.clone(),
                 };
@@ -347,6 +342,12 @@ fn apply(
         }
         EditOp::ReplaceText(r) => {
             let changed = replace::replace_text(txn, fragment, before, r)?;
+            for id in &changed {
+                if let (Some(base), Some(block)) = (bases.get(id), before.find(id)) {
+                    replace::rebases(base, block, r)
+                        .map_err(|overlap| overlap_error(id, overlap))?;
+                }
+            }
             let restores: Option<Vec<UndoOp>> = changed
                 .iter()
                 .map(|id| before.find(id).and_then(restore_op))
@@ -397,6 +398,14 @@ fn apply(
         }
     }
     Ok(())
+}
+
+fn overlap_error(block_id: &str, overlap: merge::Overlap) -> ServiceError {
+    ServiceError::Overlap {
+        block_id: block_id.to_owned(),
+        read: overlap.read,
+        now: overlap.now,
+    }
 }
 
 fn apply_undo(

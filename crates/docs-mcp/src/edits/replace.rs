@@ -1,12 +1,15 @@
 //! Find and replace in inline content: matches are found in the blocks' plain text, and each
 //! replacement takes the formatting of the run it starts in. Linear in the text's length,
-//! however many matches (`all`) there are.
+//! however many matches (`all`) there are. Where the agent read the block before, the
+//! replacement made in what it read must merge, word by word, with what others changed since
+//! ([`rebases`]): "Human" is not replaced in the "Humankind" a person made of it meanwhile.
 
 use docs_client::blocknote;
 use docs_client::blocknote::tree::{Block, BlockContent, Document, Inline, NewContent, TextRun};
 use yrs::TransactionMut;
 
 use super::ReplaceText;
+use super::merge::{Overlap, merge3};
 use crate::error::{ServiceError, ServiceResult};
 
 /// Plain text of inline content with one character per inline piece that is not text, so
@@ -102,6 +105,25 @@ fn splice_all(inline: &[Inline], starts: &[usize], len: usize, new_text: &str) -
             Err(piece) => inline[piece].clone(),
         })
         .collect()
+}
+
+/// Whether `replace`, made in the text the agent read of `block` (`base`, its inline markdown),
+/// merges with what others changed in the block since ([`merge3`] on the plain texts). Where
+/// `base` does not hold the text once (or, with `all`, at all), it says nothing of what the
+/// agent meant to replace: nothing to check.
+pub(super) fn rebases(base: &str, block: &Block, replace: &ReplaceText) -> Result<(), Overlap> {
+    let (Ok(read), BlockContent::Inline { inline }) =
+        (blocknote::parse_inline(base), &block.content)
+    else {
+        return Ok(());
+    };
+    let read = flat_text(&read);
+    let found = match_offsets(&read, &replace.old_text).len();
+    if found == 0 || (found > 1 && !replace.all) {
+        return Ok(());
+    }
+    let wanted = read.replace(&replace.old_text, &replace.new_text);
+    merge3(&read, &wanted, &flat_text(inline)).map(drop)
 }
 
 /// Finds `old_text` (in one block, or the whole document) and replaces it; returns the

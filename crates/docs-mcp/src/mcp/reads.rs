@@ -1,6 +1,7 @@
 //! What one agent (one MCP session) last read of each block, so its rewrite of a block can be
-//! rebased onto what others typed since it read it (see [`crate::edits::merge`]). Bounded: a
-//! few documents, most recently read first; the oldest is forgotten.
+//! rebased onto what others typed since it read it, and its find-and-replace checked against
+//! it (see [`crate::edits::merge`]). Bounded: a few documents, most recently read first; the
+//! oldest is forgotten.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -8,7 +9,7 @@ use std::sync::Mutex;
 use docs_client::blocknote::{self, Block};
 use uuid::Uuid;
 
-use crate::edits::{EditOp, TextBases};
+use crate::edits::{EditOp, ReplaceText, TextBases};
 
 /// Documents remembered per agent.
 const MAX_DOCUMENTS: usize = 16;
@@ -71,26 +72,48 @@ impl ReadMemory {
         documents.truncate(MAX_DOCUMENTS);
     }
 
-    /// What the agent read of the blocks whose text `ops` rewrite: its last read of each, or,
-    /// when it quotes a `revision`, what it read at that revision (blocks it read at another
-    /// one have no base: their text at the quoted revision is not known).
+    /// What the agent read of the blocks whose text `ops` rewrite, or in which they replace
+    /// text it read there: its last read of each, or, when it quotes a `revision`, what it read
+    /// at that revision (blocks it read at another one have no base: their text at the quoted
+    /// revision is not known).
     pub fn bases(&self, document: Uuid, ops: &[EditOp], revision: Option<&str>) -> TextBases {
         let documents = self.documents.lock().expect("read memory");
         let Some((_, known)) = documents.iter().find(|(id, _)| *id == document) else {
             return TextBases::new();
         };
-        ops.iter()
-            .filter_map(|op| match op {
-                EditOp::UpdateBlock(u) if u.text.is_some() => known
-                    .get(&u.block_id)
-                    .filter(|(_, read_at)| {
-                        revision.is_none_or(|quoted| read_at.as_deref() == Some(quoted.trim()))
-                    })
-                    .map(|(text, _)| (u.block_id.clone(), text.clone())),
-                _ => None,
-            })
-            .collect()
+        let at_revision = |(_, (_, read_at)): &(&String, &Seen)| {
+            revision.is_none_or(|quoted| read_at.as_deref() == Some(quoted.trim()))
+        };
+        let mut bases = TextBases::new();
+        for op in ops {
+            let read: Vec<(&String, &Seen)> = match op {
+                EditOp::UpdateBlock(u) if u.text.is_some() => {
+                    known.get_key_value(&u.block_id).into_iter().collect()
+                }
+                EditOp::ReplaceText(r) => replaced_in(known, r).collect(),
+                _ => continue,
+            };
+            bases.extend(
+                read.into_iter()
+                    .filter(at_revision)
+                    .map(|(id, (text, _))| (id.clone(), text.clone())),
+            );
+        }
+        bases
     }
+}
+
+/// The blocks known to hold the text a find-and-replace looks for (in its block, or in any).
+fn replaced_in<'a>(
+    known: &'a HashMap<String, Seen>,
+    replace: &'a ReplaceText,
+) -> impl Iterator<Item = (&'a String, &'a Seen)> {
+    let holds = |(_, (text, _)): &(&String, &Seen)| text.contains(&replace.old_text);
+    let scope: Box<dyn Iterator<Item = (&String, &Seen)>> = match &replace.block_id {
+        Some(id) => Box::new(known.get_key_value(id).into_iter()),
+        None => Box::new(known.iter()),
+    };
+    scope.filter(holds)
 }
 
 #[cfg(test)]
@@ -138,6 +161,41 @@ mod tests {
         assert!(
             memory
                 .bases(Uuid::new_v4(), &[update("a")], None)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_replacement_has_the_bases_of_the_blocks_holding_its_text() {
+        let memory = ReadMemory::default();
+        let doc = Uuid::new_v4();
+        memory.saw(
+            doc,
+            "r-1",
+            &[block("a", "one two"), block("b", "two"), block("c", "x")],
+        );
+        let replace = |block_id: Option<&str>, all: bool| {
+            EditOp::ReplaceText(ReplaceText {
+                old_text: "two".into(),
+                new_text: "2".into(),
+                block_id: block_id.map(str::to_owned),
+                all,
+            })
+        };
+        assert_eq!(
+            memory.bases(doc, &[replace(None, true)], Some("r-1")),
+            TextBases::from([
+                ("a".to_owned(), "one two".to_owned()),
+                ("b".to_owned(), "two".to_owned())
+            ])
+        );
+        assert_eq!(
+            memory.bases(doc, &[replace(Some("b"), false)], None),
+            TextBases::from([("b".to_owned(), "two".to_owned())])
+        );
+        assert!(
+            memory
+                .bases(doc, &[replace(Some("c"), false)], None)
                 .is_empty()
         );
     }

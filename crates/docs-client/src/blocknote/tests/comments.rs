@@ -393,19 +393,21 @@ fn comment_bodies_written_by_blocknote_read_as_markdown() {
 
 #[test]
 fn text_typed_against_a_mark_does_not_join_it() {
-    // BlockNote's comment mark is not inclusive: text added at its edges stays unmarked.
+    // BlockNote's comment mark is not inclusive: words and punctuation added at its edges
+    // stay unmarked. A word it covers, rewritten, is replaced whole and stays in it.
     let (d, f) = paragraph(&["Hello brave world"]);
     let mut txn = d.transact_mut();
     add_comment_mark(&mut txn, &f, "p1", 6..11, "t").unwrap();
-    set_block_text(&mut txn, &f, "p1", "Hello Xbrave! world").unwrap();
-    let anchors = comment_anchors(&read_document(&txn, &f).blocks);
-    assert_eq!(
-        anchors
-            .iter()
-            .map(|a| (a.text.as_str(), a.start))
-            .collect::<Vec<_>>(),
-        [("brave", 7)]
-    );
+    let anchors = |txn: &yrs::TransactionMut| -> Vec<(String, usize)> {
+        comment_anchors(&read_document(txn, &f).blocks)
+            .into_iter()
+            .map(|a| (a.text, a.start))
+            .collect()
+    };
+    set_block_text(&mut txn, &f, "p1", "Hello new brave! world").unwrap();
+    assert_eq!(anchors(&txn), [("brave".to_owned(), 10)]);
+    set_block_text(&mut txn, &f, "p1", "Hello new Xbrave! world").unwrap();
+    assert_eq!(anchors(&txn), [("Xbrave".to_owned(), 10)]);
 }
 
 /// A run of text on `threads` (an orphaned mark for a thread named `orphan`).

@@ -242,10 +242,67 @@ fn a_rewrite_of_the_same_words_someone_changed_is_refused() {
     assert_eq!(
         err.to_string(),
         format!(
-            "your change to block {id} overlaps a change made since you read it: \"e\" now reads \"a\""
+            "your change to block {id} overlaps a change made since you read it: \"quote\" now reads \"quota\""
         )
     );
     assert_eq!(texts(&doc), ["quota me"]);
+}
+
+/// A person sets `text` in the first block of `doc`.
+fn person_types(doc: &Doc, text: &str) {
+    let id = block_ids(doc)[0].clone();
+    let typed = plan(&fork(doc), &[update_text(&id, text)], &TextBases::new()).unwrap();
+    apply_plan(doc, &typed);
+}
+
+fn replace(old_text: &str, new_text: &str, block_id: Option<&str>) -> EditOp {
+    EditOp::ReplaceText(ReplaceText {
+        old_text: old_text.into(),
+        new_text: new_text.into(),
+        block_id: block_id.map(str::to_owned),
+        all: false,
+    })
+}
+
+/// The case: a person makes "Humankind" (or "Humans", or types inside the word) of
+/// the "Human" an agent read and rewrites. The rewrite is refused, and so is replacing
+/// "Human" found inside the person's word; a person's change of another word is kept.
+#[test]
+fn a_word_a_person_changed_since_the_agent_read_it_is_not_rewritten() {
+    for typed in ["Humankind", "Humans", "Huuman", "reHuman"] {
+        let doc = live_doc("The Human race");
+        let id = block_ids(&doc)[0].clone();
+        person_types(&doc, &format!("The {typed} race"));
+        let bases = TextBases::from([(id.clone(), "The Human race".to_owned())]);
+        for op in [
+            update_text(&id, "The Agent-edited race"),
+            replace("Human", "Agent-edited", Some(&id)),
+            replace("Human", "Agent-edited", None),
+        ] {
+            let refused = plan(&fork(&doc), std::slice::from_ref(&op), &bases).map(drop);
+            let Err(ServiceError::Overlap { read, now, .. }) = refused else {
+                // "Huuman" holds no "Human" to replace.
+                assert!(typed == "Huuman" && matches!(op, EditOp::ReplaceText(_)));
+                continue;
+            };
+            assert_eq!((read.as_str(), now.as_str()), ("Human", typed), "{op:?}");
+        }
+        assert_eq!(texts(&doc), [format!("The {typed} race")]);
+    }
+    // The person changed the next word: both changes are kept.
+    let rewrites: [fn(&str) -> EditOp; 2] = [
+        |id| update_text(id, "The Agent race"),
+        |id| replace("Human", "Agent", Some(id)),
+    ];
+    for rewrite in rewrites {
+        let doc = live_doc("The Human race");
+        let id = block_ids(&doc)[0].clone();
+        person_types(&doc, "The Human races");
+        let bases = TextBases::from([(id.clone(), "The Human race".to_owned())]);
+        let planned = plan(&fork(&doc), &[rewrite(&id)], &bases).unwrap();
+        apply_plan(&doc, &planned);
+        assert_eq!(texts(&doc), ["The Agent races"]);
+    }
 }
 
 #[test]
