@@ -22,7 +22,7 @@ echo "== live tests again, against yhub (Docs' next collaboration server)"
 export DOCS_TEST_COLLABORATION=yhub
 cargo test --locked --no-fail-fast -p docs-client --test live --test lifecycle --test comments
 cargo test --locked --no-fail-fast -p docs-mcp --test approvals --test comments --test handover \
-    --test parts --test sign_in --test tools --test transport --test ts_sdk
+    --test parts --test sign_in --test tools --test transport --test ts_sdk --test words
 unset DOCS_TEST_COLLABORATION
 disk
 echo "== packages (.deb, .rpm, .mcpb): built, installed into a throwaway root, launched"

@@ -332,7 +332,7 @@ export type RequestState = { "state": "waiting" } | { "state": "carrying_out" } 
 
 export type DecisionRequest = { id: string, action: Action, 
 /**
- * What it does, in words: "Approve the edit of Claude Code to “Plan” (insert_blocks)".
+ * What it does, in words: "Approve the edit of “Plan” by Claude Code (insert_blocks)".
  */
 summary: string, 
 /**
