@@ -548,6 +548,7 @@ mod tests {
             EditPart::decl(),
             CommentAction::decl(),
             ProposedComment::decl(),
+            docs_mcp::record::ProposedDocument::decl(),
             EditRecord::decl(),
             ServiceEvent::decl(),
             Account::decl(),

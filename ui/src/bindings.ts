@@ -103,6 +103,20 @@ body_blocks?: Array<BlockJson>,
  */
 anchored?: boolean, };
 
+export type ProposedDocument = { title: string, 
+/**
+ * The document it goes under, as a sub-page; `None`: at the top level.
+ */
+parent_id?: string, 
+/**
+ * That document's title, when it has one.
+ */
+parent_title?: string, 
+/**
+ * The edit writing its content, once the document is made.
+ */
+content_edit?: string, };
+
 export type EditRecord = { id: string, document_id: string, document_title: string | null, agent: AgentInfo, 
 /**
  * The tool that made it (`insert_blocks`, `apply_edits`, ...).
@@ -161,7 +175,12 @@ part_texts?: { [key in number]?: string },
 /**
  * For the comment tools: the comment (or the thread's change) the agent asked for.
  */
-proposed_comment?: ProposedComment, error: ErrorInfo | null, 
+proposed_comment?: ProposedComment, 
+/**
+ * For `create_document`: the document the agent asks to create (`document_id` is the id
+ * it gets once made; its content is the preview).
+ */
+proposed_document?: ProposedDocument, error: ErrorInfo | null, 
 /**
  * Milliseconds since the Unix epoch.
  */

@@ -34,9 +34,10 @@ export function theEditOf(edit: EditRecord, capital = false): (Node | string)[] 
   return [capital ? "The edit of " : "the edit of ", agentName(edit.agent.name), " to ", documentLabel(edit)];
 }
 
-/** What a comment does, as a card's title says it after the agent's name. */
-export function commentVerb(comment: ProposedComment | undefined): string {
-  switch (comment?.action) {
+/** What an edit does, as a card's title says it after the agent's name. */
+export function editVerb(edit: EditRecord): string {
+  if (edit.proposed_document) return " wants to create ";
+  switch (edit.proposed_comment?.action) {
     case undefined: return " wants to edit ";
     case "add": return " wants to comment on ";
     case "reply": return " wants to reply to a comment on ";

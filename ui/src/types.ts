@@ -32,6 +32,7 @@ export type {
   PreviewBlock,
   PreviewLink,
   ProposedComment,
+  ProposedDocument,
   SessionRow,
   Settings,
   Decision,

@@ -32,6 +32,22 @@ describe("a pending edit card", () => {
     expect(card.querySelector(".after")!.textContent).toBe("The team agreed to ship on Friday.");
   });
 
+  it("a document an agent asks to create: what, where, nothing to open yet", () => {
+    const creation: EditRecord = {
+      ...edit,
+      tool: "create_document",
+      document_title: "Minutes",
+      proposed_document: { title: "Minutes", parent_id: "p1", parent_title: "Projects" },
+    };
+    const actions = () => ({ approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
+    const card = renderEditCard(creation, { ...actions(), openAt: vi.fn() });
+    expect(card.querySelector("h3")!.textContent).toBe("Claude Code wants to create Minutes");
+    expect(card.querySelector(".where")!.textContent).toBe("A sub-page of Projects (nothing is made until you approve)");
+    expect(card.querySelector(".open-at")).toBeNull();
+    const top = renderEditCard({ ...creation, proposed_document: { title: "Minutes" } }, actions());
+    expect(top.querySelector(".where")!.textContent).toBe("A new document at the top level (nothing is made until you approve)");
+  });
+
   it("falls back to the document id without a title, and says when no reason was given", () => {
     const card = renderEditCard({ ...edit, document_title: null, reason: null }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     expect(card.querySelector(".document")!.textContent).toBe(edit.document_id);

@@ -27,6 +27,7 @@ const FIELDS: Record<keyof EditRecord, boolean> = {
   approved_parts: false,
   part_texts: false,
   proposed_comment: false,
+  proposed_document: false,
   error: true,
   created_at: true,
   decided_at: true,

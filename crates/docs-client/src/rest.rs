@@ -360,13 +360,21 @@ impl DocsClient {
     }
 
     /// Creates a document (signed in), at the top level or as a sub-page of `parent`.
-    pub async fn create_document(&self, title: &str, parent: Option<Uuid>) -> Result<Document> {
+    /// Creates a document with the id the caller chose (Docs takes one on creation and
+    /// refuses it when it exists already): a creation retried after a lost answer finds the
+    /// document it made, it never makes a second one.
+    pub async fn create_document(
+        &self,
+        id: Uuid,
+        title: &str,
+        parent: Option<Uuid>,
+    ) -> Result<Document> {
         let path = match parent {
             Some(parent) => format!("documents/{parent}/children/"),
             None => "documents/".to_owned(),
         };
-        let body =
-            serde_json::to_vec(&serde_json::json!({ "title": title })).expect("serializable");
+        let body = serde_json::to_vec(&serde_json::json!({ "id": id, "title": title }))
+            .expect("serializable");
         let what = "the new document";
         let response = self
             .send(Method::POST, self.instance().api(&path), Some(body), what)

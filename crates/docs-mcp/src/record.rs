@@ -374,6 +374,11 @@ pub struct EditRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub proposed_comment: Option<ProposedComment>,
+    /// For `create_document`: the document the agent asks to create (`document_id` is the id
+    /// it gets once made; its content is the preview).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub proposed_document: Option<ProposedDocument>,
     pub error: Option<ErrorInfo>,
     /// Milliseconds since the Unix epoch.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -441,6 +446,25 @@ pub struct ProposedComment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub anchored: Option<bool>,
+}
+
+/// A document an agent asks to create: what its card shows, and what is made once decided.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposedDocument {
+    pub title: String,
+    /// The document it goes under, as a sub-page; `None`: at the top level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub parent_id: Option<Uuid>,
+    /// That document's title, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub parent_title: Option<String>,
+    /// The edit writing its content, once the document is made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub content_edit: Option<Uuid>,
 }
 
 /// Filters of the edit lists; empty = everything, newest first.

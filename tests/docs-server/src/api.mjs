@@ -264,9 +264,9 @@ export function createApi({ store, opts, state, stats, collab }) {
     return { status: 200, body: paginate(ctx, docs, (d) => store.serialize(d, ctx.user)) };
   };
 
-  const createDocument = async (ctx) => {
-    requireUser(ctx);
-    const body = await jsonBody(ctx);
+  // Docs' DocumentSerializer, for a document and a sub-page alike: on POST, `id` may be
+  // given (a UUID of version 1, 3, 4 or 5 not taken yet), `title` at most 255 characters.
+  const creation = (body) => {
     const errors = {};
     let id;
     if (body.id !== undefined && body.id !== null) {
@@ -281,6 +281,13 @@ export function createApi({ store, opts, state, stats, collab }) {
       else if (body.title.length > 255) errors.title = ['Ensure this field has no more than 255 characters.'];
     }
     if (Object.keys(errors).length) throw new HttpError(400, errors);
+    return id;
+  };
+
+  const createDocument = async (ctx) => {
+    requireUser(ctx);
+    const body = await jsonBody(ctx);
+    const id = creation(body);
     const doc = store.createDocument({
       id,
       title: body.title ?? null,
@@ -422,10 +429,9 @@ export function createApi({ store, opts, state, stats, collab }) {
     requireUser(ctx);
     const parent = getDoc(ctx, id, 'children_create');
     const body = await jsonBody(ctx);
-    if (body.title !== undefined && body.title !== null && typeof body.title !== 'string') {
-      throw new HttpError(400, { title: ['Not a valid string.'] });
-    }
+    const childId = creation(body);
     const doc = store.createDocument({
+      id: childId,
       title: body.title ?? null,
       link_reach: parent.link_reach,
       link_role: parent.link_role,

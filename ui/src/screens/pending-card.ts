@@ -1,10 +1,10 @@
 // One pending edit's card: who, where, why, when, the change, Approve and Reject with a
 // comment for the agent.
 
-import { h, showStatus, timeAgoElement } from "../dom";
-import { agentName, commentVerb, documentLabel, renderPreview, renderWords } from "../preview";
+import { h, nameLabel, showStatus, timeAgoElement } from "../dom";
+import { agentName, documentLabel, editVerb, renderPreview, renderWords } from "../preview";
 import { errorText } from "../rpc";
-import type { EditRecord } from "../types";
+import type { EditRecord, ProposedDocument } from "../types";
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
@@ -34,6 +34,13 @@ function askedBy(edit: EditRecord): HTMLElement {
       ")",
     ),
   );
+}
+
+/** Where a document an agent asks to create goes: under its parent, or at the top. */
+function placeOf(proposed: ProposedDocument): (Node | string)[] | string {
+  if (proposed.parent_id === undefined) return "A new document at the top level (nothing is made until you approve)";
+  const parent = proposed.parent_title ?? proposed.parent_id;
+  return ["A sub-page of ", nameLabel(parent, "document"), " (nothing is made until you approve)"];
 }
 
 /** The text a person may change before approving: the one block an `update_block` (or a
@@ -192,7 +199,8 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
     }),
   );
 
-  const openAt = actions.openAt;
+  // A document not made yet has no page to open.
+  const openAt = edit.proposed_document ? undefined : actions.openAt;
   const openButton = openAt
     ? h("button", {
       type: "button",
@@ -206,12 +214,13 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id, tabindex: -1 },
     h("h3", { id: titleId },
       agentName(edit.agent.name),
-      commentVerb(edit.proposed_comment),
+      editVerb(edit),
       documentLabel(edit),
     ),
     h("p", { class: "changed-since problem", role: "note", hidden: true }),
     h("dl", { class: "meta" },
       h("dt", {}, "Asked by"), askedBy(edit),
+      edit.proposed_document ? [h("dt", {}, "Where"), h("dd", { class: "where" }, placeOf(edit.proposed_document))] : null,
       h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
       h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at)),
       h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),

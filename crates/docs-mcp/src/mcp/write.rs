@@ -76,6 +76,18 @@ impl EditResult {
         let comment = record.proposed_comment.as_ref();
         let message = match record.status {
             EditStatus::Applied if comment.is_some() => comment_done(comment.expect("a comment")),
+            EditStatus::Applied if record.proposed_document.is_some() => match &record.error {
+                Some(error) => error.message.clone(),
+                None => "The document was created (document_id); its content, if any, is written as the edit in content.".into(),
+            },
+            EditStatus::Applying if record.proposed_document.is_some() => format!(
+                "Approved; Docs is being asked to make the document (asked again until it answers). Call edit_status with edit_id {} to follow it; do not ask again.",
+                record.id
+            ),
+            EditStatus::Pending if record.proposed_document.is_some() => format!(
+                "Waiting for the user's approval: the document is created only once they approve. Call edit_status with edit_id {} and wait_seconds to wait for the decision; do not ask again.",
+                record.id
+            ),
             EditStatus::Applied if record.approved_parts.is_some() => parts_done(record),
             EditStatus::Applied if record.approved_text.is_some() => {
                 "The user approved the edit with changes of their own (approved_text is what the block says now); applied and acknowledged by the collaboration server (saved to Docs within a minute). Do not redo your version.".into()
@@ -307,10 +319,18 @@ pub struct CreateDocumentArgs {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CreatedDocument {
+    /// The creation: an edit like any other (follow it with edit_status).
+    pub edit_id: String,
+    /// `applied` (the document exists), `pending` (waiting for the user: nothing is made
+    /// until they approve), `applying` (approved; Docs is being asked).
+    pub status: EditStatus,
+    /// What happened, in a sentence.
+    pub message: String,
+    /// The document's id — once made; the id it will have while the creation waits.
     pub document_id: String,
     pub url: String,
     pub title: Option<String>,
-    /// The edit that adds the initial content, if any.
+    /// The edit that writes the initial content, once the document is made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<EditResult>,
 }
@@ -637,8 +657,11 @@ impl DocsMcp {
         self.finish(record).await
     }
 
-    /// Creates a document (signed in only), at the top level or as a sub-page, with optional
-    /// markdown content (an edit that follows the approval policy).
+    /// Asks to create a document (signed in only), at the top level or as a sub-page, with
+    /// optional markdown content. The creation is an edit like any other: where the user
+    /// reviews edits it waits for their approval and nothing is made until then (status
+    /// `pending`: follow it with edit_status); once made, the content is written as a second
+    /// edit (`content`).
     #[tool(annotations(
         read_only_hint = false,
         destructive_hint = false,
@@ -651,7 +674,7 @@ impl DocsMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<Json<CreatedDocument>, ToolError> {
         let args = args?;
-        let (document, edit) = self
+        let mut creation = self
             .service
             .create_document(
                 &args.title,
@@ -661,12 +684,33 @@ impl DocsMcp {
                 self.agent(&context),
             )
             .await?;
-        let content = match edit {
-            Some(mut record) => {
+        if !creation.status.is_final() {
+            creation = self.wait_for_outcome(creation.id, &context).await?;
+        }
+        // Refused, failed: an error, as for any edit.
+        let created = self.finish(creation).await?.0;
+        let creation = self
+            .service
+            .edit(
+                created
+                    .edit_id
+                    .parse()
+                    .map_err(|_| ServiceError::Internal("a creation's id".into()))?,
+            )
+            .await?;
+        // The content, once the document exists: reported as it stands, never as an error of
+        // the creation (the document was made).
+        let content_edit = creation
+            .proposed_document
+            .as_ref()
+            .and_then(|p| p.content_edit);
+        let content = match content_edit {
+            Some(id) => {
+                let mut record = self.service.edit(id).await?;
                 if !record.status.is_final() {
                     record = self.wait_for_outcome(record.id, &context).await?;
                 }
-                Some(self.finish(record).await?.0)
+                Some(EditResult::from_record(&record))
             }
             None => None,
         };
@@ -674,12 +718,15 @@ impl DocsMcp {
             .service
             .client()?
             .instance()
-            .document_page(&document.id)
+            .document_page(&creation.document_id)
             .to_string();
         Ok(Json(CreatedDocument {
-            document_id: document.id.to_string(),
+            edit_id: created.edit_id,
+            status: created.status,
+            message: created.message,
+            document_id: creation.document_id.to_string(),
             url,
-            title: document.title,
+            title: creation.proposed_document.map(|p| p.title),
             content,
         }))
     }

@@ -96,6 +96,7 @@ impl DocsService {
             approved_parts: None,
             part_texts: BTreeMap::new(),
             proposed_comment: Some(proposal),
+            proposed_document: None,
             error: None,
             created_at: now_ms(),
             decided_at: None,

@@ -15,8 +15,7 @@ use super::{DocsService, OpenDocument};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, Channel, EditPart, EditPayload, EditRecord, EditStatus, KnownDocument, Policy,
-    Preview, now_ms,
+    AgentInfo, Channel, EditPart, EditPayload, EditRecord, EditStatus, Policy, Preview, now_ms,
 };
 use crate::store::Transition;
 
@@ -39,9 +38,22 @@ impl DocsService {
     /// Plans an edit and queues it; merges it at once when the policy allows. Returns the
     /// edit as it stands (`pending`, `applying`, or final).
     pub async fn submit(&self, request: EditRequest) -> ServiceResult<EditRecord> {
+        self.submit_decided(request, None).await
+    }
+
+    /// [`DocsService::submit`], or, with `decided_by`, an edit a person decided already (the
+    /// content of a document they approved creating). The policy and Pause are read where
+    /// the decision is taken, under the document's lock once the edit is planned: a switch to
+    /// Review or a pause made while the edit waited for the lock holds it.
+    pub(super) async fn submit_decided(
+        &self,
+        request: EditRequest,
+        decided_by: Option<Channel>,
+    ) -> ServiceResult<EditRecord> {
         edits::check_limits(&request.ops)?;
         let doc = self.open(&request.document, Some(&request.agent)).await?;
-        let policy = self.writable_policy(&doc).await?;
+        // Refused at once when agents may not write, before any planning.
+        self.writable_policy(&doc).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         self.check_revision(&doc, &request)?;
         let ops = request.ops.clone();
@@ -49,7 +61,10 @@ impl DocsService {
         let (plan, planned_at, _aftermath) =
             plan_on_fork(&doc, move |fork| edits::plan(fork, &ops, &bases)).await?;
         let (record, payload) = self.new_record(&doc, plan, &request, None);
-        let decided_by = self.automatic(policy);
+        let decided_by = match decided_by {
+            Some(channel) => Some(channel),
+            None => self.automatic(self.writable_policy(&doc).await?),
+        };
         self.queue(&doc, record, payload, decided_by, planned_at, guard)
             .await
     }
@@ -159,6 +174,7 @@ impl DocsService {
             approved_parts: None,
             part_texts: BTreeMap::new(),
             proposed_comment: None,
+            proposed_document: None,
             error: None,
             created_at: now_ms(),
             decided_at: None,
@@ -197,6 +213,10 @@ impl DocsService {
         decided_by: Channel,
     ) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
+        if record.proposed_document.is_some() {
+            let applying = self.start_applying(record, decided_by, None).await?;
+            return self.carry_out_creation(applying).await;
+        }
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;
         let guard = self.doc_locks.lock(doc.id).await;
@@ -464,84 +484,6 @@ impl DocsService {
             },
             Err(error) => error,
         }
-    }
-
-    /// Creates a document (signed in). Its content, if any, is an edit like any other: it
-    /// waits for approval where the policy says so.
-    pub async fn create_document(
-        &self,
-        title: &str,
-        parent: Option<&str>,
-        markdown: Option<String>,
-        reason: Option<String>,
-        agent: AgentInfo,
-    ) -> ServiceResult<(docs_client::Document, Option<EditRecord>)> {
-        if !self.has_user_session() {
-            return Err(ServiceError::NotSignedIn);
-        }
-        if title.trim().is_empty() || title.chars().count() > 255 {
-            return Err(ServiceError::invalid(
-                "a title needs 1 to 255 characters",
-                "Give a short title.",
-            ));
-        }
-        let parent = parent.map(|p| self.resolve(p)).transpose()?;
-        let policy = match parent {
-            Some(parent) => self.policy_for(parent).await?,
-            None => self
-                .policies()
-                .await?
-                .default
-                .unwrap_or(self.config.default_policy),
-        };
-        match policy {
-            Policy::ReadOnly => return Err(ServiceError::PolicyReadOnly),
-            Policy::CommentOnly => return Err(ServiceError::PolicyCommentOnly),
-            Policy::Auto | Policy::Review => {}
-        }
-        if self.is_paused() {
-            return Err(ServiceError::Paused);
-        }
-        let markdown = markdown.filter(|m| !m.trim().is_empty());
-        // Content that could not be written is refused before the document is made: a
-        // refusal leaves nothing behind.
-        if let Some(markdown) = &markdown {
-            for block in docs_client::blocknote::import_markdown(markdown)? {
-                docs_client::blocknote::validate_block(&block)?;
-            }
-        }
-        let document = self.client()?.create_document(title, parent).await?;
-        self.store
-            .remember_document(KnownDocument {
-                id: document.id,
-                title: document.title.clone(),
-                last_opened_at: now_ms(),
-            })
-            .await?;
-        let edit = match markdown {
-            Some(markdown) => Some(
-                self.submit(EditRequest {
-                    document: document.id.to_string(),
-                    arguments: serde_json::json!({ "title": title, "markdown": markdown }),
-                    ops: vec![EditOp::InsertBlocks(edits::InsertBlocks {
-                        position: edits::Position {
-                            at: edits::Anchor::Start,
-                            block_id: None,
-                        },
-                        markdown: Some(markdown),
-                        blocks: None,
-                    })],
-                    tool: "create_document".into(),
-                    reason,
-                    revision: None,
-                    agent,
-                    bases: TextBases::new(),
-                })
-                .await?,
-            ),
-            None => None,
-        };
-        Ok((document, edit))
     }
 }
 

@@ -32,6 +32,10 @@ impl DocsService {
     /// as shown, or when its document is not open (nothing is opened to answer).
     pub async fn changed_since_proposed(&self, id: Uuid) -> ServiceResult<Option<String>> {
         let record = self.pending(id).await?;
+        if record.proposed_document.is_some() {
+            // Nothing exists yet that could have changed.
+            return Ok(None);
+        }
         let Some(doc) = self.live(record.document_id) else {
             return Ok(None);
         };

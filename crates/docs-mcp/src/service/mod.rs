@@ -13,6 +13,7 @@
 mod amend;
 mod clients;
 mod comments;
+mod create;
 mod decide;
 mod handover;
 mod instance;
@@ -356,3 +357,6 @@ impl DocsService {
         drop(self.lock.lock().expect("data directory lock").take());
     }
 }
+
+#[cfg(test)]
+mod tests;

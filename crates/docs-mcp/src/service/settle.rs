@@ -59,6 +59,9 @@ impl DocsService {
                     }
                     for id in ids {
                         match service.edit(id).await {
+                            Ok(record) if record.proposed_document.is_some() => {
+                                service.spawn_creation(id);
+                            }
                             Ok(record) if record.proposed_comment.is_some() => {
                                 let service = service.clone();
                                 service.settle_tasks.clone().spawn(async move {

@@ -72,7 +72,8 @@ impl DocsService {
         let doc = self
             .open(&original.document_id.to_string(), Some(&agent))
             .await?;
-        let policy = self.writable_policy(&doc).await?;
+        // Refused at once when agents may not write; decided below, under the lock.
+        self.writable_policy(&doc).await?;
         let guard = self.doc_locks.lock(doc.id).await;
         let (_, live) = doc.tracker.read_async().await?;
         if let Err((state, now)) = edits::unchanged(&edits::index(&live), &payload.leaves) {
@@ -99,9 +100,10 @@ impl DocsService {
             bases: TextBases::new(),
         };
         let (record, payload) = self.new_record(&doc, plan, &request, Some(id));
+        // The policy and Pause as they are where the decision is taken.
         let decided_by = match by_person {
             Some(person) => Some(person),
-            None => self.automatic(policy),
+            None => self.automatic(self.writable_policy(&doc).await?),
         };
         self.queue(&doc, record, payload, decided_by, planned_at, guard)
             .await

@@ -35,6 +35,7 @@ fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
         approved_parts: None,
         part_texts: BTreeMap::new(),
         proposed_comment: None,
+        proposed_document: None,
         error: None,
         created_at,
         decided_at: None,
