@@ -211,6 +211,8 @@ pub struct GrantedRequest {
 pub struct ChangedEdit {
     pub id: Uuid,
     pub reason: String,
+    /// What the block the edit was made on reads now (markdown), when it is still there.
+    pub now: Option<String>,
 }
 
 /// Which documents the Documents screen lists. `Known`: added by URL or opened by agents.

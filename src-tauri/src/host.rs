@@ -273,7 +273,11 @@ impl Host {
         let mut changed = vec![];
         for id in ids {
             match self.service.changed_since_proposed(*id).await {
-                Ok(Some(reason)) => changed.push(ChangedEdit { id: *id, reason }),
+                Ok(Some(change)) => changed.push(ChangedEdit {
+                    id: *id,
+                    reason: change.reason,
+                    now: change.now,
+                }),
                 Ok(None) => {}
                 // Decided meanwhile: its card goes with the next reload.
                 Err(ServiceError::NotPending { .. } | ServiceError::EditNotFound { .. }) => {}

@@ -262,7 +262,11 @@ edits_applied: number, edits_pending: number,
  */
 open_threads: number | null, };
 
-export type ChangedEdit = { id: string, reason: string, };
+export type ChangedEdit = { id: string, reason: string, 
+/**
+ * What the block the edit was made on reads now (markdown), when it is still there.
+ */
+now: string | null, };
 
 export type DocumentSource = "all" | "favorites" | "known";
 

@@ -43,6 +43,7 @@ const PERSON_HINTS: Record<string, string> = {
   NOT_SIGNED_IN: "Sign in on the Connect screen, or use a public document.",
   DOC_FORBIDDEN: "Ask the document's owner for access.",
   DOC_READONLY: "This account may only read the document.",
+  EDIT_CONFLICT: "Nothing was applied; ask the agent to redo it on the current text.",
 };
 
 /** What the user reads of a failure: what happened, then what to do next. */

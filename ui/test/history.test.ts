@@ -59,7 +59,7 @@ describe("the history screen", () => {
     expect(texts(entry(screen, "h2"), ".meta dd")).toEqual([
       "Fix the release day", "update_block", formatTime(1795000000000), formatTime(1795000120000), "You, in this window", "Not this week", "+1 −1",
     ]);
-    expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("block b1 was deleted — Read the document again.");
+    expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.");
     expect(entry(screen, "h2").querySelector(".meta .error")).toBeNull();
     expect(texts(entry(screen, "h1"), ".diff ins")).toEqual(["Friday."]);
     expect(texts(entry(screen, "h1"), ".diff del")).toEqual(["Monday."]);

@@ -186,7 +186,7 @@ describe("decisions through IPC", () => {
     approve.click();
     await vi.waitFor(() => expect(screen.root.querySelector(".card-status.error")).not.toBeNull());
     expect(screen.root.querySelector(".card-status")!.textContent).toBe(
-      "the edit no longer applies: block b1 was deleted — Read the document again.",
+      "the edit no longer applies: block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.",
     );
     expect(approve.disabled).toBe(false);
   });
@@ -244,6 +244,25 @@ describe("events during a load", () => {
 function another(id: string, agent = edit.agent.name, document_id = edit.document_id): EditRecord {
   return { ...edit, id, agent: { ...edit.agent, name: agent }, document_id, document_title: document_id === edit.document_id ? edit.document_title : "Plan" };
 }
+
+describe("order", () => {
+  it("shows the oldest edit first: a new one lands below, no card moves under the person", async () => {
+    const older = { ...another("e0"), created_at: edit.created_at - 60_000 };
+    let pending = [edit, older];
+    mockCommands({ list_pending: () => pending });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    const ids = () => [...screen.root.querySelectorAll<HTMLElement>("[data-edit-id]")].map((c) => c.dataset.editId);
+    expect(ids()).toEqual(["e0", edit.id]);
+    const first = screen.root.querySelector<HTMLElement>('[data-edit-id="e0"]')!;
+    // The service lists the newest first; the new card still goes last.
+    pending = [{ ...another("e9"), created_at: edit.created_at + 60_000 }, ...pending];
+    await screen.load();
+    expect(ids()).toEqual(["e0", edit.id, "e9"]);
+    expect(screen.root.querySelector('[data-edit-id="e0"]')).toBe(first);
+  });
+});
 
 describe("focus", () => {
   it("moves on to the next edit's card (not its Approve) once the focused edit is decided", async () => {
@@ -583,7 +602,7 @@ describe("what became of a decision", () => {
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
     expect(problems(screen)).toEqual([
       "Not applied: the edit of Claude Code to Meeting notes conflicts with a change made to the document since its preview: " +
-        "Ada Lovelace changed block b1 since the preview — Ask the agent to read the document again and redo the edit.",
+        "Ada Lovelace changed block b1 since the preview — Nothing was applied; ask the agent to redo it on the current text.",
     ]);
     expect(screen.root.querySelector(".edit-card")).toBeNull();
   });
@@ -622,7 +641,7 @@ describe("what became of a decision", () => {
       "Approved 5 edits by Claude Code: 2 applied, 1 not yet confirmed by Docs, 1 conflict, 1 failed.",
       "Docs has not confirmed one of them yet: it will be saved as soon as the instance answers.",
       "Not applied: the edit of Claude Code to Plan conflicts with a change made to the document since its preview: " +
-        "Ada Lovelace changed block b1 since the preview — Ask the agent to read the document again and redo the edit.",
+        "Ada Lovelace changed block b1 since the preview — Nothing was applied; ask the agent to redo it on the current text.",
       "Not applied: the edit of Claude Code to Meeting notes failed.",
       "1 edit was already decided elsewhere, and left as it was.",
     ]);
@@ -721,6 +740,35 @@ describe("the keyboard", () => {
     expect(calls.find(([c]) => c === "reject_edit")![1]).toEqual({ id: edit.id, comment: "Not now" });
   });
 
+  it("a held a (its repeats) never decides", async () => {
+    const { calls, card } = await mountCards();
+    card("e2").focus();
+    expect(key("a", { repeat: true }).defaultPrevented).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls.map(([c]) => c)).not.toContain("approve_edit");
+  });
+
+  it("a doubled a approves one edit: the card the focus then comes to is not decided by it", async () => {
+    let pending = [edit, another("e2", "Cursor", "d2")];
+    const calls = mockCommands({
+      list_pending: () => pending,
+      approve_edit: ({ id }) => {
+        pending = pending.filter((e) => e.id !== id);
+        return { ...edit, id, status: "applied" };
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    screen.root.querySelector<HTMLElement>(`[data-edit-id="${edit.id}"]`)!.focus();
+    key("a");
+    const next = screen.root.querySelector<HTMLElement>('[data-edit-id="e2"]')!;
+    await vi.waitFor(() => expect(document.activeElement).toBe(next));
+    key("a");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls.filter(([c]) => c === "approve_edit")).toEqual([["approve_edit", { id: edit.id }]]);
+  });
+
   it("? shows and hides the list of shortcuts", async () => {
     const { screen } = await mountCards();
     const list = screen.root.querySelector<HTMLDetailsElement>("details.shortcuts")!;
@@ -764,7 +812,7 @@ describe("when an edit was asked", () => {
 
 describe("a card whose edit no longer applies", () => {
   it("says so, with why and what to do, once the service finds the change; and stops when it is gone", async () => {
-    let changed = [{ id: "e2", reason: "block b1 was changed by someone else in the document since the edit was proposed" }];
+    let changed = [{ id: "e2", reason: "block b1 was changed by someone else in the document since the edit was proposed", now: "The team ships on **Friday**, says Ada" }];
     const calls = mockCommands({
       list_pending: () => [edit, another("e2")],
       changed_since_proposed: () => changed,
@@ -775,7 +823,7 @@ describe("a card whose edit no longer applies", () => {
     const note = (id: string) => screen.root.querySelector<HTMLElement>(`[data-edit-id="${id}"] .changed-since`)!;
     await vi.waitFor(() => expect(note("e2").hidden).toBe(false));
     expect(note("e2").textContent).toBe(
-      "Changed since the agent asked: block b1 was changed by someone else in the document since the edit was proposed. Approving it would be refused as a conflict: reject it, or ask the agent to redo it.",
+      "Changed since the agent asked: block b1 was changed by someone else in the document since the edit was proposed. It now reads: The team ships on **Friday**, says Ada. Approving it would be refused as a conflict: reject it, or ask the agent to redo it.",
     );
     expect(note(edit.id).hidden).toBe(true);
     expect(calls.find(([c]) => c === "changed_since_proposed")![1]).toEqual({ ids: [edit.id, "e2"] });

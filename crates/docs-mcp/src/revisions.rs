@@ -123,6 +123,9 @@ pub struct RevisionTracker {
     /// takes what it read, instead of reading the whole document (the first took the last
     /// read out of `recent`, to move its blocks).
     reading: Mutex<()>,
+    /// The count of the last change made by others (people, other clients): a UI showing
+    /// cards of this document checks them again when it moves.
+    others: tokio::sync::watch::Sender<u64>,
 }
 
 const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
@@ -149,6 +152,8 @@ impl RevisionTracker {
         let observed = state.clone();
         let root = fragment.clone();
         let root_fragment = fragment.clone();
+        let others = tokio::sync::watch::Sender::new(0);
+        let told = others.clone();
         fragment.observe_deep(observer_key.clone(), move |txn, events| {
             let by = match txn.origin() {
                 Some(origin) if origin.as_ref() == LOCAL_ORIGIN.as_bytes() => ChangeAuthor::Agent,
@@ -157,6 +162,9 @@ impl RevisionTracker {
             let mut state = observed.lock().expect("revision state");
             state.counter += 1;
             let at = state.counter;
+            if by == ChangeAuthor::Others {
+                told.send_replace(at);
+            }
             let mut rescan = false;
             let mut unattributed = false;
             let mut touched: Vec<(String, ChangeKind)> = vec![];
@@ -248,6 +256,7 @@ impl RevisionTracker {
             fragment: root_fragment,
             recent,
             reading: Mutex::new(()),
+            others,
         }
     }
 
@@ -378,6 +387,11 @@ impl RevisionTracker {
     }
 
     /// The current revision.
+    /// Moves whenever others change the document; closed when the tracker goes.
+    pub fn others_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.others.subscribe()
+    }
+
     pub fn revision(&self) -> String {
         self.revision_at(self.counter())
     }

@@ -96,6 +96,7 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
             .unwrap(),
         None
     );
+    let mut events = agent.service.subscribe();
     let typist = server
         .start_typist(
             TypistSpec::new(doc, " and Linus")
@@ -127,15 +128,28 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
     let reason = format!(
         "block {block} was changed by someone else in the document since the edit was proposed"
     );
-    assert_eq!(
-        agent
-            .service
-            .changed_since_proposed(edit_id(&pending))
-            .await
-            .unwrap()
-            .as_deref(),
-        Some(reason.as_str())
-    );
+    let change = agent
+        .service
+        .changed_since_proposed(edit_id(&pending))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(change.reason, reason);
+    // ... and what the block reads now, as the person left it.
+    assert_eq!(change.now.as_deref(), Some("Attendees: Ada and Linus"));
+    // The UI heard of the person's typing as it came, not only of the agents' edits.
+    let told = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Ok(docs_mcp::events::ServiceEvent::DocumentChanged { document_id, .. }) =
+                events.recv().await
+                && document_id == doc
+            {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(told.is_ok(), "no DocumentChanged for the person's typing");
 
     let decided = agent
         .service

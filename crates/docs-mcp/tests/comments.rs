@@ -250,7 +250,12 @@ async fn a_comment_whose_text_changed_before_approval_is_a_conflict_and_leaves_n
     person_sets_text(&server, id, &blocks[1], "The slow brown fox.").await;
     let mut reason = None;
     for _ in 0..100 {
-        reason = agent.service.changed_since_proposed(edit).await.unwrap();
+        reason = agent
+            .service
+            .changed_since_proposed(edit)
+            .await
+            .unwrap()
+            .map(|c| c.reason);
         if reason.is_some() {
             break;
         }

@@ -9,6 +9,9 @@ import { type CardActions, renderEditCard } from "./pending-card";
 import { type DecideGroup, editGroups, type EditGroup, GroupControls, type GroupRun } from "./pending-groups";
 import { approvalOutcome, confirmationOutcome, groupOutcome, type NoticeLine } from "./pending-outcomes";
 
+/** How long after a decision moved the focus to the next card a or r does nothing there. */
+const DECISION_KEY_PAUSE_MS = 700;
+
 /** How soon after a document changes the cards check whether they still apply. */
 const CHANGE_CHECK_DELAY_MS = 500;
 
@@ -129,11 +132,20 @@ export class PendingScreen {
     }
   });
 
+  /** When a decision last moved the focus to the next card on its own. */
+  private focusMovedAt = -Infinity;
+
   /** j/k (or ↓/↑ on a card) move between cards, a approves, r opens the rejection, ? lists
-   * the shortcuts. Not while typing, nor while the screen is hidden. */
+   * the shortcuts. Not while typing, nor while the screen is hidden. A held key (its repeats)
+   * never decides, nor does a key pressed just as the focus came to a card after a decision
+   * (a doubled press meant for the card before). */
   onKey(event: KeyboardEvent): void {
     if (!this.root.isConnected || this.root.closest("[hidden]") || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.target instanceof Element && event.target.closest("textarea, input, select")) return;
+    if ((event.key === "a" || event.key === "r") && (event.repeat || performance.now() - this.focusMovedAt < DECISION_KEY_PAUSE_MS)) {
+      event.preventDefault();
+      return;
+    }
     const cards = [...this.list.querySelectorAll<HTMLElement>("[data-edit-id]")];
     const at = cards.findIndex((card) => card.contains(document.activeElement));
     const onCard = at >= 0 && cards[at] === document.activeElement;
@@ -275,13 +287,17 @@ export class PendingScreen {
     } catch {
       return; // A warning that cannot be checked is not shown; the approval still checks.
     }
-    const reasons = new Map(changed.map((c) => [c.id, c.reason]));
+    const byId = new Map(changed.map((c) => [c.id, c]));
     for (const card of this.list.querySelectorAll<HTMLElement>("[data-edit-id]")) {
       const note = card.querySelector<HTMLElement>(".changed-since");
       if (!note) continue;
-      const reason = reasons.get(card.dataset.editId!);
-      note.hidden = reason === undefined;
-      note.textContent = reason === undefined ? "" : `Changed since the agent asked: ${reason}. Approving it would be refused as a conflict: reject it, or ask the agent to redo it.`;
+      const change = byId.get(card.dataset.editId!);
+      note.hidden = change === undefined;
+      note.replaceChildren(...(change === undefined ? [] : [
+        `Changed since the agent asked: ${change.reason}.`,
+        change.now === null ? "" : h("span", { class: "now" }, " It now reads: ", h("q", {}, change.now), "."),
+        " Approving it would be refused as a conflict: reject it, or ask the agent to redo it.",
+      ]));
     }
   }
 
@@ -312,8 +328,10 @@ export class PendingScreen {
     if (edits.length === 0) {
       this.list.replaceChildren(h("p", { class: "empty", tabindex: -1 }, "No edit waits for you."));
     } else {
-      // Keep a card being worked on (focus, half-typed comment) as it is.
-      this.list.replaceChildren(...edits.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.cardActions(), this.instance)));
+      // Oldest first: a new edit lands below the others, so no card moves under the person
+      // reading one. A card being worked on (focus, half-typed comment) is kept as it is.
+      const oldestFirst = [...edits].sort((a, b) => a.created_at - b.created_at);
+      this.list.replaceChildren(...oldestFirst.map((edit) => keep.get(edit.id) ?? renderEditCard(edit, this.cardActions(), this.instance)));
     }
     this.lock();
     // The focused control left with its decided edit or group: on to the next card (the card,
@@ -322,6 +340,8 @@ export class PendingScreen {
       const next = this.list.querySelectorAll<HTMLElement>("[data-edit-id]");
       const target = next[Math.min(Math.max(focusedCard, 0), next.length - 1)] ?? this.list.querySelector<HTMLElement>(".empty");
       target?.focus();
+      // A doubled key press meant for the card just decided must not decide this one.
+      this.focusMovedAt = performance.now();
     }
   }
 

@@ -23,6 +23,9 @@ use crate::revisions::RevisionTracker;
 /// A document's entry in the known documents is refreshed at most this often by reads.
 const REMEMBER_EVERY: Duration = Duration::from_secs(60);
 
+/// At most one `DocumentChanged` per document this often, while others type in it.
+const CHANGES_TOLD_EVERY: Duration = Duration::from_millis(500);
+
 /// Trackers attaching to documents just loaded, by document (see [`DocsService::open`]).
 pub(super) type EarlyTrackers = Arc<Mutex<HashMap<Uuid, JoinHandle<RevisionTracker>>>>;
 
@@ -339,6 +342,7 @@ impl DocsService {
                     Some((tracker, forks)) => (tracker, forks, false),
                     None => {
                         let tracker = Arc::new(tracker);
+                        self.tell_changes(id, &tracker);
                         let forks = Arc::new(Forks::new(session.doc().clone()));
                         trackers.insert(
                             id,
@@ -359,6 +363,28 @@ impl DocsService {
             tracker,
             forks,
         })
+    }
+
+    /// Tells the UIs when others change a document (a person typing), at most twice a second,
+    /// as long as its tracker lives: a pending edit's card then says at once whether its
+    /// approval would be a conflict, and what the block reads now.
+    fn tell_changes(&self, id: Uuid, tracker: &Arc<RevisionTracker>) {
+        let mut changes = tracker.others_changes();
+        let events = self.events.clone();
+        let weak = Arc::downgrade(tracker);
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let Some(tracker) = weak.upgrade() else {
+                    break;
+                };
+                let _ = events.send(ServiceEvent::DocumentChanged {
+                    document_id: id,
+                    revision: tracker.revision(),
+                });
+                drop(tracker);
+                tokio::time::sleep(CHANGES_TOLD_EVERY).await;
+            }
+        });
     }
 
     /// What a session calls once its document is loaded: a tracker attaches to it (reading

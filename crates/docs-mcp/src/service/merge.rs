@@ -30,7 +30,7 @@ impl DocsService {
     /// (or was deleted) since it was proposed, or the document lost the history it was planned
     /// on — the check its approval makes, read without a decision. `None` when it would apply
     /// as shown, or when its document is not open (nothing is opened to answer).
-    pub async fn changed_since_proposed(&self, id: Uuid) -> ServiceResult<Option<String>> {
+    pub async fn changed_since_proposed(&self, id: Uuid) -> ServiceResult<Option<ChangeSince>> {
         let record = self.pending(id).await?;
         if record.proposed_document.is_some() {
             // Nothing exists yet that could have changed.
@@ -40,7 +40,8 @@ impl DocsService {
             return Ok(None);
         };
         if let Some(proposal) = &record.proposed_comment {
-            return super::comments::text_gone(&doc, proposal).await;
+            let gone = super::comments::text_gone(&doc, proposal).await?;
+            return Ok(gone.map(|reason| ChangeSince { reason, now: None }));
         }
         let payload = self.payload(id).await?;
         let base = StateVector::decode_v1(&payload.base_state_vector)
@@ -54,8 +55,41 @@ impl DocsService {
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the check failed: {e}")))?;
-        Ok(found.map(|refusal| refusal_reason(&doc, &refusal)))
+        let Some(refusal) = found else {
+            return Ok(None);
+        };
+        // What the person sees now in the block the agent's edit was made on.
+        let now = match &refusal {
+            Refusal::Changed {
+                block_id,
+                gone: false,
+            } => {
+                let (_, document) = doc.tracker.read_async().await?;
+                document.find(block_id).map(|block| {
+                    blocknote::export_markdown(
+                        std::slice::from_ref(block),
+                        &blocknote::ExportOptions::default(),
+                    )
+                    .markdown
+                    .trim_end()
+                    .to_owned()
+                })
+            }
+            _ => None,
+        };
+        Ok(Some(ChangeSince {
+            reason: refusal_reason(&doc, &refusal),
+            now,
+        }))
     }
+}
+
+/// Why a pending edit's approval would now be a conflict, and what the block it was made on
+/// reads now (none when it was deleted, or for other reasons).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeSince {
+    pub reason: String,
+    pub now: Option<String>,
 }
 
 /// "block X was changed by …/deleted since `since`", saying who when the session saw it.

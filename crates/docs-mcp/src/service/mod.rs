@@ -47,6 +47,7 @@ use crate::token::BearerToken;
 pub use comments::{CommentRequest, MAX_COMMENT_BYTES};
 pub use decide::EditRequest;
 pub use instance::OpenDocument;
+pub use merge::ChangeSince;
 pub use requests::{AskError, Asked, Outcome};
 
 /// What `/health` reports.
