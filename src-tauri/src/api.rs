@@ -278,6 +278,7 @@ impl HistoryFilter {
             })),
             document_id: self.document_id,
             agent: self.agent.clone().filter(|a| !a.is_empty()),
+            oldest_first: false,
             limit: Some(self.limit.unwrap_or(200).clamp(1, 1000)),
         }
     }
@@ -551,6 +552,8 @@ mod tests {
             CommentAction::decl(),
             ProposedComment::decl(),
             docs_mcp::record::ProposedDocument::decl(),
+            docs_mcp::record::UndecidedEdit::decl(),
+            docs_mcp::record::GroupDecision::decl(),
             EditRecord::decl(),
             ServiceEvent::decl(),
             Account::decl(),

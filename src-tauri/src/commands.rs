@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use docs_mcp::clients::{AgentClient, NewAgentClient};
 use docs_mcp::decisions::DecisionRequest;
-use docs_mcp::record::{EditRecord, Policy};
+use docs_mcp::record::{EditRecord, GroupDecision, Policy};
 use tauri::{AppHandle, State};
 use tauri_plugin_opener::OpenerExt as _;
 use uuid::Uuid;
@@ -39,9 +39,16 @@ pub async fn connect_instance(host: HostState<'_>, url: String) -> CommandResult
     host.connect_instance(&url).await
 }
 
+/// The oldest pending edits, at most a page (50), without the agents' raw arguments.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_pending(host: HostState<'_>) -> CommandResult<Vec<EditRecord>> {
     host.pending().await
+}
+
+/// How many edits wait for a decision in all (the window shows a page of them).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pending_count(host: HostState<'_>) -> CommandResult<u64> {
+    Ok(host.pending_count().await)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -148,15 +155,16 @@ pub async fn disconnect_session(host: HostState<'_>, document_id: Uuid) -> Comma
     Ok(host.service.close_session(document_id).await?)
 }
 
-/// Approves or rejects these pending edits (those of a group as the user saw it); returns the
-/// records it decided: an edit decided elsewhere meanwhile is skipped, not an error.
+/// Approves or rejects these pending edits (those of a group as the user saw it); says what
+/// became of each: decided, left pending because deciding it failed (and why), or decided
+/// elsewhere meanwhile (skipped, not an error).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn decide_all(
     host: HostState<'_>,
     decision: Decision,
     ids: Vec<Uuid>,
     comment: Option<String>,
-) -> CommandResult<Vec<EditRecord>> {
+) -> CommandResult<GroupDecision> {
     host.decide_all(decision, &ids, comment).await
 }
 

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use docs_client::{ClientConfig, DocsClient, InstanceUrl};
 use docs_mcp::edits::{Anchor, EditOp, InsertBlocks, Position, TextBases};
-use docs_mcp::record::{AgentInfo, Channel, EditFilter, EditRecord, EditStatus, Policy};
+use docs_mcp::record::{
+    AgentInfo, Channel, EditFilter, EditRecord, EditStatus, GroupDecision, Policy,
+};
 use docs_mcp::service::EditRequest;
 use docs_mcp::token::{SharedToken, TokenStore};
 use docs_mcp::{DocsService, ServiceConfig, ServiceError};
@@ -256,14 +258,21 @@ impl Host {
         self.service.pending_count().await.unwrap_or(0)
     }
 
+    /// The pending edits the window shows: the oldest [`PENDING_PAGE`], the order they are
+    /// reviewed in (the overview counts them all), without the agents' raw arguments (up to
+    /// the request's 4 MiB each, and shown nowhere): what crosses to the webview on every
+    /// change stays bounded however much an agent proposes.
     pub async fn pending(&self) -> CommandResult<Vec<docs_mcp::record::EditRecord>> {
-        Ok(self
+        let edits = self
             .service
             .edits(&EditFilter {
                 status: Some(vec![EditStatus::Pending]),
+                limit: Some(PENDING_PAGE),
+                oldest_first: true,
                 ..EditFilter::default()
             })
-            .await?)
+            .await?;
+        Ok(edits.into_iter().map(without_arguments).collect())
     }
 
     /// The pending edits among `ids` whose approval would now be a conflict (a block they
@@ -422,9 +431,10 @@ impl Host {
             .collect()
     }
 
-    /// The journal: decided edits, newest first.
+    /// The journal: decided edits, newest first (without the agents' raw arguments).
     pub async fn history(&self, filter: &HistoryFilter) -> CommandResult<Vec<EditRecord>> {
-        Ok(self.service.edits(&filter.to_edit_filter()).await?)
+        let edits = self.service.edits(&filter.to_edit_filter()).await?;
+        Ok(edits.into_iter().map(without_arguments).collect())
     }
 
     /// Undoes an applied edit at once: the user asked for it, so it is decided by them (never
@@ -459,7 +469,7 @@ impl Host {
         decision: Decision,
         ids: &[Uuid],
         comment: Option<String>,
-    ) -> CommandResult<Vec<EditRecord>> {
+    ) -> CommandResult<GroupDecision> {
         if ids.is_empty() {
             return Err(invalid(
                 "no edit to decide",
@@ -495,6 +505,15 @@ impl Host {
         }
         self.service.shutdown().await;
     }
+}
+
+/// How many pending edits the window shows at once.
+pub const PENDING_PAGE: u32 = 50;
+
+/// A record as the window gets it: the agent's raw arguments stay in the service.
+fn without_arguments(mut record: EditRecord) -> EditRecord {
+    record.arguments = serde_json::Value::Null;
+    record
 }
 
 /// Signs in with the session stored for the instance, if the keyring has one that still works.

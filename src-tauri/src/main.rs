@@ -141,6 +141,7 @@ fn run() -> anyhow::Result<()> {
             commands::check_instance,
             commands::connect_instance,
             commands::list_pending,
+            commands::pending_count,
             commands::approve_edit,
             commands::reject_edit,
             commands::list_decision_requests,

@@ -117,6 +117,22 @@ parent_title?: string,
  */
 content_edit?: string, };
 
+export type UndecidedEdit = { id: string, error: ErrorInfo, };
+
+export type GroupDecision = { 
+/**
+ * Decided, as they stand now (applied, applying, conflict, failed, rejected).
+ */
+decided: Array<EditRecord>, 
+/**
+ * Left pending because deciding them failed (the instance out of reach...), and why.
+ */
+failed: Array<UndecidedEdit>, 
+/**
+ * Decided elsewhere meanwhile (another window, a terminal), left as they were.
+ */
+elsewhere: Array<string>, };
+
 export type EditRecord = { id: string, document_id: string, document_title: string | null, agent: AgentInfo, 
 /**
  * The tool that made it (`insert_blocks`, `apply_edits`, ...).

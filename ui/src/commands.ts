@@ -2,14 +2,17 @@
 // `command_map::tests::ui_command_bindings_are_generated_from_the_commands`: do not edit.
 // Regenerate with `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
 
-import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, HistoryFilter, InstanceCheck, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
+import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, GroupDecision, HistoryFilter, InstanceCheck, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
 
 /** Every command: its arguments and its result. */
 export interface Commands {
   overview: { args: Record<string, never>; result: Overview };
   check_instance: { args: { url: string }; result: InstanceCheck };
   connect_instance: { args: { url: string }; result: Overview };
+  /** The oldest pending edits, at most a page (50), without the agents' raw arguments. */
   list_pending: { args: Record<string, never>; result: EditRecord[] };
+  /** How many edits wait for a decision in all (the window shows a page of them). */
+  pending_count: { args: Record<string, never>; result: number };
   approve_edit: { args: { id: string }; result: EditRecord };
   reject_edit: { args: { id: string; comment: string | null }; result: EditRecord };
   /** The decisions asked from outside the window (a terminal, a script) that wait for the
@@ -30,9 +33,10 @@ export interface Commands {
   /** Opens the document's page, at `block_id` when given (Docs' block links, since 5.6). */
   open_in_browser: { args: { document_id: string; block_id: string | null }; result: null };
   disconnect_session: { args: { document_id: string }; result: null };
-  /** Approves or rejects these pending edits (those of a group as the user saw it); returns the
-   * records it decided: an edit decided elsewhere meanwhile is skipped, not an error. */
-  decide_all: { args: { decision: Decision; ids: string[]; comment: string | null }; result: EditRecord[] };
+  /** Approves or rejects these pending edits (those of a group as the user saw it); says what
+   * became of each: decided, left pending because deciding it failed (and why), or decided
+   * elsewhere meanwhile (skipped, not an error). */
+  decide_all: { args: { decision: Decision; ids: string[]; comment: string | null }; result: GroupDecision };
   /** Starts the demo: a local Docs-like server with sample documents, connected. */
   start_demo: { args: Record<string, never>; result: Overview };
   /** The demo agent proposes an edit to a sample document. */

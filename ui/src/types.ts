@@ -23,6 +23,7 @@ export type {
   EditStatus,
   ErrorInfo,
   GrantedRequest,
+  GroupDecision,
   HistoryFilter,
   InstanceCheck,
   NewAgentClient,

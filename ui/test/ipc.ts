@@ -13,7 +13,13 @@ export type Call = { [K in keyof Commands]: [K, Commands[K]["args"]] }[keyof Com
 /** Background reads a screen makes on its own (the pending cards asking whether they still
  * apply, the agents screen listing the clients): answered "nothing" unless a test gives a
  * handler, and then only recorded. */
-const BACKGROUND: Handlers = { changed_since_proposed: () => [], list_agent_clients: () => [], list_decision_requests: () => [], startup_problem: () => null };
+const BACKGROUND: Handlers = {
+  changed_since_proposed: () => [],
+  list_agent_clients: () => [],
+  list_decision_requests: () => [],
+  pending_count: () => 0,
+  startup_problem: () => null,
+};
 
 /** Answers the commands given (any other rejects) and records every command called. */
 export function mockCommands(handlers: Handlers): Call[] {

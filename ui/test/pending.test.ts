@@ -6,7 +6,7 @@ import { PendingScreen } from "../src/screens/pending";
 import { renderEditCard } from "../src/screens/pending-card";
 import { editGroups } from "../src/screens/pending-groups";
 import { onServiceEvent } from "../src/rpc";
-import type { EditRecord, PreviewLink } from "../src/types";
+import type { EditRecord, GroupDecision, PreviewLink } from "../src/types";
 import { edit, overview } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
 
@@ -139,6 +139,7 @@ describe("decisions through IPC", () => {
     const calls: [string, unknown][] = [];
     mockIPC((cmd, args) => {
       if (cmd === "changed_since_proposed") return [];
+      if (cmd === "pending_count") return 0;
       calls.push([cmd, args]);
       if (cmd === "list_pending") return calls.length > 2 ? [] : [edit];
       if (cmd === "approve_edit") return { ...edit, status: "applied" };
@@ -157,6 +158,7 @@ describe("decisions through IPC", () => {
     const calls: [string, unknown][] = [];
     mockIPC((cmd, args) => {
       if (cmd === "changed_since_proposed") return [];
+      if (cmd === "pending_count") return 0;
       calls.push([cmd, args]);
       if (cmd === "list_pending") return calls.length > 2 ? [] : [edit];
       if (cmd === "reject_edit") return { ...edit, status: "rejected" };
@@ -193,7 +195,7 @@ describe("decisions through IPC", () => {
 
   it("reloads live on an edit_changed event (no polling)", async () => {
     let pending: EditRecord[] = [];
-    mockIPC((cmd) => (cmd === "list_pending" ? pending : cmd === "changed_since_proposed" ? [] : undefined), { shouldMockEvents: true });
+    mockIPC((cmd) => (cmd === "list_pending" ? pending : cmd === "changed_since_proposed" ? [] : cmd === "pending_count" ? 0 : undefined), { shouldMockEvents: true });
     const screen = mount();
     await onServiceEvent((e) => screen.onEvent(e));
     await screen.load();
@@ -241,9 +243,30 @@ describe("events during a load", () => {
 });
 
 /** The fixture edit, by another id, agent or document. */
+/** A group decision's answer: `decided`, and the ids decided elsewhere. */
+function outcome(decided: EditRecord[], elsewhere: string[] = []): GroupDecision {
+  return { decided, failed: [], elsewhere };
+}
+
 function another(id: string, agent = edit.agent.name, document_id = edit.document_id): EditRecord {
   return { ...edit, id, agent: { ...edit.agent, name: agent }, document_id, document_title: document_id === edit.document_id ? edit.document_title : "Plan" };
 }
+
+describe("a long queue", () => {
+  it("shows a page, counts them all, and says how many more wait", async () => {
+    const calls = mockCommands({ list_pending: () => [edit], pending_count: () => 51 });
+    let counted = 0;
+    const screen = new PendingScreen((count) => (counted = count));
+    document.body.append(screen.root);
+    await screen.load();
+    expect(counted).toBe(51);
+    expect(screen.root.querySelector<HTMLElement>(".more-pending")!.hidden).toBe(false);
+    expect(screen.root.querySelector(".more-pending")!.textContent).toBe(
+      "50 more edits wait after these: they show here as these are decided (oldest first).",
+    );
+    expect(calls.map(([c]) => c)).toEqual(["list_pending", "pending_count"]);
+  });
+});
 
 describe("order", () => {
   it("shows the oldest edit first: a new one lands below, no card moves under the person", async () => {
@@ -292,7 +315,7 @@ describe("focus", () => {
       list_pending: () => (decided ? [third] : [edit, another("e2"), third]),
       decide_all: () => {
         decided = true;
-        return [{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }];
+        return outcome([{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }]);
       },
     });
     const screen = new PendingScreen();
@@ -331,7 +354,7 @@ describe("deciding a group", () => {
       list_pending: () => (decided ? [] : pending),
       decide_all: () => {
         decided = true;
-        return decide_all();
+        return outcome(decide_all());
       },
     });
     const screen = new PendingScreen();
@@ -417,10 +440,10 @@ describe("deciding a group", () => {
   });
 
   it("keeps the ids of the click while a render comes during the decision", async () => {
-    let answer!: (records: EditRecord[]) => void;
+    let answer!: (decided: GroupDecision) => void;
     const calls = mockCommands({
       list_pending: () => [edit, another("e2")],
-      decide_all: () => new Promise<EditRecord[]>((resolve) => (answer = resolve)),
+      decide_all: () => new Promise<GroupDecision>((resolve) => (answer = resolve)),
     });
     const screen = new PendingScreen();
     document.body.append(screen.root);
@@ -432,7 +455,7 @@ describe("deciding a group", () => {
     expect(button(screen.root, "Approve all (2)").disabled).toBe(true);
     expect(texts(screen.root, ".group-status")).toEqual(["Approving… 0 of 2"]);
     expect([...screen.root.querySelectorAll<HTMLButtonElement>(".edit-card button")].every((b) => b.disabled)).toBe(true);
-    answer([{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }]);
+    answer(outcome([{ ...edit, status: "applied" }, { ...another("e2"), status: "applied" }]));
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
     expect(calls.filter(([c]) => c === "decide_all")).toEqual([["decide_all", { decision: "approve", ids: [edit.id, "e2"], comment: null }]]);
   });
@@ -441,11 +464,11 @@ describe("deciding a group", () => {
 describe("a group decision under way", () => {
   /** Three edits by Claude Code, one by Cursor elsewhere; decide_all waits for `answer`. */
   async function mountRunning() {
-    let answer!: (records: EditRecord[]) => void;
+    let answer!: (decided: GroupDecision) => void;
     let pending = [edit, another("e2"), another("e3"), another("e4", "Cursor", "d2")];
     const calls = mockCommands({
       list_pending: () => pending,
-      decide_all: () => new Promise<EditRecord[]>((resolve) => (answer = resolve)),
+      decide_all: () => new Promise<GroupDecision>((resolve) => (answer = resolve)),
       stop_decisions: () => null,
       approve_edit: () => ({ ...edit, status: "applied" }),
     });
@@ -460,7 +483,7 @@ describe("a group decision under way", () => {
       calls,
       answer: (records: EditRecord[], left: EditRecord[]) => {
         pending = left;
-        answer(records);
+        answer(outcome(records));
       },
     };
   }
@@ -623,13 +646,13 @@ describe("what became of a decision", () => {
       list_pending: () => (decided ? [] : ids.map((id) => another(id))),
       decide_all: () => {
         decided = true;
-        return [
+        return outcome([
           { ...another("e1"), status: "applied" },
           { ...another("e2"), status: "applied" },
           { ...another("e3"), status: "applying" },
           { ...another("e4", "Claude Code", "d2"), status: "conflict", error: conflictError },
           { ...another("e5"), status: "failed", error: null },
-        ];
+        ], ["e6"]);
       },
     });
     const screen = new PendingScreen();
@@ -650,8 +673,33 @@ describe("what became of a decision", () => {
     expect(notice(screen).at(-1)).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
   });
 
+  it("a group: an edit deciding failed for still waits, and the notice says why (not \"decided elsewhere\")", async () => {
+    let decided = false;
+    mockCommands({
+      list_pending: () => (decided ? [another("e2")] : [edit, another("e2")]),
+      decide_all: () => {
+        decided = true;
+        return {
+          decided: [{ ...edit, status: "applied" }],
+          failed: [{ id: "e2", error: { code: "INSTANCE_UNREACHABLE", message: "the instance did not answer", hint: "Check the network and the instance URL, then retry." } }],
+          elsewhere: [],
+        };
+      },
+    });
+    const screen = new PendingScreen();
+    document.body.append(screen.root);
+    await screen.load();
+    button(screen.root, "Approve all (2)").click();
+    await vi.waitFor(() => expect(notice(screen)).not.toEqual([]));
+    expect(notice(screen)).toEqual([
+      "Applied 1 edit by Claude Code.",
+      "Not decided, still waiting: the edit of Claude Code to Meeting notes: the instance did not answer — Check the network and the instance URL, then retry.",
+    ]);
+    expect(problems(screen)).toHaveLength(1);
+  });
+
   it("a group whose edits were all decided elsewhere: says nothing was decided", async () => {
-    mockCommands({ list_pending: () => [edit, another("e2")], decide_all: () => [] });
+    mockCommands({ list_pending: () => [edit, another("e2")], decide_all: () => outcome([], [edit.id, "e2"]) });
     const screen = new PendingScreen();
     document.body.append(screen.root);
     await screen.load();

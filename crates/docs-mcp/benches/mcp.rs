@@ -179,7 +179,8 @@ async fn main() {
                 &tokio_util::sync::CancellationToken::new(),
             )
             .await
-            .unwrap();
+            .unwrap()
+            .decided;
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         assert!(
             decided

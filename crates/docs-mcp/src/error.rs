@@ -19,6 +19,8 @@ pub enum ErrorCode {
     /// A link target or media URL of a scheme other than those allowed (`http`, `https`,
     /// `mailto` for links), or a relative address not on the instance.
     UnsafeUrl,
+    /// Too many of this agent's edits (or of all agents') wait for the user already.
+    TooManyPending,
     StaleRevision,
     SyncTimeout,
     NotAcknowledged,
@@ -46,6 +48,7 @@ impl ErrorCode {
             ErrorCode::AmbiguousMatch => "AMBIGUOUS_MATCH",
             ErrorCode::UnsupportedBlockType => "UNSUPPORTED_BLOCK_TYPE",
             ErrorCode::UnsafeUrl => "UNSAFE_URL",
+            ErrorCode::TooManyPending => "TOO_MANY_PENDING",
             ErrorCode::StaleRevision => "STALE_REVISION",
             ErrorCode::SyncTimeout => "SYNC_TIMEOUT",
             ErrorCode::NotAcknowledged => "NOT_ACKNOWLEDGED",
@@ -123,6 +126,10 @@ pub enum ServiceError {
     Conflict { reason: String },
     #[error("an undo of edit {edit_id} is already waiting for a decision (edit {undo_id})")]
     UndoQueued { edit_id: String, undo_id: String },
+    #[error(
+        "{waiting} edits already wait for the user ({mine} of them yours); no more are taken until they decide some"
+    )]
+    TooManyPending { waiting: u64, mine: u64 },
     #[error("{0}")]
     DataDirInUse(String),
     #[error(transparent)]
@@ -201,6 +208,7 @@ impl ServiceError {
                 ErrorCode::EditConflict
             }
             ServiceError::HistoryUnavailable { .. } => ErrorCode::HistoryUnavailable,
+            ServiceError::TooManyPending { .. } => ErrorCode::TooManyPending,
             ServiceError::Store(_) | ServiceError::Internal(_) | ServiceError::DataDirInUse(_) => {
                 ErrorCode::Internal
             }
@@ -253,6 +261,7 @@ impl ServiceError {
             ServiceError::Conflict { .. } => "Read the document again and make the edit on its current content.".into(),
             ServiceError::EditNotFound { .. } | ServiceError::NotPending { .. } => "Use an edit_id returned by a write tool.".into(),
             ServiceError::Ask(e) => e.hint().into(),
+            ServiceError::TooManyPending { .. } => "Wait for the user's decisions on your pending edits (edit_status with wait_seconds) before proposing more; group related changes into one apply_edits.".into(),
             ServiceError::Store(_) | ServiceError::Internal(_) => "Retry; if it persists, report the error.".into(),
         }
     }

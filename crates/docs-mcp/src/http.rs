@@ -435,6 +435,7 @@ async fn list_edits(
         document_id,
         agent: query.agent.filter(|a| !a.trim().is_empty()),
         limit: query.limit,
+        oldest_first: false,
     };
     let edits = state.service.edits(&filter).await?;
     ok(json!({ "edits": edits }))

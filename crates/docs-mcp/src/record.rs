@@ -467,6 +467,27 @@ pub struct ProposedDocument {
     pub content_edit: Option<Uuid>,
 }
 
+/// What a group decision ("Approve all", "Reject all") did with each edit the person had on
+/// screen; those in none of the three were left pending by Stop.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupDecision {
+    /// Decided, as they stand now (applied, applying, conflict, failed, rejected).
+    pub decided: Vec<EditRecord>,
+    /// Left pending because deciding them failed (the instance out of reach...), and why.
+    pub failed: Vec<UndecidedEdit>,
+    /// Decided elsewhere meanwhile (another window, a terminal), left as they were.
+    pub elsewhere: Vec<Uuid>,
+}
+
+/// An edit a group decision could not decide: it still waits.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndecidedEdit {
+    pub id: Uuid,
+    pub error: ErrorInfo,
+}
+
 /// Filters of the edit lists; empty = everything, newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditFilter {
@@ -474,6 +495,9 @@ pub struct EditFilter {
     pub document_id: Option<Uuid>,
     pub agent: Option<String>,
     pub limit: Option<u32>,
+    /// Oldest first (the pending queue as it is reviewed); else newest first.
+    #[serde(default)]
+    pub oldest_first: bool,
 }
 
 /// How many of a document's edits are in the journal as applied, and wait for a decision.

@@ -299,7 +299,8 @@ async fn two_proposals_for_one_block_approved_together_give_the_first_and_a_conf
         .service
         .decide_all(true, &ids, None, Channel::Window, &CancellationToken::new())
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     let statuses: Vec<(Uuid, EditStatus)> = decided.iter().map(|e| (e.id, e.status)).collect();
     assert_eq!(
         statuses,
@@ -342,13 +343,15 @@ async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided(
         .service
         .decide_all(true, &ids, None, Channel::Window, &stopped)
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     assert!(decided.is_empty(), "{decided:?}");
     let rejected = agent
         .service
         .decide_all(false, &ids, None, Channel::Window, &stopped)
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     assert!(rejected.is_empty(), "{rejected:?}");
     for id in &ids {
         assert_eq!(
@@ -377,7 +380,8 @@ async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided(
         .service
         .decide_all(true, &ids, None, Channel::Window, &stop)
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     stopper.await.unwrap();
     assert!(!decided.is_empty());
     let returned: Vec<Uuid> = decided.iter().map(|e| e.id).collect();
@@ -1203,7 +1207,8 @@ async fn approvals_in_other_documents_do_not_wait_for_a_hung_one() {
         .service
         .decide_all(true, &ids, None, Channel::Window, &CancellationToken::new())
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     let statuses: Vec<EditStatus> = decided.iter().map(|e| e.status).collect();
     let hung = decided
         .iter()
@@ -1232,4 +1237,131 @@ async fn approvals_in_other_documents_do_not_wait_for_a_hung_one() {
         .await
         .unwrap();
     assert_eq!(record.status, EditStatus::Applied);
+}
+
+/// An agent proposing in a loop cannot bury the review: at most 50 of its edits wait (by the
+/// name on its cards), another agent still gets through, and a reason is at most 1000
+/// characters.
+#[tokio::test]
+async fn pending_edits_per_agent_and_reasons_are_bounded() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Flooded").markdown("First."))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let request = |name: &str, reason: Option<String>| docs_mcp::service::EditRequest {
+        document: doc.to_string(),
+        arguments: json!({}),
+        ops: vec![docs_mcp::edits::EditOp::InsertBlocks(
+            docs_mcp::edits::InsertBlocks {
+                position: docs_mcp::edits::Position {
+                    at: docs_mcp::edits::Anchor::End,
+                    block_id: None,
+                },
+                markdown: Some("More.".into()),
+                blocks: None,
+            },
+        )],
+        tool: "insert_blocks".into(),
+        reason,
+        revision: None,
+        agent: AgentInfo::new(name, "test", name),
+        bases: docs_mcp::edits::TextBases::new(),
+    };
+    for _ in 0..docs_mcp::service::MAX_PENDING_PER_AGENT {
+        let record = agent
+            .service
+            .submit(request("Looping agent", None))
+            .await
+            .unwrap();
+        assert_eq!(record.status, EditStatus::Pending);
+    }
+    let refused = agent
+        .service
+        .submit(request("Looping agent", None))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code().as_str(), "TOO_MANY_PENDING");
+    assert_eq!(
+        refused.to_string(),
+        "50 edits already wait for the user (50 of them yours); no more are taken until they decide some"
+    );
+    let other = agent
+        .service
+        .submit(request("Other agent", None))
+        .await
+        .unwrap();
+    assert_eq!(other.status, EditStatus::Pending);
+
+    let long = agent
+        .service
+        .submit(request("Other agent", Some("why ".repeat(300))))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (long.code().as_str(), long.to_string()),
+        (
+            "INVALID_INPUT",
+            "the reason is 1199 characters; at most 1000".to_owned()
+        )
+    );
+    assert_eq!(agent.service.pending_count().await.unwrap(), 51);
+}
+
+/// "Approve all" says what became of each edit: one whose approval could not even start
+/// (its document out of reach) still waits and is listed with why, not counted as decided
+/// elsewhere; one decided elsewhere is listed as such.
+#[tokio::test]
+async fn a_group_decision_says_which_edits_it_could_not_decide_and_why() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Out of reach").markdown("First."))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let waits = edit_id(
+        &agent
+            .ok(
+                "insert_blocks",
+                json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "One."}),
+            )
+            .await,
+    );
+    let decided_before = edit_id(
+        &agent
+            .ok(
+                "insert_blocks",
+                json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Two."}),
+            )
+            .await,
+    );
+    agent
+        .service
+        .reject(decided_before, None, Channel::Window)
+        .await
+        .unwrap();
+    // The document's session closed, and the instance refusing every call for a minute.
+    agent.service.close_session(doc).await.unwrap();
+    server.throttle_next(20, 60).await.unwrap();
+    let outcome = agent
+        .service
+        .decide_all(
+            true,
+            &[waits, decided_before],
+            None,
+            Channel::Window,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert!(outcome.decided.is_empty(), "{outcome:?}");
+    assert_eq!(outcome.elsewhere, [decided_before]);
+    assert_eq!(outcome.failed.len(), 1, "{outcome:?}");
+    assert_eq!(outcome.failed[0].id, waits);
+    assert_eq!(outcome.failed[0].error.code, "RATE_LIMITED");
+    assert_eq!(
+        agent.service.edit(waits).await.unwrap().status,
+        EditStatus::Pending
+    );
 }

@@ -1447,7 +1447,8 @@ async fn deciding_the_edits_on_screen_at_once() {
             &CancellationToken::new(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     assert_eq!(approved.len(), 2);
     assert!(approved.iter().all(|e| e.status == EditStatus::Applied));
     assert_eq!(stored_texts(&server, a).await, ["Alpha", "A1", "A2"]);
@@ -1465,7 +1466,8 @@ async fn deciding_the_edits_on_screen_at_once() {
             &CancellationToken::new(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .decided;
     assert_eq!(rejected.len(), 1);
     assert_eq!(
         (

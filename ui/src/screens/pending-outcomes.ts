@@ -2,7 +2,7 @@
 
 import { theEditOf } from "../preview";
 import { errorText } from "../rpc";
-import type { Decision, EditRecord, EditStatus } from "../types";
+import type { Decision, EditRecord, EditStatus, GroupDecision } from "../types";
 import { type EditGroup, groupLabel } from "./pending-groups";
 
 /** A line of the screen's notice; `problem`: an approved edit that is not in the document. */
@@ -65,24 +65,36 @@ const COUNTED: Record<EditStatus, [one: string, many: string]> = {
   pending: ["still pending", "still pending"],
 };
 
-/** What became of a group decision: a summary, then each edit not applied and why. `sent`:
- * how many ids were sent; `leftPending`: how many of them a Stop left pending (the others
- * not returned were decided elsewhere meanwhile). */
-export function groupOutcome(group: EditGroup, decision: Decision, sent: number, decided: EditRecord[], leftPending = 0): NoticeLine[] {
-  const skipped = sent - decided.length - leftPending;
+/** What became of a group decision: a summary, then each edit not applied and why, each one
+ * deciding failed for (it still waits) and why, those decided elsewhere meanwhile, and those
+ * a Stop left pending (`leftPending`). `named`: the edits as the cards showed them. */
+export function groupOutcome(
+  group: EditGroup,
+  decision: Decision,
+  outcome: GroupDecision,
+  leftPending: number,
+  named: (id: string) => EditRecord | undefined,
+): NoticeLine[] {
+  const decided = outcome.decided;
+  const skipped = outcome.elsewhere.length;
   const stopped: NoticeLine[] = leftPending > 0
     ? [{ parts: [`Stopped: ${plural(leftPending, "edit was", "edits were")} left pending.`] }]
     : [];
+  const failed: NoticeLine[] = outcome.failed.map(({ id, error }) => {
+    const edit = named(id);
+    return { problem: true, parts: ["Not decided, still waiting: ", ...(edit ? theEditOf(edit) : [`edit ${id}`]), `: ${errorText(error)}`] };
+  });
   const elsewhere: NoticeLine[] = skipped > 0
     ? [{ parts: [`${plural(skipped, "edit was", "edits were")} already decided elsewhere, and left as ${skipped === 1 ? "it was" : "they were"}.`] }]
     : [];
   if (decided.length === 0) {
-    if (leftPending > 0) return [{ parts: [`Stopped before any edit was decided: ${plural(leftPending, "edit stays", "edits stay")} pending.`] }, ...elsewhere];
+    if (leftPending > 0) return [{ parts: [`Stopped before any edit was decided: ${plural(leftPending, "edit stays", "edits stay")} pending.`] }, ...failed, ...elsewhere];
+    if (failed.length > 0) return [{ problem: true, parts: [`Nothing decided: ${plural(failed.length, "edit", "edits")} could not be.`] }, ...failed, ...elsewhere];
     return [{ parts: ["Nothing decided: these edits were already decided elsewhere."] }];
   }
   const edits = plural(decided.length, "edit", "edits");
   if (decision === "reject") {
-    return [{ parts: [`Rejected ${edits} `, ...groupLabel(group), "."] }, ...stopped, ...elsewhere];
+    return [{ parts: [`Rejected ${edits} `, ...groupLabel(group), "."] }, ...failed, ...stopped, ...elsewhere];
   }
   const count = (status: EditStatus) => decided.filter((e) => e.status === status).length;
   const applying = count("applying");
@@ -99,5 +111,5 @@ export function groupOutcome(group: EditGroup, decision: Decision, sent: number,
       : `Docs has not confirmed ${applying} of them yet: they will be saved as soon as the instance answers.`] });
   }
   lines.push(...decided.filter((e) => e.status === "conflict" || e.status === "failed").map(notApplied));
-  return [...lines, ...stopped, ...elsewhere];
+  return [...lines, ...failed, ...stopped, ...elsewhere];
 }

@@ -29,6 +29,8 @@ export class PendingScreen {
   readonly root: HTMLElement;
   private groups: HTMLElement;
   private list: HTMLElement;
+  /** Says how many edits wait beyond the page shown. */
+  private more: HTMLElement;
   private notice: HTMLElement;
   private groupControls = new Map<string, GroupControls>();
   /** The load under way; `stale`: something changed since it asked, so it asks again. */
@@ -55,6 +57,7 @@ export class PendingScreen {
     document.addEventListener("keydown", (event) => this.onKey(event));
     this.groups = h("section", { class: "groups", "aria-label": "Decide together", hidden: true });
     this.list = h("div", { class: "cards", "aria-live": "polite" });
+    this.more = h("p", { class: "more-pending", hidden: true });
     this.notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
     this.root = h("section", { "aria-labelledby": "pending-title" },
       h("h2", { id: "pending-title" }, "Pending edits"),
@@ -62,6 +65,7 @@ export class PendingScreen {
       this.shortcuts,
       this.groups,
       this.list,
+      this.more,
       // After the cards, held at the bottom of the window: telling an outcome never moves a
       // button under the pointer.
       this.notice,
@@ -120,11 +124,13 @@ export class PendingScreen {
     this.lock();
     this.groupControls.get(group.key)?.progress(run);
     try {
-      const decided = await rpc("decide_all", { decision, ids, comment });
+      const cards = new Map(this.lastEdits.map((e) => [e.id, e]));
+      const outcome = await rpc("decide_all", { decision, ids, comment });
       this.run = null;
       await this.load();
-      const leftPending = run.stopping ? ids.filter((id) => this.shown.has(id)).length : 0;
-      this.say([...groupOutcome(group, decision, ids.length, decided, leftPending), ...this.follow(decided)]);
+      const failed = new Set(outcome.failed.map((f) => f.id));
+      const leftPending = run.stopping ? ids.filter((id) => this.shown.has(id) && !failed.has(id)).length : 0;
+      this.say([...groupOutcome(group, decision, outcome, leftPending, (id) => cards.get(id)), ...this.follow(outcome.decided)]);
     } finally {
       this.run = null;
       this.groupControls.get(group.key)?.finished();
@@ -268,7 +274,8 @@ export class PendingScreen {
 
   private async fetch(): Promise<void> {
     try {
-      const edits = await rpc("list_pending");
+      const [edits, total] = await Promise.all([rpc("list_pending"), rpc("pending_count")]);
+      this.total = Math.max(total, edits.length);
       this.render(edits);
       void this.checkChanged();
     } catch (error) {
@@ -314,11 +321,17 @@ export class PendingScreen {
 
   /** The edits of the last render. */
   private lastEdits: EditRecord[] = [];
+  /** How many edits wait in all: the screen shows the oldest page of them. */
+  private total = 0;
 
   render(edits: EditRecord[]): void {
     this.lastEdits = edits;
     this.shown = new Set(edits.map((e) => e.id));
-    this.onCount(edits.length);
+    this.total = Math.max(this.total, edits.length);
+    this.onCount(this.total);
+    const more = this.total - edits.length;
+    this.more.hidden = more <= 0;
+    this.more.textContent = more <= 0 ? "" : `${more} more ${more === 1 ? "edit waits" : "edits wait"} after these: they show here as these are decided (oldest first).`;
     const focused = document.activeElement;
     const hadFocus = this.root.contains(focused);
     const cards = [...this.list.querySelectorAll<HTMLElement>("[data-edit-id]")];

@@ -60,7 +60,8 @@ impl DocsService {
     /// Records an agent's comment under the document's policy and, when that decides it at
     /// once, carries it out. Bad input (a block or text that is not there, an unknown
     /// thread, an empty body) is refused before anything is recorded.
-    pub async fn submit_comment(&self, request: CommentRequest) -> ServiceResult<EditRecord> {
+    pub async fn submit_comment(&self, mut request: CommentRequest) -> ServiceResult<EditRecord> {
+        request.reason = super::checked_reason(request.reason.take())?;
         let doc = self.open(&request.document, Some(&request.agent)).await?;
         if !doc.session.metadata().abilities.can_comment() {
             return Err(docs_client::Error::Forbidden {

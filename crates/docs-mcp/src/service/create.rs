@@ -57,6 +57,7 @@ impl DocsService {
                 "Give a short title.",
             ));
         }
+        let reason = super::checked_reason(reason)?;
         let parent = parent.map(|p| self.resolve(p)).transpose()?;
         // The parent is read now: it exists and this user sees it, and the card names it.
         let parent_title = match parent {
@@ -110,10 +111,13 @@ impl DocsService {
         // Decided where the record is made: the policy and Pause as they are now.
         let decided_by = self.automatic(self.creation_policy(parent).await?);
         let mut record = record;
-        if let Some(channel) = decided_by {
-            record.status = EditStatus::Applying;
-            record.decided_by = Some(channel);
-            record.decided_at = Some(now_ms());
+        match decided_by {
+            Some(channel) => {
+                record.status = EditStatus::Applying;
+                record.decided_by = Some(channel);
+                record.decided_at = Some(now_ms());
+            }
+            None => self.room_for_pending(&record.agent).await?,
         }
         self.store
             .insert_edit(record.clone(), EditPayload::none())

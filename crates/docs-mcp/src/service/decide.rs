@@ -15,7 +15,8 @@ use super::{DocsService, OpenDocument};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, Channel, EditPart, EditPayload, EditRecord, EditStatus, Policy, Preview, now_ms,
+    AgentInfo, Channel, EditPart, EditPayload, EditRecord, EditStatus, GroupDecision, Policy,
+    Preview, UndecidedEdit, now_ms,
 };
 use crate::store::Transition;
 
@@ -47,10 +48,11 @@ impl DocsService {
     /// Review or a pause made while the edit waited for the lock holds it.
     pub(super) async fn submit_decided(
         &self,
-        request: EditRequest,
+        mut request: EditRequest,
         decided_by: Option<Channel>,
     ) -> ServiceResult<EditRecord> {
         edits::check_limits(&request.ops)?;
+        request.reason = super::checked_reason(request.reason.take())?;
         let doc = self.open(&request.document, Some(&request.agent)).await?;
         // Refused at once when agents may not write, before any planning.
         self.writable_policy(&doc).await?;
@@ -93,6 +95,7 @@ impl DocsService {
             record.decided_by = decided_by;
             record.decided_at = Some(now_ms());
         } else {
+            self.room_for_pending(&record.agent).await?;
             // What a person may decide part by part: only edits waiting for one need it.
             record.parts = decidable_parts(doc, &record).await?;
         }
@@ -376,10 +379,11 @@ impl DocsService {
         Ok(record)
     }
 
-    /// Approves or rejects the edits with these ids — those the person had on screen. Edits
-    /// decided elsewhere meanwhile are skipped. Approvals go oldest first within a document,
-    /// documents in parallel; the instance's confirmations are awaited together. Once `stop`
-    /// is cancelled no further edit is decided: those decided stay so, the rest stay pending
+    /// Approves or rejects the edits with these ids — those the person had on screen — and
+    /// says what became of each: decided, left pending because deciding it failed (and why),
+    /// or decided elsewhere meanwhile. Approvals go oldest first within a document, documents
+    /// in parallel; the instance's confirmations are awaited together. Once `stop` is
+    /// cancelled no further edit is decided: those decided stay so, the rest stay pending
     /// (each decision is whole, so stopping never leaves one half-made).
     pub async fn decide_all(
         &self,
@@ -388,28 +392,33 @@ impl DocsService {
         comment: Option<String>,
         decided_by: Channel,
         stop: &CancellationToken,
-    ) -> ServiceResult<Vec<EditRecord>> {
+    ) -> ServiceResult<GroupDecision> {
+        let mut outcome = GroupDecision::default();
         let mut pending = vec![];
         for id in ids {
             match self.pending(*id).await {
                 Ok(record) => pending.push(record),
-                Err(ServiceError::NotPending { .. } | ServiceError::EditNotFound { .. }) => {}
+                Err(ServiceError::NotPending { .. } | ServiceError::EditNotFound { .. }) => {
+                    outcome.elsewhere.push(*id)
+                }
                 Err(error) => return Err(error),
             }
         }
         if !approve {
-            let mut decided = vec![];
             for record in pending {
                 if stop.is_cancelled() {
                     break;
                 }
                 match self.reject(record.id, comment.clone(), decided_by).await {
-                    Ok(record) => decided.push(record),
-                    Err(ServiceError::NotPending { .. }) => {}
-                    Err(error) => return Err(error),
+                    Ok(record) => outcome.decided.push(record),
+                    Err(ServiceError::NotPending { .. }) => outcome.elsewhere.push(record.id),
+                    Err(error) => outcome.failed.push(UndecidedEdit {
+                        id: record.id,
+                        error: error.info(),
+                    }),
                 }
             }
-            return Ok(decided);
+            return Ok(outcome);
         }
         let mut by_document: BTreeMap<Uuid, Vec<EditRecord>> = BTreeMap::new();
         for record in pending {
@@ -430,39 +439,37 @@ impl DocsService {
                         if stop.is_cancelled() {
                             break;
                         }
-                        outcomes.push(service.start_approval(record.id, decided_by).await);
+                        let started = service.start_approval(record.id, decided_by).await;
+                        outcomes.push((record.id, started));
                     }
                     outcomes
                 })
             })
             .collect();
         let mut started = vec![];
-        let mut first_error = None;
         for task in tasks {
             let outcomes = task
                 .await
                 .map_err(|e| ServiceError::Internal(format!("the approval task failed: {e}")))?;
-            for outcome in outcomes {
-                match outcome {
+            for (id, result) in outcomes {
+                match result {
                     Ok(record) => started.push(record),
-                    Err(ServiceError::NotPending { .. }) => {}
+                    Err(ServiceError::NotPending { .. }) => outcome.elsewhere.push(id),
                     Err(error) => {
-                        tracing::warn!(%error, "an edit of an approve-all stays pending");
-                        first_error.get_or_insert(error);
+                        tracing::warn!(edit = %id, %error, "an edit of an approve-all stays pending");
+                        outcome.failed.push(UndecidedEdit {
+                            id,
+                            error: error.info(),
+                        });
                     }
                 }
             }
         }
-        if started.is_empty()
-            && let Some(error) = first_error
-        {
-            return Err(error);
-        }
         let confirmations = started.into_iter().map(|record| self.confirmed(record));
-        futures_util::future::join_all(confirmations)
-            .await
-            .into_iter()
-            .collect()
+        for confirmed in futures_util::future::join_all(confirmations).await {
+            outcome.decided.push(confirmed?);
+        }
+        Ok(outcome)
     }
 
     pub(super) async fn pending(&self, id: Uuid) -> ServiceResult<EditRecord> {

@@ -114,6 +114,32 @@ pub struct DocsService {
 
 const PAUSED_SETTING: &str = "paused";
 
+/// At most this many edits of one agent (by the name on its cards) wait for a person, and
+/// this many in all: an agent proposing in a loop cannot bury the review.
+pub const MAX_PENDING_PER_AGENT: u64 = 50;
+pub const MAX_PENDING: u64 = 500;
+
+/// The longest reason an agent may give, in characters: the card shows it whole.
+pub const MAX_REASON_CHARS: usize = 1000;
+
+/// An agent's reason, trimmed (`None` when empty); refused past [`MAX_REASON_CHARS`].
+pub(crate) fn checked_reason(reason: Option<String>) -> ServiceResult<Option<String>> {
+    let Some(reason) = reason
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty())
+    else {
+        return Ok(None);
+    };
+    let chars = reason.chars().count();
+    if chars > MAX_REASON_CHARS {
+        return Err(ServiceError::invalid(
+            format!("the reason is {chars} characters; at most {MAX_REASON_CHARS}"),
+            "Say why in a sentence or two: the user reads it on the card.",
+        ));
+    }
+    Ok(Some(reason))
+}
+
 impl DocsService {
     /// Takes the data directory (refused when another service holds it), opens the database
     /// (deleting journal entries past their retention), and, when one is configured,
@@ -279,6 +305,18 @@ impl DocsService {
     /// Edits matching the filter, newest first (without their Yjs payloads).
     pub async fn edits(&self, filter: &EditFilter) -> ServiceResult<Vec<EditRecord>> {
         self.store.edits(filter.clone()).await
+    }
+
+    /// Refuses one more edit waiting for a person past the bounds (of `agent`, and in all).
+    pub(super) async fn room_for_pending(
+        &self,
+        agent: &crate::record::AgentInfo,
+    ) -> ServiceResult<()> {
+        let (waiting, mine) = self.store.pending_counts(agent.name.clone()).await?;
+        if mine >= MAX_PENDING_PER_AGENT || waiting >= MAX_PENDING {
+            return Err(ServiceError::TooManyPending { waiting, mine });
+        }
+        Ok(())
     }
 
     /// How many edits wait for a person's decision.

@@ -21,6 +21,7 @@ impl DocsService {
         agent: AgentInfo,
         by_person: Option<Channel>,
     ) -> ServiceResult<EditRecord> {
+        let reason = super::checked_reason(reason)?;
         let original = self.edit(id).await?;
         if original.status != EditStatus::Applied {
             return Err(ServiceError::invalid(

@@ -150,7 +150,11 @@ impl Store {
                 args.push(agent.clone());
                 sql.push_str(&format!(" AND agent = ?{}", args.len()));
             }
-            sql.push_str(" ORDER BY created_at DESC, rowid DESC");
+            sql.push_str(if filter.oldest_first {
+                " ORDER BY created_at, rowid"
+            } else {
+                " ORDER BY created_at DESC, rowid DESC"
+            });
             if let Some(limit) = filter.limit {
                 sql.push_str(&format!(" LIMIT {limit}"));
             }
@@ -289,6 +293,19 @@ impl Store {
                 .map_err(store_err)?;
             }
             txn.commit().map_err(store_err)
+        })
+        .await
+    }
+
+    /// How many edits wait for a person: all of them, and those of the agent named `agent`.
+    pub async fn pending_counts(&self, agent: String) -> ServiceResult<(u64, u64)> {
+        self.call(move |conn| {
+            conn.query_row(
+                "SELECT COUNT(*), COALESCE(SUM(agent = ?1), 0) FROM edits WHERE status = 'pending'",
+                params![agent],
+                |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, i64>(1)? as u64)),
+            )
+            .map_err(store_err)
         })
         .await
     }
