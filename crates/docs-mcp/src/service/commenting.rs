@@ -315,6 +315,11 @@ impl DocsService {
                 Ok::<_, ServiceError>((doc, marked))
             };
             let error = match looked.await {
+                // A connection that may not change the document cannot save it either: the
+                // mark is in the document as Docs' room holds it, for its editors to save.
+                Ok((doc, true)) if doc.session.is_read_only() => {
+                    return self.anchored(&doc, record).await;
+                }
                 Ok((doc, true)) => {
                     let saved = match doc.session.persist().await {
                         Ok(pending) => self.saved(&doc, pending).await,
