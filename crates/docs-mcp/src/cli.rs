@@ -483,10 +483,20 @@ impl Control {
             }
         })?;
         let status = response.status();
-        let body: Value = response.json().await.unwrap_or(Value::Null);
+        let text = response.text().await.unwrap_or_default();
+        // Records as deep as the journal holds (`crate::json`), not only serde_json's 128 levels.
+        let parsed = crate::json::from_str::<Value>(&text);
         if status.is_success() {
-            return Ok(body);
+            return match parsed {
+                Ok(body) => Ok(body),
+                Err(_) if text.trim().is_empty() => Ok(Value::Null),
+                Err(e) => Err(anyhow::anyhow!(
+                    "the Docs MCP service at {} answered unreadable JSON: {e}",
+                    self.base
+                )),
+            };
         }
+        let body = parsed.unwrap_or(Value::Null);
         let error = body.get("error");
         // The service's words may quote an agent's: printed, never obeyed by the terminal.
         let field = |k: &str| {

@@ -16,6 +16,7 @@ pub mod edits;
 pub mod error;
 pub mod events;
 pub mod http;
+pub mod json;
 pub mod lock;
 pub mod mcp;
 pub mod peer;

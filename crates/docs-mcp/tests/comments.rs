@@ -360,6 +360,19 @@ async fn a_commenter_comments_and_is_refused_every_edit() {
 /// (not in the document); marked, the comment is `applied`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_comment_left_half_made_by_a_dead_process_is_settled_at_the_next_start() {
+    settle_half_made_comments(0).await;
+}
+
+/// The same while the instance refuses the next start's first calls (429): looking for the
+/// marks and deleting the thread are retried after the throttle, never given up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_half_made_comment_is_settled_at_the_next_start_while_the_instance_throttles() {
+    settle_half_made_comments(5).await;
+}
+
+/// Two comments left `applying` by a dead process, each with its thread, the second one's
+/// text marked; the next start, its first `throttled` calls refused, settles them.
+async fn settle_half_made_comments(throttled: u32) {
     let server = DocsServer::start().await.unwrap();
     let ada = server.create_user("ada@example.org", "Ada").await.unwrap();
     let (id, blocks) = document_with(&server, &ada, "editor", false).await;
@@ -412,6 +425,7 @@ async fn a_comment_left_half_made_by_a_dead_process_is_settled_at_the_next_start
     }
     drop(database);
 
+    server.throttle_next(throttled, 60).await.unwrap();
     let mut config = config(&server, &first.data.0, Policy::Review);
     config.session_cookie = Some(docs_client::Secret::new(&ada.session_cookie));
     config.csrf_token = Some(docs_client::Secret::new(&ada.csrf_token));
@@ -423,9 +437,7 @@ async fn a_comment_left_half_made_by_a_dead_process_is_settled_at_the_next_start
         statuses.push(record.status);
     }
     assert_eq!(statuses, [EditStatus::Failed, EditStatus::Applied]);
-    let left: Vec<String> = second
-        .client()
-        .unwrap()
+    let left: Vec<String> = own_client(&server, &ada)
         .threads(id)
         .await
         .unwrap()
@@ -433,6 +445,10 @@ async fn a_comment_left_half_made_by_a_dead_process_is_settled_at_the_next_start
         .map(|t| t.id.to_string())
         .collect();
     assert_eq!(left, [marked]);
+    assert_eq!(
+        server.stats().await.unwrap().throttled,
+        u64::from(throttled)
+    );
     second.shutdown().await;
 }
 
@@ -458,4 +474,124 @@ async fn a_reader_may_not_comment() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// A client of the instance of its own (its own budget of calls), signed in as `user`.
+fn own_client(server: &DocsServer, user: &TestUser) -> docs_client::DocsClient {
+    docs_client::DocsClient::new(
+        docs_client::ClientConfig::new(docs_client::InstanceUrl::parse(server.url()).unwrap())
+            .with_session(
+                docs_client::Secret::new(&user.session_cookie),
+                Some(docs_client::Secret::new(&user.csrf_token)),
+            ),
+    )
+    .unwrap()
+}
+
+/// A burst of comments past the budget of REST calls (issue 27): the first ones' threads are
+/// created and their marks written, but the save holding the marks waits a minute for the
+/// budget; the others' threads cannot be created. Each comment ends whole in Docs (its one
+/// thread, its mark saved: `applied`) or absent from it (no thread, no mark: `failed`) — a
+/// comment whose mark is in the document is followed until a save holds it, never `failed`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_burst_of_comments_past_the_rest_budget_leaves_each_whole_or_absent() {
+    let server = DocsServer::start().await.unwrap();
+    let ada = server.create_user("ada@example.org", "Ada").await.unwrap();
+    let (id, blocks) = document_with(&server, &ada, "editor", false).await;
+    let data = temp_dir();
+    let mut config = config(&server, &data.0, Policy::Auto);
+    config.session_cookie = Some(docs_client::Secret::new(&ada.session_cookie));
+    config.csrf_token = Some(docs_client::Secret::new(&ada.csrf_token));
+    // Opening the document spends most of this budget.
+    config.requests_per_minute = 5;
+    let service = docs_mcp::DocsService::start(config).await.unwrap();
+    let agent = Agent {
+        client: connect(service.clone(), "burst").await,
+        service,
+        data,
+    };
+    let doc = id.to_string();
+    agent.ok("read_document", json!({"document": doc})).await;
+
+    let words = [
+        (0, "Intro"),
+        (0, "paragraph"),
+        (1, "The"),
+        (1, "quick"),
+        (1, "brown"),
+        (1, "fox"),
+    ];
+    let answers = futures_util::future::join_all(words.iter().map(|(block, word)| {
+        agent.call(
+            "add_comment",
+            json!({"document": doc, "block_id": blocks[*block], "text": word, "body": "?"}),
+        )
+    }))
+    .await;
+
+    let (mut applied, mut failed) = (vec![], vec![]);
+    for record in agent
+        .service
+        .edits(&docs_mcp::record::EditFilter::default())
+        .await
+        .unwrap()
+    {
+        let record = agent
+            .service
+            .wait_for_decision(record.id, Duration::from_secs(150))
+            .await
+            .unwrap();
+        let comment = record.proposed_comment.unwrap();
+        match record.status {
+            EditStatus::Applied => applied.push((
+                comment.thread_id.unwrap(),
+                comment.quoted_text.unwrap(),
+                comment.anchored,
+            )),
+            EditStatus::Failed => failed.push(record.error.unwrap().code),
+            status => panic!("{status:?}: {:?}", record.error),
+        }
+    }
+    applied.sort();
+    // Docs holds the applied comments' threads, each once, and nothing else; the saved
+    // document their marks, each on its word.
+    let mut in_docs: Vec<String> = own_client(&server, &ada)
+        .threads(id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.id.to_string())
+        .collect();
+    in_docs.sort();
+    let expected: Vec<String> = applied.iter().map(|(t, _, _)| t.clone()).collect();
+    assert_eq!(in_docs, expected);
+    let mut marks: Vec<(String, String, Option<bool>)> = stored_marks(&server, id)
+        .await
+        .into_iter()
+        .map(|m| (m.thread_id, m.text, Some(true)))
+        .collect();
+    marks.sort();
+    assert_eq!(marks, applied);
+    assert!(!applied.is_empty());
+    // Only a comment whose thread could not be created failed, and the agent heard so.
+    assert!(
+        failed.iter().all(|code| code == "RATE_LIMITED"),
+        "{failed:?}"
+    );
+    for answer in &answers {
+        match answer {
+            Ok(made) => assert!(
+                made["status"] == "applied" || made["status"] == "applying",
+                "{made}"
+            ),
+            Err(error) => assert_eq!(error["code"], "RATE_LIMITED", "{error}"),
+        }
+    }
+    assert!(
+        answers
+            .iter()
+            .any(|a| a.as_ref().is_ok_and(|made| made["status"] == "applying")),
+        "a mark waits for its save: {answers:?}"
+    );
+    agent.service.shutdown().await;
 }

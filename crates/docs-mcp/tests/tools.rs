@@ -2271,3 +2271,65 @@ fn a_read_while_a_collaborators_change_waits_for_the_document_is_answered() {
     }
     assert_ne!(after["revision"], before["revision"]);
 }
+
+/// Everything the model accepts round-trips through the journal (issue 27): typed blocks
+/// nested 60 levels deep (the limit is 64) are applied and answered so, and their record reads
+/// back (edit_status, the journal's list); under review, their card reads back and is approved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_insert_nested_60_deep_is_applied_and_its_record_reads_back() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Deep").markdown("Top"))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let levels: Vec<String> = (1..=60).map(|l| format!("level {l}")).collect();
+
+    let applied = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"}, "blocks": nested_items(60)}),
+        )
+        .await;
+    assert_eq!(applied["status"], "applied", "{applied}");
+    let status = agent
+        .ok("edit_status", json!({"edit_id": applied["edit_id"]}))
+        .await;
+    assert_eq!(status["status"], "applied", "{status}");
+    let journal = agent.service.edits(&EditFilter::default()).await.unwrap();
+    assert_eq!(journal.len(), 1);
+    assert_eq!(journal[0].arguments["blocks"], nested_items(60));
+    let stored = server.stored_settled(id).await.unwrap();
+    assert_eq!(nested_texts(&stored.blocks[1]), levels);
+
+    // Under review: the card reads back, shows all 60 levels, and is approved.
+    agent
+        .service
+        .set_policy(Some(id), Some(Policy::Review))
+        .await
+        .unwrap();
+    let pending = agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "start"}, "blocks": nested_items(60)}),
+        )
+        .await;
+    assert_eq!(pending["status"], "pending", "{pending}");
+    let edit: Uuid = pending["edit_id"].as_str().unwrap().parse().unwrap();
+    let card = agent
+        .service
+        .edits(&EditFilter {
+            status: Some(vec![EditStatus::Pending]),
+            ..EditFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(card.len(), 1);
+    let shown = card[0].preview.after[0].block.as_ref().unwrap();
+    assert_eq!(nested_texts(shown), levels);
+    let approved = agent.service.approve(edit, Channel::Window).await.unwrap();
+    assert_eq!(approved.status, EditStatus::Applied, "{:?}", approved.error);
+    let stored = server.stored_settled(id).await.unwrap();
+    assert_eq!(nested_texts(&stored.blocks[0]), levels);
+}

@@ -1374,3 +1374,56 @@ async fn clients_cli_adds_lists_and_revokes() {
     hosted.stop().await;
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// An edit as deep as the model accepts (typed blocks nested 60 levels, a link in each) is
+/// listed by the control API and by `docs-mcp edits list`, as JSON and as lines (issue 27):
+/// its record reads back, and the CLI reads answers deeper than serde_json's 128 levels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_control_api_and_the_cli_list_an_edit_nested_60_deep() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = seed(&server, "Deep doc").await;
+    let hosted = Hosted::start(Some(server.url())).await;
+    let client = http_client(&format!("{}/mcp", hosted.base()), TOKEN).await;
+    let home = temp_dir("cli");
+    let (url, data) = (hosted.base(), hosted.data_dir());
+    let blocks = support::nested_items(60);
+    let pending = structured(
+        &call(
+            &client,
+            "insert_blocks",
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "blocks": blocks}),
+        )
+        .await,
+    );
+    assert_eq!(pending["status"], "pending", "{pending}");
+    let id = pending["edit_id"].as_str().unwrap().to_owned();
+
+    let response = reqwest::Client::new()
+        .get(format!("{url}/control/edits"))
+        .bearer_auth(hosted.control())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let listed: Value = docs_mcp::json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(listed["edits"][0]["id"], id.as_str());
+    assert_eq!(listed["edits"][0]["arguments"]["blocks"], blocks);
+
+    let (ok, stdout, stderr) = cli(&home, &data, &["edits", "list", "--json", "--url", &url]).await;
+    assert!(ok, "{stderr}");
+    let printed: Value = docs_mcp::json::from_str(&stdout).unwrap();
+    assert!(
+        printed == listed,
+        "the CLI prints the list it read: {stdout:.300}"
+    );
+    let (ok, stdout, stderr) = cli(&home, &data, &["edits", "list", "--url", &url]).await;
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.starts_with(&format!(
+            "{id}  pending  transport-test  \"Deep doc\"  insert_blocks"
+        )),
+        "{stdout}"
+    );
+    hosted.stop().await;
+    let _ = std::fs::remove_dir_all(&home);
+}

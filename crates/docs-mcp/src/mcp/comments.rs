@@ -344,10 +344,8 @@ impl DocsMcp {
         request: CommentRequest,
         context: &rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<Json<EditResult>, ToolError> {
-        let mut record = self.service.submit_comment(request).await?;
-        if !record.status.is_final() {
-            record = self.wait_for_outcome(record.id, context).await?;
-        }
+        let record = self.service.submit_comment(request).await?;
+        let record = self.outcome(record, context).await;
         self.finish(record).await
     }
 }

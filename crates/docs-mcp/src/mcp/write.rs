@@ -336,22 +336,36 @@ pub struct CreatedDocument {
 }
 
 impl DocsMcp {
-    /// Waits for a person's decision (the approval wait), then, once approved, for the
-    /// instance to confirm the change (the confirmation wait).
-    pub(super) async fn wait_for_outcome(
+    /// The outcome of an edit just submitted: waits for a person's decision (the approval
+    /// wait), then, once approved, for the instance to confirm the change (the confirmation
+    /// wait). The edit is in the journal, maybe merged: when the journal cannot be read
+    /// meanwhile, it is answered as it stood — never as an error, which the agent would retry.
+    pub(super) async fn outcome(
         &self,
-        id: Uuid,
+        record: EditRecord,
         context: &RequestContext<RoleServer>,
-    ) -> ServiceResult<EditRecord> {
-        let mut record = self
-            .wait_with_progress(id, self.service.approval_wait(), context)
-            .await?;
-        if record.status == EditStatus::Applying {
-            record = self
-                .wait_with_progress(id, self.service.config().confirm_wait, context)
-                .await?;
+    ) -> EditRecord {
+        if record.status.is_final() {
+            return record;
         }
-        Ok(record)
+        let waited = async {
+            let mut outcome = self
+                .wait_with_progress(record.id, self.service.approval_wait(), context)
+                .await?;
+            if outcome.status == EditStatus::Applying {
+                outcome = self
+                    .wait_with_progress(record.id, self.service.config().confirm_wait, context)
+                    .await?;
+            }
+            ServiceResult::Ok(outcome)
+        };
+        match waited.await {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                tracing::warn!(edit = %record.id, %error, "cannot read an edit's outcome; answered as it stood");
+                record
+            }
+        }
     }
 
     /// Waits for an edit's decision, in slices, with a progress notification per slice.
@@ -408,10 +422,8 @@ impl DocsMcp {
             agent: self.agent(context),
             bases,
         };
-        let mut record = self.service.submit(request).await?;
-        if !record.status.is_final() {
-            record = self.wait_for_outcome(record.id, context).await?;
-        }
+        let submitted = self.service.submit(request).await?;
+        let record = self.outcome(submitted, context).await;
         if matches!(record.status, EditStatus::Applied | EditStatus::Applying) {
             self.reads.wrote(document, &ops);
         }
@@ -647,13 +659,11 @@ impl DocsMcp {
     ) -> Result<Json<EditResult>, ToolError> {
         let args = args?;
         let id = super::parse_edit_id(&args.edit_id)?;
-        let mut record = self
+        let record = self
             .service
             .undo(id, args.reason, self.agent(&context), None)
             .await?;
-        if !record.status.is_final() {
-            record = self.wait_for_outcome(record.id, &context).await?;
-        }
+        let record = self.outcome(record, &context).await;
         self.finish(record).await
     }
 
@@ -674,7 +684,7 @@ impl DocsMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<Json<CreatedDocument>, ToolError> {
         let args = args?;
-        let mut creation = self
+        let creation = self
             .service
             .create_document(
                 &args.title,
@@ -684,9 +694,7 @@ impl DocsMcp {
                 self.agent(&context),
             )
             .await?;
-        if !creation.status.is_final() {
-            creation = self.wait_for_outcome(creation.id, &context).await?;
-        }
+        let creation = self.outcome(creation, &context).await;
         // Refused, failed: an error, as for any edit.
         let created = self.finish(creation).await?.0;
         let creation = self
@@ -706,10 +714,8 @@ impl DocsMcp {
             .and_then(|p| p.content_edit);
         let content = match content_edit {
             Some(id) => {
-                let mut record = self.service.edit(id).await?;
-                if !record.status.is_final() {
-                    record = self.wait_for_outcome(record.id, &context).await?;
-                }
+                let record = self.service.edit(id).await?;
+                let record = self.outcome(record, &context).await;
                 Some(EditResult::from_record(&record))
             }
             None => None,

@@ -2,36 +2,29 @@
 //! Each is an edit record of its own (`proposed_comment`), so it follows the document's
 //! policy like an edit: made at once (`auto`, `comment-only`), waiting on a card for a person
 //! (`review`, or paused), refused (`read-only`). Once decided it is carried out over Docs'
-//! REST API — and, for a new thread, by the `comment` mark on its text in the live document,
-//! checked under the document's lock when made: the text gone, the thread just created is
-//! deleted again and the comment is a conflict (`failed` and `conflict` mean "not in the
-//! document"). It is `applied` once Docs holds the thread and, for a mark, once the room
-//! acknowledged it and a save holds it.
+//! REST API — and, for a new thread, by the `comment` mark on its text in the live document
+//! (see `commenting`): `applied` once Docs holds the thread and, for a mark, once a save holds
+//! it; `failed` and `conflict` mean "not in Docs".
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use docs_client::blocknote::comments::{
-    add_comment_mark, comment_anchors, comment_body_from_markdown, text_occurrences,
+    comment_anchors, comment_body_from_markdown, text_occurrences,
 };
 use docs_client::blocknote::{self, ModelError};
 use uuid::Uuid;
 
-use super::merge::MergeRefused;
 use super::{DocsService, OpenDocument};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
     AgentInfo, Channel, CommentAction, EditPayload, EditRecord, EditStatus, Policy, Preview,
     ProposedComment, now_ms,
 };
-use crate::store::Transition;
 
 /// The longest comment an agent may write, in bytes of markdown.
 pub const MAX_COMMENT_BYTES: usize = 10_000;
-
-/// How long a new thread's mark may take to be acknowledged and saved.
-const MARK_WAIT: Duration = Duration::from_secs(30);
 
 /// How long a count of a document's open threads is shown before Docs is asked again: each
 /// ask spends one of the 80 calls a minute Docs allows the user's browser tabs and agents.
@@ -185,36 +178,6 @@ impl DocsService {
         })
     }
 
-    /// Carries out a decided comment (`applying`, persisted): `applied`, or why not.
-    pub(super) async fn carry_out_comment(
-        &self,
-        doc: &OpenDocument,
-        mut record: EditRecord,
-    ) -> ServiceResult<EditRecord> {
-        let Some(proposal) = record.proposed_comment.clone() else {
-            return Err(ServiceError::Internal(format!(
-                "edit {} is not a comment",
-                record.id
-            )));
-        };
-        let outcome = match proposal.action {
-            CommentAction::Add => self.add_thread(doc, &mut record, &proposal).await,
-            action => self.change_thread(doc, action, &proposal).await,
-        };
-        if let Err(refused) = outcome {
-            return self.finish(record, refused).await;
-        }
-        let record = self.comment_applied(record).await?;
-        let thread = record
-            .proposed_comment
-            .as_ref()
-            .and_then(|c| c.thread_id.as_deref())
-            .and_then(|t| t.parse().ok());
-        doc.session.ping_comments(thread);
-        self.forget_open_threads(doc.id);
-        Ok(record)
-    }
-
     /// The unresolved comment threads of each document (those Docs could list): counts at
     /// most [`OPEN_THREADS_TTL`] old, asked of Docs together.
     pub async fn open_threads(&self, documents: &[Uuid]) -> HashMap<Uuid, usize> {
@@ -265,187 +228,11 @@ impl DocsService {
         open
     }
 
-    fn forget_open_threads(&self, document: Uuid) {
+    pub(super) fn forget_open_threads(&self, document: Uuid) {
         self.open_threads
             .lock()
             .expect("open threads")
             .remove(&document);
-    }
-
-    /// `applying` → `applied`.
-    async fn comment_applied(&self, mut record: EditRecord) -> ServiceResult<EditRecord> {
-        record.status = EditStatus::Applied;
-        record.applied_at = Some(now_ms());
-        self.leave_applying(record).await
-    }
-
-    async fn change_thread(
-        &self,
-        doc: &OpenDocument,
-        action: CommentAction,
-        proposal: &ProposedComment,
-    ) -> Result<(), MergeRefused> {
-        let failed = |e: ServiceError| MergeRefused::Failed(e);
-        let client = self.client().map_err(failed)?;
-        let thread: Uuid = proposal
-            .thread_id
-            .as_deref()
-            .and_then(|t| t.parse().ok())
-            .ok_or_else(|| {
-                failed(ServiceError::Internal(
-                    "a thread change without its thread".into(),
-                ))
-            })?;
-        let done = match action {
-            CommentAction::Reply => {
-                let body = comment_body_from_markdown(proposal.body.as_deref().unwrap_or(""))
-                    .map_err(|e| failed(e.into()))?;
-                client.reply(doc.id, thread, &body).await.map(|_| ())
-            }
-            CommentAction::Resolve => client.resolve_thread(doc.id, thread).await,
-            CommentAction::Reopen => client.unresolve_thread(doc.id, thread).await,
-            CommentAction::Add => unreachable!("a new thread is added by add_thread"),
-        };
-        done.map_err(|e| failed(e.into()))
-    }
-
-    /// Creates the thread, then marks its text — or deletes the thread again.
-    async fn add_thread(
-        &self,
-        doc: &OpenDocument,
-        record: &mut EditRecord,
-        proposal: &ProposedComment,
-    ) -> Result<(), MergeRefused> {
-        let failed = |e: ServiceError| MergeRefused::Failed(e);
-        let client = self.client().map_err(failed)?;
-        let body = comment_body_from_markdown(proposal.body.as_deref().unwrap_or(""))
-            .map_err(|e| failed(e.into()))?;
-        let thread = client
-            .create_thread(doc.id, &body)
-            .await
-            .map_err(|e| failed(e.into()))?;
-        // Kept before the mark is written: a restart finds the thread to check or delete.
-        self.note_comment(record, |c| c.thread_id = Some(thread.id.to_string()))
-            .await
-            .map_err(failed)?;
-        if doc.session.is_read_only() {
-            return self
-                .note_comment(record, |c| c.anchored = Some(false))
-                .await
-                .map_err(failed);
-        }
-        let marked = self.mark(doc, proposal, thread.id).await;
-        match marked {
-            Ok(()) => self
-                .note_comment(record, |c| c.anchored = Some(true))
-                .await
-                .map_err(failed),
-            Err(refused) => {
-                if let Err(e) = client.delete_thread(doc.id, thread.id).await {
-                    tracing::warn!(thread = %thread.id, error = %e, "a thread whose text could not be marked was not deleted");
-                }
-                Err(refused)
-            }
-        }
-    }
-
-    /// The thread's mark on the text the person saw quoted, written, acknowledged and saved.
-    async fn mark(
-        &self,
-        doc: &OpenDocument,
-        proposal: &ProposedComment,
-        thread: Uuid,
-    ) -> Result<(), MergeRefused> {
-        let block_id = proposal.block_id.clone().unwrap_or_default();
-        let quoted = proposal.quoted_text.clone().unwrap_or_default();
-        // Under the lock, the text is checked and marked in the document as it is now.
-        let written = {
-            let _guard = self.doc_locks.lock(doc.id).await;
-            let (_, document) = doc
-                .tracker
-                .read_async()
-                .await
-                .map_err(MergeRefused::Failed)?;
-            let (range, _) = anchor_in(&document, &block_id, Some(&quoted))
-                .map_err(|e| MergeRefused::Conflict(changed_since(&e)))?;
-            let fragment = doc.session.fragment().clone();
-            let thread = thread.to_string();
-            doc.session
-                .write(move |txn| add_comment_mark(txn, &fragment, &block_id, range, &thread))
-                .await
-        };
-        let mut pending = written.map_err(|e| MergeRefused::Failed(e.into()))?;
-        if let Err(e) = pending.value() {
-            return Err(MergeRefused::Failed(e.clone().into()));
-        }
-        match tokio::time::timeout(MARK_WAIT, pending.saved()).await {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(MergeRefused::Failed(e.into())),
-            Err(_) => Err(MergeRefused::Failed(
-                docs_client::Error::NotSaved { waited: MARK_WAIT }.into(),
-            )),
-        }
-    }
-
-    /// Updates the record's proposed comment (still `applying`) in the journal.
-    async fn note_comment(
-        &self,
-        record: &mut EditRecord,
-        change: impl FnOnce(&mut ProposedComment),
-    ) -> ServiceResult<()> {
-        if let Some(comment) = record.proposed_comment.as_mut() {
-            change(comment);
-        }
-        self.store
-            .transition(Transition {
-                record: record.clone(),
-                from: EditStatus::Applying,
-            })
-            .await?;
-        Ok(())
-    }
-
-    /// A comment left `applying` by a stopped run: the thread it created is looked for in
-    /// the document; marked, it is `applied`; otherwise the thread is deleted and the
-    /// comment `failed`. A thread change (reply, resolve) cannot be told apart from one not
-    /// made: it is `failed`, with the reason.
-    pub(super) async fn resume_comment(&self, record: EditRecord) -> ServiceResult<()> {
-        let Some(proposal) = record.proposed_comment.clone() else {
-            return Ok(());
-        };
-        let interrupted = |what: &str| {
-            MergeRefused::Failed(ServiceError::Internal(format!(
-                "the service stopped while the comment was being made: {what}"
-            )))
-        };
-        let Some(thread) = proposal.thread_id.clone() else {
-            self.finish(record, interrupted("no thread was recorded as created"))
-                .await?;
-            return Ok(());
-        };
-        if proposal.action != CommentAction::Add {
-            self.finish(record, interrupted("check the thread in Docs"))
-                .await?;
-            return Ok(());
-        }
-        let doc = self.open(&record.document_id.to_string(), None).await?;
-        let (_, document) = doc.tracker.read_async().await?;
-        let marked = comment_anchors(&document.blocks)
-            .iter()
-            .any(|a| a.thread_id == thread);
-        if marked || proposal.anchored == Some(false) {
-            self.comment_applied(record).await?;
-            return Ok(());
-        }
-        if let Ok(id) = thread.parse() {
-            let _ = self.client()?.delete_thread(doc.id, id).await;
-        }
-        self.finish(
-            record,
-            interrupted("its text was not marked; the thread was deleted"),
-        )
-        .await?;
-        Ok(())
     }
 }
 
@@ -467,7 +254,7 @@ pub(super) async fn text_gone(
     .map(|e| changed_since(&e)))
 }
 
-fn changed_since(error: &ServiceError) -> String {
+pub(super) fn changed_since(error: &ServiceError) -> String {
     format!("the text the comment is about changed since it was proposed: {error}")
 }
 
@@ -495,7 +282,7 @@ fn checked_body(body: &str) -> ServiceResult<String> {
 
 /// Where in `block_id` a thread goes: the one place `text` occurs, or the whole text of the
 /// block; with the text it covers.
-fn anchor_in(
+pub(super) fn anchor_in(
     document: &blocknote::Document,
     block_id: &str,
     text: Option<&str>,

@@ -12,6 +12,7 @@
 
 mod amend;
 mod clients;
+mod commenting;
 mod comments;
 mod create;
 mod decide;

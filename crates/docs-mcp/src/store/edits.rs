@@ -19,13 +19,16 @@ pub struct Transition {
     pub from: EditStatus,
 }
 
+/// JSON the journal can read back (see `crate::json`): what could not be is not written.
 fn to_json<T: serde::Serialize>(value: &T) -> ServiceResult<String> {
-    serde_json::to_string(value).map_err(store_err)
+    let json = serde_json::to_string(value).map_err(store_err)?;
+    crate::json::check_depth(&json).map_err(store_err)?;
+    Ok(json)
 }
 
 /// A record as stored, its status column taking precedence over the JSON copy.
 fn decode(status: &str, record: &str) -> ServiceResult<EditRecord> {
-    let mut record: EditRecord = serde_json::from_str(record).map_err(store_err)?;
+    let mut record: EditRecord = crate::json::from_str(record).map_err(store_err)?;
     record.status = status.parse().map_err(store_err)?;
     Ok(record)
 }
@@ -121,7 +124,7 @@ impl Store {
                 )
                 .optional()
                 .map_err(store_err)?;
-            json.map(|j| serde_json::from_str(&j).map_err(store_err))
+            json.map(|j| crate::json::from_str(&j).map_err(store_err))
                 .transpose()
         })
         .await
@@ -273,7 +276,7 @@ impl Store {
                 let (id, payload) = r.map_err(store_err)?;
                 Ok((
                     id.parse().map_err(store_err)?,
-                    serde_json::from_str(&payload).map_err(store_err)?,
+                    crate::json::from_str(&payload).map_err(store_err)?,
                 ))
             })
             .collect()

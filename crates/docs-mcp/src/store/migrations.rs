@@ -149,7 +149,7 @@ fn from_unversioned(txn: &rusqlite::Transaction<'_>) -> ServiceResult<()> {
     };
     let mut active_undos = std::collections::HashSet::new();
     for (id, document_id, agent, created_at, record) in rows {
-        let mut record: Value = serde_json::from_str(&record).map_err(store_err)?;
+        let mut record: Value = crate::json::from_str(&record).map_err(store_err)?;
         let object = record
             .as_object_mut()
             .ok_or_else(|| store_err(format!("edit {id} is not a JSON object")))?;

@@ -484,3 +484,65 @@ async fn the_first_schema_is_migrated() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `levels` arrays, each holding the next.
+fn nested_arrays(levels: usize) -> serde_json::Value {
+    crate::json::from_str(&("[".repeat(levels) + &"]".repeat(levels))).unwrap()
+}
+
+/// Everything the journal takes reads back (issue 27): records and payloads nested deeper
+/// than serde_json's default of 128 levels — blocks nested near the model's limit, in the
+/// agent's arguments, the preview and the undo — are listed, read, moved and resaved; what
+/// is deeper than the journal reads is refused before anything is written.
+#[tokio::test]
+async fn records_deeper_than_serde_jsons_default_round_trip_and_deeper_ones_are_refused() {
+    let store = Store::open_in_memory().unwrap();
+    let mut deep = edit(EditStatus::Applying, 1, "claude");
+    deep.arguments = serde_json::json!({"blocks": nested_arrays(200)});
+    deep.preview.after = vec![crate::record::PreviewBlock {
+        block_id: "b1".into(),
+        block_type: "bulletListItem".into(),
+        markdown: "- x".into(),
+        block: Some(nested_arrays(200)),
+    }];
+    let mut deep_payload = payload();
+    deep_payload.inverse = Some(nested_arrays(200));
+    store
+        .insert_edit(deep.clone(), deep_payload.clone())
+        .await
+        .unwrap();
+    assert_eq!(store.edit(deep.id).await.unwrap(), Some(deep.clone()));
+    assert_eq!(
+        store.edits(EditFilter::default()).await.unwrap(),
+        [deep.clone()]
+    );
+    assert_eq!(
+        store.payload(deep.id).await.unwrap(),
+        Some(deep_payload.clone())
+    );
+    assert!(
+        store
+            .transition(moved(&deep, EditStatus::Applied, EditStatus::Applying))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.unsaved_of(Uuid::nil()).await.unwrap(),
+        [(deep.id, deep_payload)]
+    );
+
+    let mut deeper = edit(EditStatus::Pending, 2, "claude");
+    deeper.arguments = nested_arrays(crate::json::MAX_JSON_DEPTH);
+    let refused = store
+        .insert_edit(deeper.clone(), payload())
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains(&format!(
+            "deeper than the limit of {}",
+            crate::json::MAX_JSON_DEPTH
+        )),
+        "{refused}"
+    );
+    assert_eq!(store.edit(deeper.id).await.unwrap(), None);
+}

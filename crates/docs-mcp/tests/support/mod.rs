@@ -15,7 +15,7 @@ use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use test_harness::DocsServer;
 use uuid::Uuid;
 
@@ -196,4 +196,42 @@ pub async fn stored_block_ids(server: &DocsServer, id: Uuid) -> Vec<String> {
         .iter()
         .map(|b| b["id"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// Typed bullet items nested `depth` levels deep, each holding the next and a link ("level
+/// 1" holds "level 2" …): in a preview, a link's text is three levels under its block.
+pub fn nested_items(depth: usize) -> Value {
+    let item = |level: usize| json!({"type": "bulletListItem", "content": format!("[level {level}](https://example.org/{level})")});
+    let mut block = item(depth);
+    for level in (1..depth).rev() {
+        let mut outer = item(level);
+        outer["children"] = json!([block]);
+        block = outer;
+    }
+    json!([block])
+}
+
+/// The text of `block` (its links' included) and of the first child of each block under it,
+/// outermost first.
+pub fn nested_texts(block: &Value) -> Vec<String> {
+    let text = |run: &Value| -> String {
+        match run["content"].as_array() {
+            Some(inner) => inner.iter().filter_map(|r| r["text"].as_str()).collect(),
+            None => run["text"].as_str().unwrap_or_default().to_owned(),
+        }
+    };
+    let mut found = vec![];
+    let mut at = Some(block);
+    while let Some(block) = at {
+        found.push(
+            block["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(text)
+                .collect(),
+        );
+        at = block["children"].get(0);
+    }
+    found
 }
