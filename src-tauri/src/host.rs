@@ -496,14 +496,15 @@ impl Host {
         Ok(self.service.client()?.instance().clone())
     }
 
-    /// Stops the endpoint and closes the sessions, saving what is pending.
-    pub async fn shutdown(&self) {
+    /// Stops the endpoint and closes the sessions, saving what is pending; returns what it
+    /// left unsaved.
+    pub async fn shutdown(&self) -> docs_mcp::service::StopReport {
         self.shutdown.cancel();
         let http = self.http.lock().expect("http lock").take();
         if let Some(http) = http {
             let _ = tokio::time::timeout(Duration::from_secs(3), http).await;
         }
-        self.service.shutdown().await;
+        self.service.shutdown().await
     }
 }
 

@@ -84,6 +84,44 @@ pub fn notice(edits: &[NewEdit], count: usize) -> Notice {
     }
 }
 
+/// The notice of applied edits the document no longer has (Docs lost them before a save, and
+/// they could not be applied again): `count` of them in `document`.
+pub fn lost(count: usize, document: &str) -> Notice {
+    Notice {
+        title: match count {
+            1 => format!("An applied edit is not in {document}"),
+            n => format!("{n} applied edits are not in {document}"),
+        },
+        body: match count {
+            1 => "Docs lost it before saving it, and it could not be applied again. History says why.",
+            _ => "Docs lost them before saving them, and they could not be applied again. History says why.",
+        }
+        .into(),
+    }
+}
+
+/// What the quit says when it left applied edits unsaved (`None` when it saved everything):
+/// how many documents, and why, the first document's reason standing for the others'.
+pub fn left_unsaved(report: &docs_mcp::service::StopReport) -> Option<Notice> {
+    let first = report.left.first()?;
+    let edits: usize = report.left.iter().map(|l| l.edits).sum();
+    let title = match (report.left.len(), edits) {
+        (1, 1) => "An applied edit is not saved in Docs yet".to_owned(),
+        (1, n) => format!("{n} applied edits are not saved in Docs yet"),
+        (documents, n) => {
+            format!("{n} applied edits in {documents} documents are not saved in Docs yet")
+        }
+    };
+    let them = if edits == 1 { "it" } else { "them" };
+    Some(Notice {
+        title,
+        body: format!(
+            "Docs MCP saves {them} when it starts again. Not saved now: {}.",
+            first.reason
+        ),
+    })
+}
+
 /// "A, B and C", or "A, B, C and 2 others".
 fn names(names: &BTreeSet<&str>) -> String {
     const SHOWN: usize = 3;
@@ -170,6 +208,49 @@ mod tests {
             notice.body.starts_with("From A0, A1, A2 and 3 others."),
             "{}",
             notice.body
+        );
+    }
+
+    #[test]
+    fn applied_edits_docs_lost_are_counted_in_their_document() {
+        assert_eq!(
+            lost(1, "Plan"),
+            Notice {
+                title: "An applied edit is not in Plan".into(),
+                body: "Docs lost it before saving it, and it could not be applied again. History says why.".into(),
+            }
+        );
+        assert_eq!(lost(3, "Plan").title, "3 applied edits are not in Plan");
+    }
+
+    #[test]
+    fn a_quit_that_left_edits_unsaved_says_how_many_and_why() {
+        use docs_mcp::service::{LeftUnsaved, StopReport};
+        assert_eq!(left_unsaved(&StopReport::default()), None);
+        let left = |edits: usize| LeftUnsaved {
+            document_id: uuid::Uuid::new_v4(),
+            document_title: Some("Plan".into()),
+            edits,
+            reason: "the Docs instance is throttling requests; retry in 42 s".into(),
+        };
+        let one = left_unsaved(&StopReport {
+            left: vec![left(1)],
+        })
+        .unwrap();
+        assert_eq!(
+            one,
+            Notice {
+                title: "An applied edit is not saved in Docs yet".into(),
+                body: "Docs MCP saves it when it starts again. Not saved now: the Docs instance is throttling requests; retry in 42 s.".into(),
+            }
+        );
+        let many = left_unsaved(&StopReport {
+            left: vec![left(2), left(3)],
+        })
+        .unwrap();
+        assert_eq!(
+            many.title,
+            "5 applied edits in 2 documents are not saved in Docs yet"
         );
     }
 

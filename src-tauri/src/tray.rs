@@ -104,7 +104,10 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
             "quit" => {
                 let app = app.clone();
                 tauri::async_runtime::spawn(async move {
-                    app.state::<Arc<Host>>().shutdown().await;
+                    let report = app.state::<Arc<Host>>().shutdown().await;
+                    if let Some(notice) = crate::notify::left_unsaved(&report) {
+                        notify(&app, &notice);
+                    }
                     app.exit(0);
                 });
             }
@@ -171,6 +174,19 @@ pub async fn on_event(app: &AppHandle, event: &ServiceEvent) {
     }
     if let ServiceEvent::DecisionRequestsChanged = event {
         announce_requests(app, &host);
+    }
+    if let ServiceEvent::AppliedEditsLost { edit_ids, .. } = event
+        && let Some(first) = edit_ids.first()
+    {
+        let document = host
+            .service
+            .edit(*first)
+            .await
+            .ok()
+            .and_then(|e| e.document_title.filter(|t| !t.trim().is_empty()))
+            .map(|t| clamp(&t, 60))
+            .unwrap_or_else(|| "a document".to_owned());
+        notify(app, &crate::notify::lost(edit_ids.len(), &document));
     }
     if let ServiceEvent::EditChanged {
         edit_id,

@@ -200,9 +200,14 @@ proposed_document?: ProposedDocument, error: ErrorInfo | null,
 /**
  * Milliseconds since the Unix epoch.
  */
-created_at: number, decided_at: number | null, applied_at: number | null, };
+created_at: number, decided_at: number | null, applied_at: number | null, 
+/**
+ * When a save of Docs first held it. `null` while an applied edit is only in the live
+ * document (the journal keeps it until a save does), and for an edit never in it.
+ */
+saved_at: number | null, };
 
-export type ServiceEvent = { "type": "edit_changed", edit_id: string, document_id: string, status: EditStatus, agent: string, } | { "type": "document_changed", document_id: string, revision: string, } | { "type": "sessions_changed" } | { "type": "policy_changed", document_id: string | null, policy: Policy | null, } | { "type": "paused_changed", paused: boolean, } | { "type": "decision_requests_changed" } | { "type": "account_changed", signed_in: boolean, };
+export type ServiceEvent = { "type": "edit_changed", edit_id: string, document_id: string, status: EditStatus, agent: string, } | { "type": "edits_saved", document_id: string, edit_ids: Array<string>, } | { "type": "applied_edits_lost", document_id: string, edit_ids: Array<string>, } | { "type": "document_changed", document_id: string, revision: string, } | { "type": "sessions_changed" } | { "type": "policy_changed", document_id: string | null, policy: Policy | null, } | { "type": "paused_changed", paused: boolean, } | { "type": "decision_requests_changed" } | { "type": "account_changed", signed_in: boolean, };
 
 export type Account = { id: string, email: string | null, full_name: string | null, short_name: string | null, };
 

@@ -15,6 +15,12 @@ export const STATUS_LABELS: Record<EditStatus, string> = {
   undone: "Undone",
 };
 
+/** An edit's status as a person reads it: an applied edit Docs has not saved yet says so
+ * (it is in the live document; the service keeps it until a save holds it). */
+export function statusLabel(edit: EditRecord): string {
+  return edit.status === "applied" && edit.saved_at === null ? "Applied — not yet saved in Docs" : STATUS_LABELS[edit.status];
+}
+
 export function documentName(edit: EditRecord): string {
   return edit.document_title?.trim() || edit.document_id;
 }

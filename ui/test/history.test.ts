@@ -11,7 +11,9 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-const applied: EditRecord = { ...edit, id: "h1", status: "applied", decided_by: "window", decided_at: 1795000060000, applied_at: 1795000060000 };
+const applied: EditRecord = {
+  ...edit, id: "h1", status: "applied", decided_by: "window", decided_at: 1795000060000, applied_at: 1795000060000, saved_at: 1795000061000,
+};
 const rejected: EditRecord = {
   ...edit,
   id: "h2",
@@ -131,8 +133,21 @@ describe("the history screen", () => {
     await screen.load();
     journal = [{ ...applying, status: "applied", applied_at: 1795000181000 }];
     screen.onEvent({ type: "edit_changed", edit_id: "h4", document_id: edit.document_id, status: "applied", agent: "Claude Code" });
-    await vi.waitFor(() => expect(texts(screen.root, ".badge")).toEqual(["Applied"]));
+    await vi.waitFor(() => expect(texts(screen.root, ".badge")).toEqual(["Applied — not yet saved in Docs"]));
     expect(texts(entry(screen, "h4"), "button")).toEqual(["Undo"]);
+  });
+
+  it("says an applied edit is not yet saved in Docs until a save holds it, then when it was saved", async () => {
+    let journal: EditRecord[] = [{ ...applying, status: "applied", applied_at: 1795000181000 }];
+    mockCommands({ list_history: () => journal });
+    const screen = mount();
+    await screen.load();
+    expect(texts(screen.root, ".badge")).toEqual(["Applied — not yet saved in Docs"]);
+    expect(entry(screen, "h4").querySelector(".meta .saved")).toBeNull();
+    journal = [{ ...journal[0], saved_at: 1795000240000 }];
+    screen.onEvent({ type: "edits_saved", document_id: edit.document_id, edit_ids: ["h4"] });
+    await vi.waitFor(() => expect(texts(screen.root, ".badge")).toEqual(["Applied"]));
+    expect(entry(screen, "h4").querySelector(".meta .saved")!.textContent).toBe(formatTime(1795000240000));
   });
 
   it("says when nothing was decided, or nothing matches", async () => {
@@ -195,10 +210,10 @@ describe("who decided", () => {
     const screen = new HistoryScreen();
     document.body.append(screen.root);
     await screen.load();
-    const note = screen.root.querySelector('[data-entry="t1:applied"] .outside-window')!;
+    const note = screen.root.querySelector('[data-entry^="t1:applied:"] .outside-window')!;
     expect(note.textContent).toBe(`Approved from a terminal, not in this window at ${formatTime(1795000060000)}. If you did not do it, undo it.`);
-    expect(button(screen.root.querySelector('[data-entry="t1:applied"]')!, "Undo")).toBeTruthy();
-    expect(screen.root.querySelector('[data-entry="h1:applied"] .outside-window')).toBeNull();
+    expect(button(screen.root.querySelector('[data-entry^="t1:applied:"]')!, "Undo")).toBeTruthy();
+    expect(screen.root.querySelector('[data-entry^="h1:applied:"] .outside-window')).toBeNull();
   });
 
   it.each([

@@ -151,7 +151,9 @@ describe("decisions through IPC", () => {
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
     expect(calls.map(([cmd]) => cmd)).toEqual(["list_pending", "approve_edit", "list_pending"]);
     expect(calls[1][1]).toEqual({ id: edit.id });
-    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied the edit of Claude Code to Meeting notes.");
+    expect(screen.root.querySelector(".notice")!.textContent).toBe(
+      "Applied the edit of Claude Code to Meeting notes. Not yet saved in Docs: History shows when it is.",
+    );
   });
 
   it("Reject sends the comment to reject_edit", async () => {
@@ -387,6 +389,7 @@ describe("deciding a group", () => {
     ]);
     expect(texts(screen.root, ".notice p")).toEqual([
       "Approved 2 edits by Claude Code: 1 applied, 1 conflict.",
+      "1 applied edit is not yet saved in Docs: History shows when it is.",
       "Not applied: the edit of Claude Code to Meeting notes conflicts with a change made to the document since its preview.",
     ]);
     expect(screen.root.querySelector<HTMLElement>(".groups")!.hidden).toBe(true);
@@ -518,7 +521,11 @@ describe("a group decision under way", () => {
     expect(button(screen.root, "Stopping…").disabled).toBe(true);
     answer([{ ...edit, status: "applied" }], [another("e2"), another("e3"), another("e4", "Cursor", "d2")]);
     await vi.waitFor(() => expect(screen.root.querySelector(".notice")!.textContent).not.toBe(""));
-    expect(texts(screen.root, ".notice p")).toEqual(["Applied 1 edit by Claude Code.", "Stopped: 2 edits were left pending."]);
+    expect(texts(screen.root, ".notice p")).toEqual([
+      "Applied 1 edit by Claude Code.",
+      "1 applied edit is not yet saved in Docs: History shows when it is.",
+      "Stopped: 2 edits were left pending.",
+    ]);
     // Decisions are open again, and Stop is gone.
     expect(button(screen.root, "Approve all (2)").disabled).toBe(false);
     expect([...screen.root.querySelectorAll<HTMLButtonElement>(".edit-card button")].every((b) => !b.disabled)).toBe(true);
@@ -581,11 +588,19 @@ describe("what became of a decision", () => {
     return { screen, calls };
   }
 
-  it("applied: says so and the card goes", async () => {
+  it("applied: says so, and that Docs has not saved it yet, and the card goes", async () => {
     const { screen } = await approveOne({ ...edit, status: "applied" });
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
-    expect(notice(screen)).toEqual(["Applied the edit of Claude Code to Meeting notes."]);
+    expect(notice(screen)).toEqual([
+      "Applied the edit of Claude Code to Meeting notes. Not yet saved in Docs: History shows when it is.",
+    ]);
     expect(problems(screen)).toEqual([]);
+  });
+
+  it("applied and saved (alone in the document, Docs saved it at once): says only applied", async () => {
+    const { screen } = await approveOne({ ...edit, status: "applied", saved_at: 1795000061000 });
+    await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
+    expect(notice(screen)).toEqual(["Applied the edit of Claude Code to Meeting notes."]);
   });
 
   it("applying: says Docs has not confirmed it yet, the card leaves, and the confirmation is told when it comes", async () => {
@@ -595,7 +610,7 @@ describe("what became of a decision", () => {
       "Approved the edit of Claude Code to Meeting notes. Docs has not confirmed it yet: it will be saved as soon as the instance answers.",
     ]);
     screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "applied", agent: "Claude Code" });
-    expect(notice(screen)[1]).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
+    expect(notice(screen)[1]).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is in the document. Not yet saved in Docs: History shows when it is.");
     // Told once.
     screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "applied", agent: "Claude Code" });
     expect(notice(screen)).toHaveLength(2);
@@ -617,7 +632,7 @@ describe("what became of a decision", () => {
     screen.onEvent({ type: "edit_changed", edit_id: edit.id, document_id: edit.document_id, status: "applied", agent: "Claude Code" });
     answer({ ...edit, status: "applying" });
     await vi.waitFor(() => expect(notice(screen)).toHaveLength(2));
-    expect(notice(screen)[1]).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
+    expect(notice(screen)[1]).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is in the document. Not yet saved in Docs: History shows when it is.");
   });
 
   it("conflict: the edit is final, the card goes, the notice names the document, what changed and what to do", async () => {
@@ -662,6 +677,7 @@ describe("what became of a decision", () => {
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
     expect(notice(screen)).toEqual([
       "Approved 5 edits by Claude Code: 2 applied, 1 not yet confirmed by Docs, 1 conflict, 1 failed.",
+      "2 applied edits are not yet saved in Docs: History shows when they are.",
       "Docs has not confirmed one of them yet: it will be saved as soon as the instance answers.",
       "Not applied: the edit of Claude Code to Plan conflicts with a change made to the document since its preview: " +
         "Ada Lovelace changed block b1 since the preview — Nothing was applied; ask the agent to redo it on the current text.",
@@ -670,7 +686,7 @@ describe("what became of a decision", () => {
     ]);
     expect(problems(screen)).toHaveLength(2);
     screen.onEvent({ type: "edit_changed", edit_id: "e3", document_id: edit.document_id, status: "applied", agent: "Claude Code" });
-    expect(notice(screen).at(-1)).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is saved.");
+    expect(notice(screen).at(-1)).toBe("Docs confirmed the edit of Claude Code to Meeting notes: it is in the document. Not yet saved in Docs: History shows when it is.");
   });
 
   it("a group: an edit deciding failed for still waits, and the notice says why (not \"decided elsewhere\")", async () => {
@@ -680,7 +696,7 @@ describe("what became of a decision", () => {
       decide_all: () => {
         decided = true;
         return {
-          decided: [{ ...edit, status: "applied" }],
+          decided: [{ ...edit, status: "applied", saved_at: 1795000061000 }],
           failed: [{ id: "e2", error: { code: "INSTANCE_UNREACHABLE", message: "the instance did not answer", hint: "Check the network and the instance URL, then retry." } }],
           elsewhere: [],
         };
@@ -943,7 +959,9 @@ describe("approving with one's own text", () => {
     button(screen.root, "Approve with this text").click();
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
     expect(calls.find(([c]) => c === "approve_with_text")![1]).toEqual({ id: "e9", text: "The team ships on **Thursday**" });
-    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied your text in place of the edit of Claude Code to Meeting notes; the agent is told.");
+    expect(screen.root.querySelector(".notice")!.textContent).toBe(
+      "Applied your text in place of the edit of Claude Code to Meeting notes; the agent is told. Not yet saved in Docs: History shows when it is.",
+    );
   });
 
   it("refuses an empty text without deciding", async () => {
@@ -1059,7 +1077,9 @@ describe("change by change", () => {
     button(screen.root, "Approve checked parts").click();
     await vi.waitFor(() => expect(screen.root.querySelector(".empty")).not.toBeNull());
     expect(calls.find(([c]) => c === "approve_parts")![1]).toEqual({ id: "e3", parts: [0, 2], texts: {} });
-    expect(screen.root.querySelector(".notice")!.textContent).toBe("Applied 2 of 3 parts of the edit of Claude Code to Meeting notes; the agent is told which.");
+    expect(screen.root.querySelector(".notice")!.textContent).toBe(
+      "Applied 2 of 3 parts of the edit of Claude Code to Meeting notes; the agent is told which. Not yet saved in Docs: History shows when it is.",
+    );
   });
 
   it("sends the person's text for a rewritten part, and only when changed", async () => {

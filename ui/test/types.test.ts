@@ -32,6 +32,7 @@ const FIELDS: Record<keyof EditRecord, boolean> = {
   created_at: true,
   decided_at: true,
   applied_at: true,
+  saved_at: true,
 };
 
 describe("the EditRecord type", () => {

@@ -59,7 +59,7 @@ describe.each([
   it("is text, clamped, in a group's heading and in the notice of its decision", async () => {
     mockCommands({
       list_pending: () => [named(name), named(name, "e2")],
-      decide_all: () => ({ decided: [{ ...named(name), status: "conflict", error: null }, { ...named(name, "e2"), status: "applied" }], failed: [], elsewhere: [] }),
+      decide_all: () => ({ decided: [{ ...named(name), status: "conflict", error: null }, { ...named(name, "e2"), status: "applied", saved_at: 1795000061000 }], failed: [], elsewhere: [] }),
     });
     const screen = new PendingScreen();
     document.body.append(screen.root);

@@ -14,7 +14,7 @@ use std::time::Duration;
 use futures_util::future::{join, join_all};
 use uuid::Uuid;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::rest::DocsClient;
 use crate::session::{DocumentSession, SessionOptions, SessionSnapshot};
 
@@ -208,15 +208,21 @@ impl SessionRegistry {
         close_together(closing, "least recently used, for room").await
     }
 
-    /// Closes every session, together.
-    pub async fn close_all(&self) {
+    /// Closes every session, together (each within the write timeout); returns the
+    /// documents whose close left writes unsaved, and why.
+    pub async fn close_all(&self) -> Vec<(Uuid, Error)> {
         let ids: Vec<Uuid> = self.slots().into_iter().map(|(id, _)| id).collect();
         join_all(ids.into_iter().map(|id| async move {
-            if let Err(e) = self.close(id).await {
+            let closed = self.close(id).await;
+            if let Err(e) = &closed {
                 tracing::warn!(document = %id, error = %e, "closing a session");
             }
+            closed.err().map(|e| (id, e))
         }))
-        .await;
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// Runs [`SessionRegistry::close_idle`] every `period` until the registry is dropped.

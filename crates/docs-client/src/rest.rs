@@ -163,6 +163,9 @@ pub struct DocsClient {
     inner: Arc<Inner>,
     /// Calls this handle paid for in advance (see [`DocsClient::prepaid`]).
     prepaid: Option<Arc<Prepaid>>,
+    /// The longest this handle waits for the request budget, when shorter than the
+    /// configured one (see [`DocsClient::waiting_at_most`]).
+    max_wait: Option<Duration>,
 }
 
 /// Calls taken from the rate budget at once for a task that needs several; the ones left
@@ -243,6 +246,7 @@ impl DocsClient {
                 no_content_endpoint: std::sync::atomic::AtomicBool::new(false),
             }),
             prepaid: None,
+            max_wait: None,
         })
     }
 
@@ -537,7 +541,7 @@ impl DocsClient {
         let at = self
             .inner
             .limiter
-            .acquire_within(calls, self.inner.config.max_throttle_wait)
+            .acquire_within(calls, self.max_throttle_wait())
             .await
             .map_err(|retry_after| Error::Throttled { retry_after })?;
         Ok(DocsClient {
@@ -547,7 +551,25 @@ impl DocsClient {
                 at,
                 left: calls.into(),
             })),
+            max_wait: self.max_wait,
         })
+    }
+
+    /// A handle that waits at most `wait` for the request budget (the client's own, or the
+    /// instance's `Retry-After`): a task with a deadline (a closing session's save) hears
+    /// `Throttled` at once instead of waiting past it.
+    pub fn waiting_at_most(&self, wait: Duration) -> DocsClient {
+        DocsClient {
+            max_wait: Some(self.max_throttle_wait().min(wait)),
+            ..self.clone()
+        }
+    }
+
+    /// How long this handle waits for the request budget.
+    fn max_throttle_wait(&self) -> Duration {
+        let configured = self.inner.config.max_throttle_wait;
+        self.max_wait
+            .map_or(configured, |wait| wait.min(configured))
     }
 
     /// Waits for room in the rate budget, unless that takes longer than the configured
@@ -558,7 +580,7 @@ impl DocsClient {
         }
         self.inner
             .limiter
-            .acquire_within(1, self.inner.config.max_throttle_wait)
+            .acquire_within(1, self.max_throttle_wait())
             .await
             .map(drop)
             .map_err(|retry_after| Error::Throttled { retry_after })
@@ -618,7 +640,7 @@ impl DocsClient {
             if status == StatusCode::TOO_MANY_REQUESTS {
                 let retry_after = retry_after(response.headers());
                 if throttled < config.max_throttle_retries
-                    && retry_after <= config.max_throttle_wait
+                    && retry_after <= self.max_throttle_wait()
                 {
                     throttled += 1;
                     tracing::warn!(%url, ?retry_after, "throttled by the instance; waiting");

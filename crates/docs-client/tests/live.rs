@@ -933,6 +933,8 @@ async fn writes_nobody_waits_on_are_saved_together_after_the_interval() {
         .unwrap();
     let options = SessionOptions {
         save_interval: Duration::from_secs(4),
+        // Alone in the room, writes are saved once they stop coming: not here.
+        save_alone_after: Duration::from_secs(600),
         ..fast_options("Agent")
     };
     let session = DocumentSession::open(anonymous_client(&server), id, options)
@@ -1016,6 +1018,7 @@ async fn a_save_tells_whether_we_are_in_the_room_and_a_refused_one_is_retried_fr
         .unwrap();
     let ours = SessionOptions {
         save_interval: Duration::from_secs(600),
+        save_alone_after: Duration::from_secs(600),
         // Back in the room only seconds after the other participant.
         reconnect_initial: Duration::from_secs(4),
         reconnect_max: Duration::from_secs(4),
@@ -1064,6 +1067,7 @@ async fn a_save_tells_whether_we_are_in_the_room_and_a_refused_one_is_retried_fr
         id,
         SessionOptions {
             save_interval: Duration::from_secs(600),
+            save_alone_after: Duration::from_secs(600),
             ..fast_options("Agent")
         },
     )

@@ -16,6 +16,17 @@ pub enum ServiceEvent {
         status: EditStatus,
         agent: String,
     },
+    /// A save of Docs now holds these applied edits (their `saved_at` is set).
+    EditsSaved {
+        document_id: Uuid,
+        edit_ids: Vec<Uuid>,
+    },
+    /// Applied edits Docs did not keep (their room was lost before a save held them) that
+    /// the document could not take again: now `conflict` or `failed`, not in the document.
+    AppliedEditsLost {
+        document_id: Uuid,
+        edit_ids: Vec<Uuid>,
+    },
     /// A document changed (by anyone); `revision` is its new revision.
     DocumentChanged {
         document_id: Uuid,

@@ -59,11 +59,14 @@ impl std::str::FromStr for Policy {
 //      │                    └──it cannot be in the document──────────────────────────▶ failed
 //      └──reject──▶ rejected
 //
+//                       applied ──Docs lost it before a save, and it cannot be merged again──▶ conflict | failed
+//
 // `applying` is written before the change is merged into the live document: an edit in it may
 // be in the document, and is followed until it is confirmed (`applied`) or known not to be
-// there (`failed` always means "not in the document"). From `applying` on, the edit is also
-// `unsaved` in the journal until a save of the instance holds it (saves are a minute apart,
-// as the browser's): the journal saves it again after a crash (`service::saving`).
+// there (`failed` and `conflict` always mean "not in the document"). `applied` means in the
+// room; `saved_at` says a save of Docs holds it. Until then the edit is `unsaved` in the
+// journal (from `applying` on), which merges it again, after the same checks, when its room
+// lost it (`service::saving`).
 /// Where an edit stands: `pending` (waiting for a person), `applying` (approved and merged
 /// into the live document, not yet acknowledged by the collaboration server), `applied`, `rejected`, `conflict` or
 /// `failed` (not in the document), `undone`.
@@ -387,6 +390,11 @@ pub struct EditRecord {
     pub decided_at: Option<i64>,
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub applied_at: Option<i64>,
+    /// When a save of Docs first held it. `null` while an applied edit is only in the live
+    /// document (the journal keeps it until a save does), and for an edit never in it.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub saved_at: Option<i64>,
 }
 
 /// A part of an edit a person may accept or refuse on its own (see `edits::parts`).

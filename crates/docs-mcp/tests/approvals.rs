@@ -1365,3 +1365,104 @@ async fn a_group_decision_says_which_edits_it_could_not_decide_and_why() {
         EditStatus::Pending
     );
 }
+
+/// A stop saves what it holds; what the instance's request budget does not let it save before
+/// its bound, it leaves in the journal and says so — which documents, how many edits, why —
+/// at once rather than at the end of its bound. The next start saves it.
+#[tokio::test]
+async fn a_stop_with_the_request_budget_spent_says_what_it_left_and_the_next_start_saves_it() {
+    let server = DocsServer::start().await.unwrap();
+    if server.collaboration() == test_harness::Collaboration::Yhub {
+        // yhub stores what it takes: nothing waits for a save of ours.
+        return;
+    }
+    let mut docs = vec![];
+    for title in ["Spent 1", "Spent 2", "Spent 3"] {
+        let spec = DocumentSpec::new(title).markdown("Start");
+        docs.push(server.create_document(spec).await.unwrap());
+    }
+    let data = temp_dir();
+    let first = DocsService::start(config(&server, &data.0, Policy::Auto))
+        .await
+        .unwrap();
+    let agent = Agent {
+        client: connect(first.clone(), "spender").await,
+        service: first.clone(),
+        data: temp_dir(),
+    };
+    for doc in &docs {
+        agent
+            .ok("read_document", json!({"document": doc.to_string()}))
+            .await;
+    }
+    // The instance's request budget is spent from now on, for a minute.
+    server.throttle_next(1_000_000, 60).await.unwrap();
+    let mut edits = vec![];
+    for doc in &docs {
+        let applied = agent
+            .ok(
+                "insert_blocks",
+                json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "Applied, unsaved"}),
+            )
+            .await;
+        assert_eq!(
+            (&applied["status"], &applied["saved"]),
+            (&json!("applied"), &json!(false)),
+            "{applied}"
+        );
+        edits.push(edit_id(&applied));
+    }
+
+    let report = first.shutdown().await;
+    let mut left: Vec<_> = report
+        .left
+        .iter()
+        .map(|l| {
+            (
+                l.document_id,
+                l.document_title.as_deref(),
+                l.edits,
+                l.reason.as_str(),
+            )
+        })
+        .collect();
+    left.sort_by_key(|l| l.1);
+    let why = "the Docs instance is throttling requests; retry in 60 s";
+    assert_eq!(
+        left,
+        [
+            (docs[0], Some("Spent 1"), 1, why),
+            (docs[1], Some("Spent 2"), 1, why),
+            (docs[2], Some("Spent 3"), 1, why),
+        ]
+    );
+    for doc in &docs {
+        assert_eq!(texts(&server.stored(*doc).await.unwrap().blocks), ["Start"]);
+    }
+    drop(agent);
+    drop(first);
+
+    server.throttle_next(0, 0).await.unwrap();
+    let second = DocsService::start(config(&server, &data.0, Policy::Auto))
+        .await
+        .unwrap();
+    for id in &edits {
+        let mut record = second.edit(*id).await.unwrap();
+        for _ in 0..300 {
+            if record.saved_at.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            record = second.edit(*id).await.unwrap();
+        }
+        assert_eq!(record.status, EditStatus::Applied);
+        assert!(record.saved_at.is_some(), "{record:?}");
+    }
+    for doc in &docs {
+        assert_eq!(
+            texts(&server.stored(*doc).await.unwrap().blocks),
+            ["Start", "Applied, unsaved"]
+        );
+    }
+    assert_eq!(second.shutdown().await.left, []);
+}

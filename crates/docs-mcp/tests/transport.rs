@@ -1102,19 +1102,32 @@ async fn wait_for_health(port: u16) {
     panic!("the service did not start on port {port}");
 }
 
-/// An applied edit waits in the journal for its save (Docs keeps each save as a version, so
-/// saves are a minute apart); the process dies before the save and the room forgets the
-/// edit: the next start saves it from the journal.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_start() {
-    const FIRST: &str = "First paragraph.\n";
-    const BOTH: &str = "First paragraph.\n\nAcknowledged, not saved yet.\n";
-    let server = DocsServer::start().await.unwrap();
-    let doc = seed(&server, "crash between ack and save").await;
-    let home = temp_dir("crash");
+/// Ada, a person with the document open: the agent is not alone in the room, so its edit
+/// waits for the save interval (alone, it is saved as soon as edits stop coming).
+async fn person_in_the_room(server: &DocsServer, doc: Uuid) -> docs_client::DocumentSession {
+    let url = docs_client::InstanceUrl::parse(server.url()).unwrap();
+    let client = docs_client::DocsClient::new(docs_client::ClientConfig::new(url)).unwrap();
+    let options = docs_client::SessionOptions {
+        presence: docs_client::Presence::new("Ada"),
+        ..docs_client::SessionOptions::default()
+    };
+    docs_client::DocumentSession::open(client, doc, options)
+        .await
+        .unwrap()
+}
+
+/// A service applies an edit while Ada has the document open, and is killed before its save:
+/// then Ada leaves, and the room, unloaded, forgets the edit. Returns the edit's id, the data
+/// directory and the port, the stored document holding only `FIRST`.
+async fn an_edit_the_room_lost(
+    server: &DocsServer,
+    doc: Uuid,
+    home: &Path,
+) -> (Uuid, std::path::PathBuf, u16) {
     let data_dir = home.join("service");
     let port = free_port();
-    let mut first = spawn_serve(&home, &data_dir, server.url(), port);
+    let ada = person_in_the_room(server, doc).await;
+    let mut first = spawn_serve(home, &data_dir, server.url(), port);
     wait_for_health(port).await;
     let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
     let inserted = structured(
@@ -1126,26 +1139,21 @@ async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_st
         .await,
     );
     assert_eq!(inserted["status"], "applied", "{inserted}");
+    assert_eq!(inserted["saved"], false, "{inserted}");
     let in_the_room = server.live(doc).await.unwrap().expect("room loaded");
     assert_eq!(in_the_room.markdown, BOTH);
-    if server.collaboration() == Collaboration::Yhub {
-        // yhub stores what it takes: applied is stored, nothing waits for a save.
-        assert_eq!(server.stored(doc).await.unwrap().markdown, BOTH);
-        first.start_kill().unwrap();
-        first.wait().await.unwrap();
-        let _ = std::fs::remove_dir_all(&home);
-        return;
-    }
     assert_eq!(
         server.stored(doc).await.unwrap().markdown,
         FIRST,
         "not saved within the save interval"
     );
 
-    // Killed: no close, no save. Its connection gone, the room is unloaded and forgets.
+    // Killed: no close, no save. Ada leaves (she wrote nothing, she saves nothing): the room
+    // is unloaded and forgets.
     first.start_kill().unwrap();
     first.wait().await.unwrap();
     drop(client);
+    ada.close().await.unwrap();
     for _ in 0..200 {
         if server.live(doc).await.unwrap().is_none() {
             break;
@@ -1154,19 +1162,97 @@ async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_st
     }
     assert!(server.live(doc).await.unwrap().is_none(), "room unloaded");
     assert_eq!(server.stored(doc).await.unwrap().markdown, FIRST);
+    let id = inserted["edit_id"].as_str().unwrap().parse().unwrap();
+    (id, data_dir, port)
+}
 
-    // The next start finds the edit unsaved in its journal and saves it at once.
-    let second = spawn_serve(&home, &data_dir, server.url(), port);
-    wait_for_health(port).await;
-    let mut stored = String::new();
+const FIRST: &str = "First paragraph.\n";
+const BOTH: &str = "First paragraph.\n\nAcknowledged, not saved yet.\n";
+
+/// `edit_status` of `id` once it is `settled` (up to 15 s): its result, or its error body.
+async fn status_once(
+    client: &RunningService<RoleClient, ClientConfig>,
+    id: Uuid,
+    settled: impl Fn(&Value) -> bool,
+) -> Value {
+    let mut seen = Value::Null;
     for _ in 0..300 {
-        stored = server.stored(doc).await.unwrap().markdown;
-        if stored == BOTH {
+        let result = call(client, "edit_status", json!({"edit_id": id.to_string()})).await;
+        seen = match result.is_error {
+            Some(true) => serde_json::from_str(&text_of(&result)).unwrap(),
+            _ => structured(&result),
+        };
+        if settled(&seen) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(stored, BOTH);
+    seen
+}
+
+/// The journal holds an applied edit until a save does: a service that died before saving
+/// it merges it again at its next start, saves it at once, and says it is saved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_applied_edit_not_saved_when_the_process_dies_is_saved_at_the_next_start() {
+    let server = DocsServer::start().await.unwrap();
+    if server.collaboration() == Collaboration::Yhub {
+        // yhub stores what it takes: an applied edit is saved, nothing waits for a save.
+        return;
+    }
+    let doc = seed(&server, "crash between ack and save").await;
+    let home = temp_dir("crash");
+    let (id, data_dir, port) = an_edit_the_room_lost(&server, doc, &home).await;
+
+    // The next start finds the edit unsaved in its journal and saves it at once.
+    let second = spawn_serve(&home, &data_dir, server.url(), port);
+    wait_for_health(port).await;
+    let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
+    let status = status_once(&client, id, |s| s["saved"] == true).await;
+    assert_eq!(
+        (&status["status"], &status["saved"]),
+        (&json!("applied"), &json!(true)),
+        "{status}"
+    );
+    assert_eq!(server.stored(doc).await.unwrap().markdown, BOTH);
+    drop(client);
+    drop(second);
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The room lost an applied edit, and the document came back as another Yjs history of the
+/// same text: the edit cannot be merged into it as it was made. The next start does not apply
+/// it (yrs would keep it aside and say `Ok`) nor record it saved: it is a conflict that says
+/// why, and the stored document is left as it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_applied_edit_the_document_lost_the_history_of_ends_a_conflict_never_saved() {
+    let server = DocsServer::start().await.unwrap();
+    if server.collaboration() == Collaboration::Yhub {
+        return;
+    }
+    let doc = seed(&server, "history lost").await;
+    let home = temp_dir("history-lost");
+    let (id, data_dir, port) = an_edit_the_room_lost(&server, doc, &home).await;
+    server.rewrite_history(doc).await.unwrap();
+    let stored = server.stored(doc).await.unwrap();
+    assert_eq!(stored.markdown, FIRST);
+
+    let second = spawn_serve(&home, &data_dir, server.url(), port);
+    wait_for_health(port).await;
+    let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
+    let error = status_once(&client, id, |s| s["status"] != "applied").await;
+    assert_eq!(error["error"]["code"], "EDIT_CONFLICT", "{error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the edit no longer applies: Docs did not keep it (its room was lost before a save held it), and it cannot be applied again: the document no longer has the history the edit was made on"
+        ),
+        "{message}"
+    );
+    // Nothing was saved: the stored document is the one the room came back as.
+    assert_eq!(server.stored(doc).await.unwrap(), stored);
+    let stats = server.stats().await.unwrap();
+    assert_eq!(stats.content_patches.get(&doc.to_string()), None);
+    drop(client);
     drop(second);
     let _ = std::fs::remove_dir_all(&home);
 }

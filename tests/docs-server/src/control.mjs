@@ -185,6 +185,19 @@ export function createControl({ store, state, stats, collab, typists }) {
       },
     ],
     [
+      'POST',
+      /^documents\/([^/]+)\/new-history$/,
+      async (_req, m) => {
+        // The stored content replaced by the same blocks written anew: the same text, another
+        // Yjs history (as when a lost room is made again from a copy). Only with no room loaded.
+        const doc = docOr404(m[1]);
+        if (collab.liveDocument(doc.id)) throw new ControlError(409, 'the room is loaded: close it first');
+        const { blocks } = await parseStored(doc.content);
+        store.setContent(doc, Buffer.from(blocksToUpdate(blocks)).toString('base64'));
+        return { detail: 'Stored content written anew' };
+      },
+    ],
+    [
       'GET',
       /^documents\/([^/]+)\/awareness$/,
       async (_req, m) => {

@@ -818,6 +818,14 @@ impl DocsServer {
         ))
     }
 
+    /// Replaces the stored content by the same blocks written anew: the same text in another
+    /// Yjs history (a lost room made again from a copy). Refused while the room is loaded.
+    pub async fn rewrite_history(&self, id: Uuid) -> anyhow::Result<()> {
+        self.post(&format!("documents/{id}/new-history"), json!({}))
+            .await?;
+        Ok(())
+    }
+
     /// Closes every connection of the room like Docs on a rights change (CLOSE "Reset Connection").
     pub async fn reset_connections(&self, id: Uuid) -> anyhow::Result<()> {
         self.post(&format!("documents/{id}/reset-connections"), json!({}))

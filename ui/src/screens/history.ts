@@ -1,13 +1,18 @@
 // History: the journal of decided edits, newest first, with Undo on applied ones. Live from
-// edit events.
+// edit events (a status changed, a save of Docs now holds edits).
 
 import { h, shortName, showStatus, statusLine, timeElement } from "../dom";
-import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, theEditOf } from "../preview";
+import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, statusLabel, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
 import { type Channel, EDIT_STATUSES, type EditRecord, type EditStatus, type Overview, type ServiceEvent } from "../types";
 
 /** The journal's statuses: every one but pending, in the order of `EditStatus`. */
 const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");
+
+/** What an entry shows that can change: its status, and whether Docs saved it. */
+function entryKey(edit: EditRecord): string {
+  return `${edit.id}:${edit.status}:${edit.saved_at === null ? "unsaved" : "saved"}`;
+}
 
 /** When it was decided, else when it was asked. */
 function decidedOrCreated(edit: EditRecord): number {
@@ -131,18 +136,19 @@ export class HistoryScreen {
       this.list.replaceChildren(h("p", { class: "no-items" }, filtered ? "No edit matches these filters." : "No edit decided yet."));
       return;
     }
-    // An entry whose status did not change stays as it is (focus, its Undo's message).
+    // An entry whose status did not change (nor its save) stays as it is (focus, its Undo's
+    // message).
     const keep = new Map<string, HTMLElement>();
     for (const el of this.list.querySelectorAll<HTMLElement>("[data-entry]")) keep.set(el.dataset.entry!, el);
     const newestFirst = [...edits].sort((a, b) => decidedOrCreated(b) - decidedOrCreated(a));
-    this.list.replaceChildren(...newestFirst.map((edit) => keep.get(`${edit.id}:${edit.status}`) ?? this.renderEntry(edit)));
+    this.list.replaceChildren(...newestFirst.map((edit) => keep.get(entryKey(edit)) ?? this.renderEntry(edit)));
   }
 
   private renderEntry(edit: EditRecord): HTMLElement {
     const titleId = `history-${edit.id}-title`;
     const status = statusLine("card-status");
-    // Only a saved edit can be undone (an applying one may still end as failed or conflict),
-    // and only when the service knows how to revert it.
+    // Only an applied edit can be undone (an applying one may still end as failed or
+    // conflict), and only when the service knows how to revert it.
     const undoButton = edit.status === "applied" && edit.undoable
       ? h("button", { type: "button", class: "secondary", "aria-describedby": titleId }, "Undo")
       : null;
@@ -161,9 +167,9 @@ export class HistoryScreen {
     });
     const field = (label: string, className: string, value: Node | string | null) =>
       value === null ? null : [h("dt", {}, label), h("dd", { class: className }, value)];
-    return h("article", { class: "card history-entry", "aria-labelledby": titleId, "data-entry": `${edit.id}:${edit.status}` },
+    return h("article", { class: "card history-entry", "aria-labelledby": titleId, "data-entry": entryKey(edit) },
       h("h3", { id: titleId },
-        h("span", { class: `badge status-${edit.status}` }, STATUS_LABELS[edit.status]), " ",
+        h("span", { class: `badge status-${edit.status}` }, statusLabel(edit)), " ",
         agentName(edit.agent.name),
         " on ",
         documentLabel(edit),
@@ -174,6 +180,7 @@ export class HistoryScreen {
         field("Tool", "tool", h("code", {}, edit.tool)),
         field("Asked", "asked", timeElement(edit.created_at)),
         field("Decided", "decided", edit.decided_at === null ? null : timeElement(edit.decided_at)),
+        field("Saved in Docs", "saved", edit.saved_at === null ? null : timeElement(edit.saved_at)),
         field("By", "decided-by", edit.decided_by === null ? null : deciderLabel(edit.decided_by)),
         field("Comment", "comment", edit.comment),
         // A rejection's error is the agent's copy of the comment, already shown.
@@ -191,6 +198,6 @@ export class HistoryScreen {
   }
 
   onEvent(event: ServiceEvent): void {
-    if (event.type === "edit_changed" || event.type === "resync") void this.load();
+    if (event.type === "edit_changed" || event.type === "edits_saved" || event.type === "resync") void this.load();
   }
 }

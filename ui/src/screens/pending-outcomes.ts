@@ -18,16 +18,21 @@ function notApplied(edit: EditRecord): NoticeLine {
   return { problem: true, parts: ["Not applied: ", ...theEditOf(edit), what, why] };
 }
 
+/** An applied edit is in the document; until a save holds it, Docs does not have it yet. */
+const NOT_SAVED_YET = " Not yet saved in Docs: History shows when it is.";
+
 /** What became of an approval, as `approve_edit` answered. */
 export function approvalOutcome(edit: EditRecord): NoticeLine {
   switch (edit.status) {
-    case "applied":
-      if (edit.approved_text) return { parts: ["Applied your text in place of ", ...theEditOf(edit), "; the agent is told."] };
+    case "applied": {
+      const saved = edit.saved_at === null ? NOT_SAVED_YET : "";
+      if (edit.approved_text) return { parts: ["Applied your text in place of ", ...theEditOf(edit), "; the agent is told.", saved] };
       if (edit.approved_parts) {
         const of = `${edit.approved_parts.length} of ${edit.parts?.length ?? "its"} parts of `;
-        return { parts: ["Applied ", of, ...theEditOf(edit), "; the agent is told which."] };
+        return { parts: ["Applied ", of, ...theEditOf(edit), "; the agent is told which.", saved] };
       }
-      return { parts: ["Applied ", ...theEditOf(edit), "."] };
+      return { parts: ["Applied ", ...theEditOf(edit), ".", saved] };
+    }
     case "applying":
       return { parts: ["Approved ", ...theEditOf(edit), ". Docs has not confirmed it yet: it will be saved as soon as the instance answers."] };
     case "conflict":
@@ -42,7 +47,7 @@ export function approvalOutcome(edit: EditRecord): NoticeLine {
 export function confirmationOutcome(edit: EditRecord, status: EditStatus): NoticeLine | null {
   switch (status) {
     case "applied":
-      return { parts: ["Docs confirmed ", ...theEditOf(edit), ": it is saved."] };
+      return { parts: ["Docs confirmed ", ...theEditOf(edit), ": it is in the document.", NOT_SAVED_YET] };
     case "conflict":
       return { problem: true, parts: ["Not applied after all: ", ...theEditOf(edit), " conflicts with a change made to the document meanwhile. History says what changed."] };
     case "failed":
@@ -104,6 +109,11 @@ export function groupOutcome(
   } else {
     const counts = (Object.keys(COUNTED) as EditStatus[]).filter((s) => count(s) > 0).map((s) => `${count(s)} ${COUNTED[s][count(s) === 1 ? 0 : 1]}`);
     lines.push({ parts: [`Approved ${edits} `, ...groupLabel(group), `: ${counts.join(", ")}.`] });
+  }
+  const unsaved = decided.filter((e) => e.status === "applied" && e.saved_at === null).length;
+  if (unsaved > 0) {
+    const them = unsaved === 1 ? "it is" : "they are";
+    lines.push({ parts: [`${plural(unsaved, "applied edit is", "applied edits are")} not yet saved in Docs: History shows when ${them}.`] });
   }
   if (applying > 0) {
     lines.push({ parts: [applying === 1

@@ -182,14 +182,19 @@ impl Actor {
                 }
             }
             let closing_now = self.give_up_at.is_some();
-            let save_wanted = !self.saver.is_running() && self.save_target().is_some();
-            if save_wanted {
-                self.saver.wanted();
+            let save_target = (!self.saver.is_running())
+                .then(|| self.save_target())
+                .flatten();
+            let save_wanted = save_target.is_some();
+            if let Some(target) = save_target {
+                self.saver.wanted(target);
             }
             let awaited = *save_now.borrow_and_update() > self.ledger.saved_up_to();
             // yhub's REST route is the writes' only way in while no socket reaches it.
             let urgent = closing_now || awaited || self.server() == CollaborationServer::Yhub;
-            let save_due = self.saver.due(&self.shared.options, urgent);
+            let save_due = self
+                .saver
+                .due(&self.shared.options, urgent, self.shared.alone());
             let give_up_at = self.give_up_at.unwrap_or_else(Instant::now);
             tokio::select! {
                 command = commands.recv() => match command {
@@ -668,7 +673,7 @@ impl Actor {
             self.start_patch(target);
             return;
         }
-        let client = self.client.clone();
+        let client = self.save_client();
         let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
         // Docs lets a save from a client off the collaboration server through only when no
         // one else edits there (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY): say the truth.
@@ -682,7 +687,7 @@ impl Actor {
     /// Merges the document into yhub's copy through its REST route (what it has is skipped
     /// there): every write up to `target` is then held by the server.
     fn start_patch(&mut self, target: u64) {
-        let client = self.client.clone();
+        let client = self.save_client();
         let (doc, id, endpoint) = (
             self.shared.doc.clone(),
             self.shared.id,
@@ -700,9 +705,29 @@ impl Actor {
         });
     }
 
+    /// The client a save is made with: closing, it waits for the instance's request budget
+    /// only as long as the close has left.
+    fn save_client(&self) -> DocsClient {
+        match self.give_up_at {
+            Some(give_up_at) => self
+                .client
+                .waiting_at_most(give_up_at.saturating_duration_since(Instant::now())),
+            None => self.client.clone(),
+        }
+    }
+
     fn on_saved(&mut self, started: Started, outcome: Result<()>) {
         let hocuspocus = self.server() == CollaborationServer::Hocuspocus;
         match outcome {
+            // Closing, and the instance's request budget is not back before the close gives
+            // up: the close ends now, saying why.
+            Err(Error::Throttled { retry_after })
+                if self
+                    .give_up_at
+                    .is_some_and(|at| Instant::now() + retry_after >= at) =>
+            {
+                self.ledger.fail(Error::Throttled { retry_after });
+            }
             Ok(()) if hocuspocus => {
                 self.saver.succeeded();
                 self.ledger.saved(started.target);

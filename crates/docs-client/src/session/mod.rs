@@ -82,6 +82,10 @@ pub struct SessionOptions {
     /// ([`PendingWrite::saved`], [`DocumentSession::persist`], [`DocumentSession::flush`]) or
     /// a closing session is saved at once.
     pub save_interval: Duration,
+    /// Alone in the room (no other participant present), acknowledged writes are saved once
+    /// none came for this long, without waiting for the rest of `save_interval`: nobody
+    /// else's save would hold them, and the room forgets them when we leave it.
+    pub save_alone_after: Duration,
     /// How often our presence is renewed (remote states expire after 30 s; Hocuspocus 4
     /// closes sockets idle of data for 60 s).
     pub awareness_interval: Duration,
@@ -127,6 +131,7 @@ impl Default for SessionOptions {
             sync_timeout: Duration::from_secs(15),
             write_timeout: Duration::from_secs(20),
             save_interval: Duration::from_secs(60),
+            save_alone_after: Duration::from_secs(2),
             awareness_interval: Duration::from_secs(10),
             ping_interval: Duration::from_secs(10),
             liveness_timeout: Duration::from_secs(30),
@@ -193,6 +198,20 @@ struct Peer {
     name: String,
     /// When their state was last renewed (ms since the Unix epoch).
     seen_ms: u64,
+}
+
+impl Peer {
+    /// Whether their state was renewed recently enough to count them in the room.
+    fn is_present(&self) -> bool {
+        now_ms().saturating_sub(self.seen_ms) < PEER_EXPIRY.as_millis() as u64
+    }
+}
+
+impl Shared {
+    /// No other participant is present in the room.
+    fn alone(&self) -> bool {
+        !self.peers.borrow().iter().any(Peer::is_present)
+    }
 }
 
 /// Remote states older than this are not shown (Docs' editor drops them after 30 s).
@@ -393,14 +412,12 @@ impl DocumentSession {
 
     /// Participants other than us, by the name their presence announces.
     pub fn collaborators(&self) -> Vec<String> {
-        let now = now_ms();
-        let expiry = PEER_EXPIRY.as_millis() as u64;
         let mut names: Vec<String> = self
             .shared
             .peers
             .borrow()
             .iter()
-            .filter(|peer| now.saturating_sub(peer.seen_ms) < expiry)
+            .filter(|peer| peer.is_present())
             .map(|peer| peer.name.clone())
             .collect();
         names.sort();

@@ -3,8 +3,10 @@
 //! `save_interval` after the first acknowledged write not saved yet (every write of that
 //! window goes into one save), unless somebody waits for it — a caller waiting for a save
 //! ([`PendingWrite::saved`], [`DocumentSession::persist`], `flush`) or the session closing —
-//! when it is saved at once. Transient failures are retried with backoff. The save itself
-//! runs as a stored future the actor polls, never blocking it.
+//! when it is saved at once. Alone in the room, nobody else's save can hold our writes and
+//! the room is gone as soon as we are: they are saved once no write came for
+//! `save_alone_after` (a burst of writes is still one save). Transient failures are retried
+//! with backoff. The save itself runs as a stored future the actor polls, never blocking it.
 //!
 //! [`PendingWrite::saved`]: super::PendingWrite::saved
 //! [`DocumentSession::persist`]: super::DocumentSession::persist
@@ -31,6 +33,9 @@ pub(super) struct Saver {
     /// When an acknowledged write no save covers was first seen: its save is due
     /// `save_interval` later.
     window_start: Option<Instant>,
+    /// The last write a save would cover, and when it was first seen: alone in the room, the
+    /// save is due once none came for `save_alone_after`.
+    last_target: (u64, Option<Instant>),
     /// After a failed save: not before this.
     retry_at: Option<Instant>,
     failures: u32,
@@ -43,17 +48,29 @@ impl Saver {
         self.running.is_some()
     }
 
-    /// An acknowledged write waits for a save: the window opens now unless it is open.
-    pub fn wanted(&mut self) {
-        self.window_start.get_or_insert_with(Instant::now);
+    /// Acknowledged writes up to `target` wait for a save: the window opens now unless it is
+    /// open.
+    pub fn wanted(&mut self, target: u64) {
+        let now = Instant::now();
+        self.window_start.get_or_insert(now);
+        if target > self.last_target.0 {
+            self.last_target = (target, Some(now));
+        }
     }
 
-    /// When the next save may start: at the end of the window, or at once when somebody
-    /// waits for it; never before a retry is due.
-    pub fn due(&self, options: &SessionOptions, urgent: bool) -> Instant {
+    /// When the next save may start: at the end of the window, sooner when we are `alone` in
+    /// the room (once writes stopped coming), at once when somebody waits for it; never
+    /// before a retry is due.
+    pub fn due(&self, options: &SessionOptions, urgent: bool, alone: bool) -> Instant {
         let now = Instant::now();
         let planned = match self.window_start {
-            Some(start) if !urgent => start + options.save_interval,
+            Some(start) if !urgent => {
+                let end = start + options.save_interval;
+                match self.last_target.1 {
+                    Some(last) if alone => end.min(last + options.save_alone_after),
+                    _ => end,
+                }
+            }
             _ => now,
         };
         planned.max(self.retry_at.unwrap_or(now))

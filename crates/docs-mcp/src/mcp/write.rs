@@ -29,12 +29,15 @@ use crate::service::EditRequest;
 pub struct EditResult {
     pub edit_id: String,
     pub document_id: String,
-    /// `applied` (in the live document, acknowledged by the collaboration server; saved to
-    /// Docs within a minute, kept by this service until it is); `applying` (approved and
-    /// merged into the live document, not yet acknowledged: follow it with edit_status);
-    /// `pending` (waiting for the user); `rejected`,
-    /// `conflict` or `failed` (not in the document).
+    /// `applied` (in the live document, acknowledged by the collaboration server; see
+    /// `saved`); `applying` (approved and merged into the live document, not yet
+    /// acknowledged: follow it with edit_status); `pending` (waiting for the user);
+    /// `rejected`, `conflict` or `failed` (not in the document).
     pub status: EditStatus,
+    /// Whether a save of Docs holds the edit. An applied edit not saved yet is saved within a
+    /// minute (sooner when nobody else is in the document); this service keeps it until then,
+    /// and saves it at its next start if it stops first.
+    pub saved: bool,
     /// What happened, in a sentence.
     pub message: String,
     /// Ids of the blocks the edit created.
@@ -89,12 +92,14 @@ impl EditResult {
                 record.id
             ),
             EditStatus::Applied if record.approved_parts.is_some() => parts_done(record),
-            EditStatus::Applied if record.approved_text.is_some() => {
-                "The user approved the edit with changes of their own (approved_text is what the block says now); applied and acknowledged by the collaboration server (saved to Docs within a minute). Do not redo your version.".into()
-            }
-            EditStatus::Applied => {
-                "Applied: in the live document, acknowledged by the collaboration server; saved to Docs within a minute (this service keeps it until it is).".into()
-            }
+            EditStatus::Applied if record.approved_text.is_some() => format!(
+                "The user approved the edit with changes of their own (approved_text is what the block says now); applied and acknowledged by the collaboration server, {}. Do not redo your version.",
+                saved_in_docs(record)
+            ),
+            EditStatus::Applied => format!(
+                "Applied: in the live document, acknowledged by the collaboration server; {}.",
+                saved_in_docs(record)
+            ),
             EditStatus::Applying => format!(
                 "Approved and merged into the live document; the collaboration server has not acknowledged it yet (it is retried until it is). Call edit_status with edit_id {} to follow it; do not repeat the edit.",
                 record.id
@@ -118,6 +123,7 @@ impl EditResult {
             edit_id: record.id.to_string(),
             document_id: record.document_id.to_string(),
             status: record.status,
+            saved: record.saved_at.is_some(),
             message,
             new_block_ids: record.new_blocks.clone(),
             words_added: record.preview.words_added,
@@ -131,6 +137,15 @@ impl EditResult {
             thread_id: comment.and_then(|c| c.thread_id.clone()),
             anchored: comment.and_then(|c| c.anchored),
         }
+    }
+}
+
+/// Whether Docs saved an applied edit yet, in words.
+fn saved_in_docs(record: &EditRecord) -> &'static str {
+    if record.saved_at.is_some() {
+        "saved in Docs"
+    } else {
+        "not yet saved in Docs (within a minute; this service keeps it until it is)"
     }
 }
 

@@ -131,6 +131,8 @@ impl DocsService {
     ) -> ServiceResult<()> {
         record.status = EditStatus::Applied;
         record.applied_at = Some(now_ms());
+        // In Docs: the thread is Docs' own, and its mark was saved first.
+        record.saved_at = record.applied_at;
         record.error = None;
         let record = self.leave_applying(record).await?;
         self.store.mark_saved(vec![record.id]).await?;

@@ -95,6 +95,7 @@ impl DocsService {
             created_at: now_ms(),
             decided_at: None,
             applied_at: None,
+            saved_at: None,
         };
         let guard = self.doc_locks.lock(doc.id).await;
         self.queue(&doc, record, EditPayload::none(), decided_by, 0, guard)

@@ -107,6 +107,7 @@ impl DocsService {
             created_at: now_ms(),
             decided_at: None,
             applied_at: None,
+            saved_at: None,
         };
         // Decided where the record is made: the policy and Pause as they are now.
         let decided_by = self.automatic(self.creation_policy(parent).await?);
@@ -234,6 +235,8 @@ impl DocsService {
         }
         applying.status = EditStatus::Applied;
         applying.applied_at = Some(now_ms());
+        // In Docs: the document exists (its content is the content edit's to save).
+        applying.saved_at = applying.applied_at;
         applying.error = content_error.map(|error| {
             let mut info = error.info();
             info.message = format!(
@@ -242,7 +245,10 @@ impl DocsService {
             );
             info
         });
-        self.leave_applying(applying).await
+        let applied = self.leave_applying(applying).await?;
+        // Nothing of the creation itself is left for a save to hold.
+        self.store.mark_saved(vec![applied.id]).await?;
+        Ok(applied)
     }
 
     /// The content edit an earlier attempt recorded for the new document, if any.

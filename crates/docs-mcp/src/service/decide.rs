@@ -182,6 +182,7 @@ impl DocsService {
             created_at: now_ms(),
             decided_at: None,
             applied_at: None,
+            saved_at: None,
         };
         (record, kept.payload)
     }

@@ -6,7 +6,7 @@
 use docs_client::blocknote;
 use uuid::Uuid;
 use yrs::updates::decoder::Decode;
-use yrs::{ReadTxn, StateVector, Transact, Update};
+use yrs::{ReadTxn, StateVector, Transact, TransactionMut, Update, WriteTxn, XmlFragmentRef};
 
 use super::settle::Merged;
 use super::{DocsService, OpenDocument};
@@ -106,16 +106,17 @@ pub(super) fn describe_change(doc: &OpenDocument, id: &str, gone: bool, since: &
 }
 
 /// What the merge transaction found.
-enum Check {
+pub(super) enum Check {
     Merged,
     /// The edit is in the document already (resumed after a restart or a reconnect).
     Already,
     Refused(Refusal),
+    /// The stored edit cannot be read, or the document could not take it whole.
     Corrupt(String),
 }
 
 /// Why the document no longer takes an edit as planned.
-enum Refusal {
+pub(super) enum Refusal {
     HistoryLost(u64),
     Changed { block_id: String, gone: bool },
 }
@@ -153,39 +154,15 @@ pub(super) async fn merge(
     planned_at: Option<u64>,
 ) -> Result<Merged, MergeRefused> {
     let tracker = doc.tracker.clone();
-    let update = payload.update.clone();
-    let depends_on = payload.depends_on.clone();
-    let texts = payload.texts.clone();
-    let base = StateVector::decode_v1(&payload.base_state_vector).map_err(|e| {
-        MergeRefused::Failed(ServiceError::Internal(format!("stored state vector: {e}")))
-    })?;
+    let payload = payload.clone();
     let fragment = doc.session.fragment().clone();
     let written = doc
         .session
         .write(move |txn| {
-            let update = match Update::decode_v1(&update) {
-                Ok(update) => update,
-                Err(e) => return Check::Corrupt(format!("stored update: {e}")),
-            };
-            if contains(txn, &update) {
-                return Check::Already;
-            }
-            if let Some(lost) = history_lost(txn, &base) {
-                return Check::Refused(lost);
-            }
             // Nothing happened since the plan (an automatic edit, merged right after it): the
             // blocks read as planned.
             let unchanged_since = planned_at.is_some_and(|counter| tracker.counter() == counter);
-            if !unchanged_since
-                && let Some(changed) =
-                    changed_block(txn, &fragment, &depends_on, strictness, &texts)
-            {
-                return Check::Refused(changed);
-            }
-            match txn.apply_update(update) {
-                Ok(()) => Check::Merged,
-                Err(e) => Check::Corrupt(format!("stored update: {e}")),
-            }
+            merge_checked(txn, &fragment, &payload, strictness, unchanged_since)
         })
         .await
         .map_err(|e| MergeRefused::Failed(e.into()))?;
@@ -203,6 +180,60 @@ pub(super) async fn merge(
         Check::Refused(refusal) => Err(MergeRefused::Conflict(refusal_reason(doc, refusal))),
         Check::Corrupt(detail) => Err(MergeRefused::Failed(ServiceError::Internal(detail.clone()))),
     }
+}
+
+/// The merge of one edit with its checks, in the caller's transaction: recognized in the
+/// document (`Already`), refused when the document lost the history it was planned on or a
+/// block it depends on no longer reads as planned (unless `unchanged_since` it was planned),
+/// else applied — and then it must be in the document whole: yrs keeps an update whose
+/// dependencies are missing aside (pending) and says `Ok`.
+pub(super) fn merge_checked(
+    txn: &mut TransactionMut<'_>,
+    fragment: &XmlFragmentRef,
+    payload: &EditPayload,
+    strictness: Strictness,
+    unchanged_since: bool,
+) -> Check {
+    let update = match Update::decode_v1(&payload.update) {
+        Ok(update) => update,
+        Err(e) => return Check::Corrupt(format!("stored update: {e}")),
+    };
+    let base = match StateVector::decode_v1(&payload.base_state_vector) {
+        Ok(base) => base,
+        Err(e) => return Check::Corrupt(format!("stored state vector: {e}")),
+    };
+    if contains(txn, &update) {
+        return Check::Already;
+    }
+    if let Some(lost) = history_lost(txn, &base) {
+        return Check::Refused(lost);
+    }
+    if !unchanged_since
+        && let Some(changed) = changed_block(
+            txn,
+            fragment,
+            &payload.depends_on,
+            strictness,
+            &payload.texts,
+        )
+    {
+        return Check::Refused(changed);
+    }
+    let pending_before = txn.has_missing_updates();
+    if let Err(e) = txn.apply_update(update) {
+        return Check::Corrupt(format!("stored update: {e}"));
+    }
+    if !pending_before && txn.has_missing_updates() {
+        // What it depends on is not in the document (the history check passed: the stored
+        // edit is not what its base says). Kept aside, it would be saved with the document
+        // without being in it.
+        txn.prune_pending();
+        return Check::Corrupt(
+            "the document does not have what the edit depends on: it could not be merged whole"
+                .into(),
+        );
+    }
+    Check::Merged
 }
 
 /// `HistoryLost` when the document no longer has the history an edit was planned on (`base`):
@@ -236,7 +267,7 @@ fn changed_block<T: ReadTxn>(
 }
 
 /// Why a merge was refused, for the person and the agent.
-fn refusal_reason(doc: &OpenDocument, refusal: &Refusal) -> String {
+pub(super) fn refusal_reason(doc: &OpenDocument, refusal: &Refusal) -> String {
     match refusal {
         Refusal::HistoryLost(client) => format!(
             "the document no longer has the history the edit was made on (client {client}); it was restored or reloaded"
@@ -244,5 +275,45 @@ fn refusal_reason(doc: &OpenDocument, refusal: &Refusal) -> String {
         Refusal::Changed { block_id, gone } => {
             describe_change(doc, block_id, *gone, "the edit was proposed")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use yrs::updates::encoder::Encode;
+    use yrs::{Doc, GetString, Text, Transact};
+
+    use super::*;
+
+    /// An update whose history the document lacks, which no base state vector says (a
+    /// payload that claims none): yrs keeps it aside and says `Ok`. It is not merged, and
+    /// nothing of it stays aside to be saved with the document.
+    #[test]
+    fn an_edit_whose_dependencies_are_missing_is_not_merged_nor_kept_aside() {
+        let writer = Doc::with_client_id(7);
+        let text = writer.get_or_insert_text("t");
+        text.push(&mut writer.transact_mut(), "hello");
+        let depends = {
+            let mut txn = writer.transact_mut();
+            text.push(&mut txn, " world");
+            txn.encode_update_v1()
+        };
+        let payload = EditPayload {
+            update: depends,
+            base_state_vector: StateVector::default().encode_v1(),
+            ..EditPayload::none()
+        };
+        let live = Doc::with_client_id(1);
+        let fragment = live.get_or_insert_xml_fragment(docs_client::DOCUMENT_FRAGMENT);
+        let mut txn = live.transact_mut();
+        let check = merge_checked(&mut txn, &fragment, &payload, Strictness::AsSeen, false);
+        assert!(
+            matches!(&check, Check::Corrupt(detail) if detail == "the document does not have what the edit depends on: it could not be merged whole"),
+        );
+        assert!(!txn.has_missing_updates());
+        assert_eq!(txn.state_vector(), StateVector::default());
+        drop(txn);
+        let text = live.get_or_insert_text("t");
+        assert_eq!(text.get_string(&live.transact()), "");
     }
 }

@@ -4,8 +4,10 @@
 //! - [`instance`]: the Docs instance, its account, and the documents opened live.
 //! - [`decide`]: an edit's life — planned on a fork, queued, decided by the policy or a
 //!   person, merged; undo.
-//! - [`settle`]: following a merged edit until the instance confirmed it (acknowledged and
-//!   saved), across reconnects and restarts.
+//! - [`settle`]: following a merged edit until the room acknowledged it, across reconnects
+//!   and restarts.
+//! - [`saving`]: an applied edit kept in the journal until a save of Docs holds it, merged
+//!   again (after the same checks) when its room lost it; what a stop left unsaved.
 //!
 //! The edit state machine is in [`crate::record::EditStatus`]; every transition is a
 //! compare-and-set in the store, persisted before it takes effect.
@@ -50,6 +52,7 @@ pub use decide::EditRequest;
 pub use instance::OpenDocument;
 pub use merge::ChangeSince;
 pub use requests::{AskError, Asked, Outcome};
+pub use saving::{LeftUnsaved, StopReport};
 
 /// What `/health` reports.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -100,6 +103,8 @@ pub struct DocsService {
     /// Documents whose unsaved applied edits are being saved again.
     resaving: Mutex<HashSet<Uuid>>,
     settle_tasks: TaskTracker,
+    /// Cancelled when the stop starts closing the sessions: nothing is opened again to save.
+    closing: CancellationToken,
     stopping: CancellationToken,
     /// Cancelled when another service asked for the data directory (see [`crate::stdio`]).
     handover: CancellationToken,
@@ -188,6 +193,7 @@ impl DocsService {
             settling: Mutex::new(HashSet::new()),
             resaving: Mutex::new(HashSet::new()),
             settle_tasks: TaskTracker::new(),
+            closing: CancellationToken::new(),
             stopping: CancellationToken::new(),
             handover: CancellationToken::new(),
             paused: AtomicBool::new(paused),
@@ -378,14 +384,18 @@ impl DocsService {
         }
     }
 
-    /// Closes every session (saving what is pending, each within its bound), lets the edits
-    /// being confirmed record what the last saves confirmed, and stops following the others:
-    /// they stay `applying` and are taken up at the next start. Then releases the data
-    /// directory.
-    pub async fn shutdown(&self) {
-        if let Ok(instance) = self.instance() {
-            instance.registry.close_all().await;
-        }
+    /// Closes every session, saving what is pending — together, each within the sessions'
+    /// write timeout (20 s, or the approval wait when longer): a save the instance's request
+    /// budget cannot make before then ends its close at once. Then lets the edits being
+    /// confirmed record what the last saves held (at most 5 s) and stops following the
+    /// others: they stay `applying`, or `unsaved`, and are taken up at the next start. Then
+    /// releases the data directory. Returns (and logs) the documents left unsaved, and why.
+    pub async fn shutdown(&self) -> StopReport {
+        self.closing.cancel();
+        let not_saved = match self.instance() {
+            Ok(instance) => instance.registry.close_all().await.into_iter().collect(),
+            Err(_) => HashMap::new(),
+        };
         self.stopping.cancel();
         self.settle_tasks.close();
         if tokio::time::timeout(Duration::from_secs(5), self.settle_tasks.wait())
@@ -394,7 +404,23 @@ impl DocsService {
         {
             tracing::warn!("edits still being confirmed at shutdown are resumed at the next start");
         }
+        let report = match self.left_unsaved(not_saved).await {
+            Ok(left) => StopReport { left },
+            Err(error) => {
+                tracing::warn!(%error, "cannot tell which applied edits are not saved yet");
+                StopReport::default()
+            }
+        };
+        for left in &report.left {
+            tracing::warn!(
+                document = %left.document_id,
+                edits = left.edits,
+                reason = %left.reason,
+                "applied edits not saved in Docs at the stop; the next start saves them"
+            );
+        }
         drop(self.lock.lock().expect("data directory lock").take());
+        report
     }
 }
 

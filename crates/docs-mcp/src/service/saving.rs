@@ -1,27 +1,50 @@
-//! Keeping applied edits until a save of the instance holds them. Docs keeps every save as a
-//! version of the document, so sessions save on the browser's rhythm (`save_interval`, a
-//! minute): an edit is `applied` once the room acknowledged it, and until a save holds it,
-//! the journal does (`unsaved`, set from `applying` on). Nothing is lost when the session
-//! ends before its save, or the process dies: the document is opened again, the edits the
-//! journal holds are merged again where they are missing (a Yjs update applied twice
-//! changes nothing), and it is saved at once.
+//! Keeping applied edits until a save of Docs holds them. Docs keeps every save as a version
+//! of the document, so sessions save on the browser's rhythm (`save_interval`, a minute; alone
+//! in the room, as soon as writes stop coming): an edit is `applied` once the room
+//! acknowledged it, and until a save holds it (`saved_at`), the journal does (`unsaved`, set
+//! from `applying` on). When the session ends before its save, or the process dies, the
+//! document is opened again and the edits the journal holds are merged again where they are
+//! missing — after the checks of any late merge (`merge_checked`: the history they were made
+//! on, the blocks they depend on) — and it is saved at once. One the document cannot take is
+//! not in it: it leaves `applied` for `conflict` or `failed`, and the person is told; it is
+//! never recorded saved.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use docs_client::Progress;
+use serde::Serialize;
 use uuid::Uuid;
-use yrs::Update;
-use yrs::updates::decoder::Decode;
 
+use super::merge::{Check, Strictness, merge_checked, refusal_reason};
 use super::settle::is_transient;
 use super::{DocsService, OpenDocument};
 use crate::error::{ServiceError, ServiceResult};
-use docs_client::yjs::contains;
+use crate::events::ServiceEvent;
+use crate::record::{EditRecord, EditStatus};
+use crate::store::Transition;
+
+/// What a stop left for the next start: documents holding applied edits no save of Docs
+/// holds yet (the journal keeps them; the next start saves them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StopReport {
+    pub left: Vec<LeftUnsaved>,
+}
+
+/// A document the stop could not save.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeftUnsaved {
+    pub document_id: Uuid,
+    pub document_title: Option<String>,
+    /// How many of its applied edits wait for a save.
+    pub edits: usize,
+    /// Why it was not saved.
+    pub reason: String,
+}
 
 impl DocsService {
-    /// Waits for the save that holds an applied edit (session write `seq`), then clears it
-    /// from the journal's unsaved edits. When the session ends first, its document is saved
-    /// again from the journal.
+    /// Waits for the save that holds an applied edit (session write `seq`), then records it
+    /// saved. When the session ends first, its document is saved again from the journal.
     pub(super) async fn follow_save(&self, id: Uuid, doc: &OpenDocument, seq: u64) {
         let mut progress = doc.session.progress();
         let covered =
@@ -36,8 +59,20 @@ impl DocsService {
             self.spawn_resave(doc.id);
             return;
         }
-        if let Err(error) = self.store.mark_saved(vec![id]).await {
-            tracing::warn!(edit = %id, %error, "cannot record that an edit was saved; it is saved again at the next start");
+        self.record_saved(doc.id, vec![id]).await;
+    }
+
+    /// Records that a save of Docs holds these edits, and says so.
+    async fn record_saved(&self, document: Uuid, ids: Vec<Uuid>) {
+        match self.store.mark_saved(ids).await {
+            Ok(saved) if saved.is_empty() => {}
+            Ok(edit_ids) => self.emit(ServiceEvent::EditsSaved {
+                document_id: document,
+                edit_ids,
+            }),
+            Err(error) => {
+                tracing::warn!(%document, %error, "cannot record that edits were saved; they are saved again at the next start")
+            }
         }
     }
 
@@ -58,7 +93,9 @@ impl DocsService {
     }
 
     fn spawn_resave(&self, document: Uuid) {
-        if !self.resaving.lock().expect("resaving").insert(document) {
+        // Stopping: what the close did not save is the next start's.
+        if self.closing.is_cancelled() || !self.resaving.lock().expect("resaving").insert(document)
+        {
             return;
         }
         let service = self.arc();
@@ -84,35 +121,59 @@ impl DocsService {
         });
     }
 
-    /// Opens the document, merges again the unsaved edits it lacks, and saves it now.
+    /// Opens the document, merges again, after the checks of any late merge, the unsaved
+    /// edits it lacks, and saves it now. Those it cannot take are recorded not kept.
     async fn resave(&self, document: Uuid) -> ServiceResult<()> {
-        let unsaved = self.store.unsaved_of(document).await?;
+        let mut unsaved = self.store.unsaved_of(document).await?;
         if unsaved.is_empty() {
             return Ok(());
         }
+        // In the order they were merged: each one is checked against those before it.
+        unsaved.sort_by_key(|(record, _)| record.applied_at.unwrap_or(record.created_at));
         let doc = self.open(&document.to_string(), None).await?;
-        let mut updates = Vec::with_capacity(unsaved.len());
-        for (id, payload) in &unsaved {
-            let update = Update::decode_v1(&payload.update)
-                .map_err(|e| ServiceError::Internal(format!("stored update of edit {id}: {e}")))?;
-            updates.push(update);
-        }
-        let restored = {
+        let fragment = doc.session.fragment().clone();
+        let edits: Vec<_> = unsaved
+            .iter()
+            .map(|(record, payload)| (payload.clone(), Strictness::of(record.decided_by)))
+            .collect();
+        let checked = {
             let _guard = self.doc_locks.lock(doc.id).await;
             doc.session
                 .write(move |txn| {
-                    let mut restored = 0;
-                    for update in updates {
-                        if !contains(txn, &update) && txn.apply_update(update).is_ok() {
-                            restored += 1;
-                        }
-                    }
-                    restored
+                    edits
+                        .iter()
+                        .map(|(payload, strictness)| {
+                            merge_checked(txn, &fragment, payload, *strictness, false)
+                        })
+                        .collect::<Vec<_>>()
                 })
                 .await?
         };
-        if *restored.value() > 0 {
-            tracing::info!(%document, "{} applied edits were missing from the document: merged again", restored.value());
+        let (mut kept, mut merged, mut lost) = (vec![], 0, vec![]);
+        for ((record, _), check) in unsaved.into_iter().zip(checked.value()) {
+            let why = match check {
+                Check::Merged => {
+                    merged += 1;
+                    kept.push(record.id);
+                    continue;
+                }
+                Check::Already => {
+                    kept.push(record.id);
+                    continue;
+                }
+                Check::Refused(refusal) => ServiceError::Conflict {
+                    reason: not_kept(&refusal_reason(&doc, refusal)),
+                },
+                Check::Corrupt(detail) => ServiceError::Internal(not_kept(detail)),
+            };
+            lost.push((record, why));
+        }
+        if merged > 0 {
+            tracing::info!(%document, "{merged} applied edits were missing from the document: merged again");
+        }
+        self.record_not_kept(document, lost).await?;
+        if kept.is_empty() {
+            return Ok(());
         }
         tokio::time::timeout(SAVE_WAIT, async {
             doc.session.persist().await?.wait().await?;
@@ -120,10 +181,81 @@ impl DocsService {
         })
         .await
         .map_err(|_| docs_client::Error::NotSaved { waited: SAVE_WAIT })??;
-        self.store
-            .mark_saved(unsaved.into_iter().map(|(id, _)| id).collect())
-            .await
+        self.record_saved(document, kept).await;
+        Ok(())
     }
+
+    /// Applied edits Docs did not keep and the document cannot take again: each leaves
+    /// `applied` for `conflict` or `failed` (a compare-and-set, recorded before anything is
+    /// said), and the person is told. An undone one stays `undone` — not in the document, as
+    /// its undo meant — with nothing left to save.
+    async fn record_not_kept(
+        &self,
+        document: Uuid,
+        lost: Vec<(EditRecord, ServiceError)>,
+    ) -> ServiceResult<()> {
+        let (mut undone, mut ended) = (vec![], vec![]);
+        for (mut record, error) in lost {
+            tracing::warn!(edit = %record.id, %document, %error, "an applied edit is not in the document");
+            if record.status == EditStatus::Undone {
+                undone.push(record.id);
+                continue;
+            }
+            record.status = match error {
+                ServiceError::Conflict { .. } => EditStatus::Conflict,
+                _ => EditStatus::Failed,
+            };
+            record.error = Some(error.info());
+            let transition = Transition {
+                record: record.clone(),
+                from: EditStatus::Applied,
+            };
+            if self.store.transition(transition).await? {
+                self.changed(&record);
+                ended.push(record.id);
+            }
+        }
+        if !undone.is_empty() {
+            self.store.forget_unsaved(undone).await?;
+        }
+        if !ended.is_empty() {
+            self.emit(ServiceEvent::AppliedEditsLost {
+                document_id: document,
+                edit_ids: ended,
+            });
+        }
+        Ok(())
+    }
+
+    /// The documents whose applied edits no save holds, once the stop closed every session
+    /// (`not_saved`: those whose close left writes unsaved, and why).
+    pub(super) async fn left_unsaved(
+        &self,
+        mut not_saved: HashMap<Uuid, docs_client::Error>,
+    ) -> ServiceResult<Vec<LeftUnsaved>> {
+        let mut left = vec![];
+        for document in self.store.unsaved_documents().await? {
+            let edits = self.store.unsaved_of(document).await?;
+            let reason = match not_saved.remove(&document) {
+                Some(error) => error.to_string(),
+                None => "its save was still being retried".to_owned(),
+            };
+            left.push(LeftUnsaved {
+                document_id: document,
+                document_title: edits.iter().find_map(|(r, _)| r.document_title.clone()),
+                edits: edits.len(),
+                reason,
+            });
+        }
+        Ok(left)
+    }
+}
+
+/// Why an applied edit is not in the document, for the person and the agent.
+fn not_kept(reason: &str) -> String {
+    format!(
+        "Docs did not keep it (its room was lost before a save held it), and it cannot be applied again: {reason}"
+    )
 }
 
 /// How long one attempt to save again waits.

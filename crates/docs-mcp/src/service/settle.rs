@@ -159,14 +159,15 @@ impl DocsService {
         }
     }
 
-    /// Waits before attempt `attempts + 1`; `false` when the service stops meanwhile.
+    /// Waits before attempt `attempts + 1`; `false` when the service stops meanwhile (from the
+    /// moment it closes its sessions: an attempt would open a document again).
     pub(super) async fn pause(&self, attempts: u32) -> bool {
         let delay = Duration::from_millis(500)
             .saturating_mul(1 << attempts.min(8))
             .min(RETRY_MAX);
         tokio::select! {
             () = tokio::time::sleep(delay) => true,
-            () = self.stopping.cancelled() => false,
+            () = self.closing.cancelled() => false,
         }
     }
 

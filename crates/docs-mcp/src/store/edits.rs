@@ -26,10 +26,24 @@ fn to_json<T: serde::Serialize>(value: &T) -> ServiceResult<String> {
     Ok(json)
 }
 
-/// A record as stored, its status column taking precedence over the JSON copy.
-fn decode(status: &str, record: &str) -> ServiceResult<EditRecord> {
-    let mut record: EditRecord = crate::json::from_str(record).map_err(store_err)?;
+/// The columns a record is read from (see [`decode`]).
+const RECORD_COLUMNS: &str = "status, saved_at, record";
+
+/// A record as stored (`RECORD_COLUMNS` from `first` on): the outer error is the row's, the
+/// inner one the record's.
+fn decode(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<ServiceResult<EditRecord>> {
+    Ok(record_of(
+        &row.get::<_, String>(first)?,
+        row.get(first + 1)?,
+        &row.get::<_, String>(first + 2)?,
+    ))
+}
+
+/// The record's JSON, its status and save columns taking precedence over the JSON's copies.
+fn record_of(status: &str, saved_at: Option<i64>, json: &str) -> ServiceResult<EditRecord> {
+    let mut record: EditRecord = crate::json::from_str(json).map_err(store_err)?;
     record.status = status.parse().map_err(store_err)?;
+    record.saved_at = saved_at;
     Ok(record)
 }
 
@@ -37,16 +51,20 @@ fn apply_transition(conn: &Connection, change: &Transition) -> ServiceResult<boo
     let record = &change.record;
     let changed = conn
         .execute(
-            // An edit is unsaved from the moment it is to be merged until a save confirms it.
+            // An edit is unsaved from the moment it is to be merged until a save holds it (a
+            // comment is applied once saved), or it is known not to be in the document.
             "UPDATE edits SET status = ?1, decided_at = ?2, record = ?3, \
-             unsaved = CASE WHEN ?1 = 'applying' THEN 1 ELSE unsaved END \
+             saved_at = COALESCE(saved_at, ?6), \
+             unsaved = CASE WHEN ?1 = 'applying' THEN 1 \
+                 WHEN ?1 IN ('conflict', 'failed') OR ?6 IS NOT NULL THEN 0 ELSE unsaved END \
              WHERE id = ?4 AND status = ?5",
             params![
                 record.status.as_str(),
                 record.decided_at,
                 to_json(record)?,
                 record.id.to_string(),
-                change.from.as_str()
+                change.from.as_str(),
+                record.saved_at,
             ],
         )
         .map_err(store_err)?;
@@ -99,16 +117,14 @@ impl Store {
 
     pub async fn edit(&self, id: Uuid) -> ServiceResult<Option<EditRecord>> {
         self.call(move |conn| {
-            let row: Option<(String, String)> = conn
-                .query_row(
-                    "SELECT status, record FROM edits WHERE id = ?1",
-                    params![id.to_string()],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )
-                .optional()
-                .map_err(store_err)?;
-            row.map(|(status, record)| decode(&status, &record))
-                .transpose()
+            conn.query_row(
+                &format!("SELECT {RECORD_COLUMNS} FROM edits WHERE id = ?1"),
+                params![id.to_string()],
+                |row| decode(row, 0),
+            )
+            .optional()
+            .map_err(store_err)?
+            .transpose()
         })
         .await
     }
@@ -133,7 +149,7 @@ impl Store {
     /// Edits matching the filter, newest first, without their payloads.
     pub async fn edits(&self, filter: EditFilter) -> ServiceResult<Vec<EditRecord>> {
         self.call(move |conn| {
-            let mut sql = String::from("SELECT status, record FROM edits WHERE 1=1");
+            let mut sql = format!("SELECT {RECORD_COLUMNS} FROM edits WHERE 1=1");
             let mut args: Vec<String> = vec![];
             if let Some(statuses) = &filter.status {
                 let marks: Vec<String> = statuses
@@ -164,14 +180,10 @@ impl Store {
             let mut stmt = conn.prepare(&sql).map_err(store_err)?;
             let rows = stmt
                 .query_map(rusqlite::params_from_iter(args.iter()), |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                    decode(row, 0)
                 })
                 .map_err(store_err)?;
-            rows.map(|r| {
-                let (status, record) = r.map_err(store_err)?;
-                decode(&status, &record)
-            })
-            .collect()
+            rows.map(|r| r.map_err(store_err)?).collect()
         })
         .await
     }
@@ -259,38 +271,64 @@ impl Store {
 
     /// A document's merged edits whose save is not confirmed, with their changes, oldest
     /// first.
-    pub async fn unsaved_of(&self, document: Uuid) -> ServiceResult<Vec<(Uuid, EditPayload)>> {
+    pub async fn unsaved_of(
+        &self,
+        document: Uuid,
+    ) -> ServiceResult<Vec<(EditRecord, EditPayload)>> {
         self.call(move |conn| {
             let mut stmt = conn
-                .prepare(
-                    "SELECT id, payload FROM edits WHERE document_id = ?1 AND unsaved = 1 \
-                     AND status IN ('applied', 'undone') ORDER BY created_at, rowid",
-                )
+                .prepare(&format!(
+                    "SELECT payload, {RECORD_COLUMNS} FROM edits WHERE document_id = ?1 \
+                     AND unsaved = 1 AND status IN ('applied', 'undone') ORDER BY created_at, rowid"
+                ))
                 .map_err(store_err)?;
             let rows = stmt
                 .query_map(params![document.to_string()], |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                    Ok((row.get::<_, String>(0)?, decode(row, 1)?))
                 })
                 .map_err(store_err)?;
             rows.map(|r| {
-                let (id, payload) = r.map_err(store_err)?;
-                Ok((
-                    id.parse().map_err(store_err)?,
-                    crate::json::from_str(&payload).map_err(store_err)?,
-                ))
+                let (payload, record) = r.map_err(store_err)?;
+                Ok((record?, crate::json::from_str(&payload).map_err(store_err)?))
             })
             .collect()
         })
         .await
     }
 
-    /// A save of the instance holds these edits.
-    pub async fn mark_saved(&self, ids: Vec<Uuid>) -> ServiceResult<()> {
+    /// A save of the instance holds these edits: they are saved now, unless they were
+    /// already (or are no longer merged). Returns those saved now.
+    pub async fn mark_saved(&self, ids: Vec<Uuid>) -> ServiceResult<Vec<Uuid>> {
+        let at = now_ms();
+        self.call(move |conn| {
+            let txn = conn.transaction().map_err(store_err)?;
+            let mut saved = vec![];
+            for id in ids {
+                let changed = txn
+                    .execute(
+                        "UPDATE edits SET unsaved = 0, saved_at = COALESCE(saved_at, ?2) \
+                         WHERE id = ?1 AND unsaved = 1 AND status IN ('applied', 'undone')",
+                        params![id.to_string(), at],
+                    )
+                    .map_err(store_err)?;
+                if changed == 1 {
+                    saved.push(id);
+                }
+            }
+            txn.commit().map_err(store_err)?;
+            Ok(saved)
+        })
+        .await
+    }
+
+    /// Undone edits whose room lost them before a save, and that are not merged again: not
+    /// in the document, as their undo meant, and nothing of them left to save.
+    pub async fn forget_unsaved(&self, ids: Vec<Uuid>) -> ServiceResult<()> {
         self.call(move |conn| {
             let txn = conn.transaction().map_err(store_err)?;
             for id in ids {
                 txn.execute(
-                    "UPDATE edits SET unsaved = 0 WHERE id = ?1",
+                    "UPDATE edits SET unsaved = 0 WHERE id = ?1 AND status = 'undone'",
                     params![id.to_string()],
                 )
                 .map_err(store_err)?;

@@ -9,7 +9,7 @@ use super::store_err;
 use crate::error::ServiceResult;
 
 /// The schema this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Tables other than `edits`, unchanged since the first version.
 const COMMON: &str = "
@@ -73,6 +73,20 @@ CREATE TABLE agent_clients (
 );
 ";
 
+/// Version 4: `saved_at`, when a save of Docs first held an applied edit (authoritative, as
+/// `status`). Edits saved before it was recorded get their decision's time. Nothing is left
+/// `unsaved` that has nothing to save: comments (applied once their mark was saved), edits
+/// never in the document.
+const EDITS_V4: &str = "
+ALTER TABLE edits ADD COLUMN saved_at INTEGER;
+UPDATE edits SET unsaved = 0
+    WHERE unsaved = 1 AND status IN ('applied', 'undone')
+    AND json_extract(record, '$.proposed_comment') IS NOT NULL;
+UPDATE edits SET unsaved = 0 WHERE status IN ('rejected', 'conflict', 'failed');
+UPDATE edits SET saved_at = COALESCE(decided_at, created_at)
+    WHERE unsaved = 0 AND status IN ('applied', 'undone');
+";
+
 pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -94,6 +108,9 @@ pub fn migrate(conn: &mut Connection) -> ServiceResult<()> {
     }
     if version < 3 {
         txn.execute_batch(CLIENTS_V3).map_err(store_err)?;
+    }
+    if version < 4 {
+        txn.execute_batch(EDITS_V4).map_err(store_err)?;
     }
     txn.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(store_err)?;

@@ -40,6 +40,7 @@ fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
         created_at,
         decided_at: None,
         applied_at: None,
+        saved_at: None,
     }
 }
 
@@ -306,9 +307,8 @@ async fn counts_policies_known_documents_and_settings() {
     );
 }
 
-/// A database of the first version (update inline in the record, no schema version) opens
-/// migrated: payloads moved out, records readable, and a second queued undo of one edit
-/// (possible then) closed.
+/// An edit is unsaved from `applying` until a save holds it (`saved_at`), and the journal's
+/// retention keeps it until then; one that leaves `applied` for a conflict has nothing to save.
 #[tokio::test]
 async fn a_merged_edit_is_unsaved_until_a_save_holds_it_and_kept_until_then() {
     let store = Store::open_in_memory().unwrap();
@@ -362,28 +362,47 @@ async fn a_merged_edit_is_unsaved_until_a_save_holds_it_and_kept_until_then() {
         .await
         .unwrap()
         .into_iter()
-        .map(|(id, _)| id)
+        .map(|(record, _)| record.id)
         .collect();
     assert_eq!(
         unsaved,
         [auto.id, reviewed.id],
         "oldest first, the rejected one never"
     );
+    assert_eq!(store.edit(auto.id).await.unwrap().unwrap().saved_at, None);
     assert_eq!(
         store.purge_journal().await.unwrap(),
         0,
         "unsaved edits are kept"
     );
 
-    store.mark_saved(vec![auto.id]).await.unwrap();
+    let before = now_ms();
+    assert_eq!(
+        store.mark_saved(vec![auto.id, rejected.id]).await.unwrap(),
+        [auto.id],
+        "only a merged edit not saved yet is saved now"
+    );
+    let saved_at = store.edit(auto.id).await.unwrap().unwrap().saved_at;
+    assert!(saved_at.is_some_and(|at| at >= before), "{saved_at:?}");
+    assert_eq!(store.mark_saved(vec![auto.id]).await.unwrap(), none);
     assert_eq!(store.unsaved_of(auto.document_id).await.unwrap().len(), 1);
     assert_eq!(
         store.purge_journal().await.unwrap(),
         1,
         "a saved one is not"
     );
-    store.mark_saved(vec![reviewed.id]).await.unwrap();
+    // The room lost `reviewed` before a save: it is not in the document.
+    let lost = store.edit(reviewed.id).await.unwrap().unwrap();
+    assert!(
+        store
+            .transition(moved(&lost, EditStatus::Conflict, EditStatus::Applied))
+            .await
+            .unwrap()
+    );
     assert_eq!(store.unsaved_documents().await.unwrap(), none);
+    assert_eq!(store.mark_saved(vec![reviewed.id]).await.unwrap(), none);
+    let lost = store.edit(reviewed.id).await.unwrap().unwrap();
+    assert_eq!((lost.status, lost.saved_at), (EditStatus::Conflict, None));
 }
 
 #[tokio::test]
@@ -437,6 +456,7 @@ async fn the_first_schema_is_migrated() {
     let store = Store::open(&path).unwrap();
     let migrated = store.edit(original).await.unwrap().unwrap();
     assert_eq!(migrated.status, EditStatus::Applied);
+    assert_eq!(migrated.saved_at, Some(1), "saved when it was made");
     assert!(!migrated.undoable);
     assert_eq!(migrated.new_blocks, vec!["n1".to_owned()]);
     assert_eq!(
@@ -526,10 +546,14 @@ async fn records_deeper_than_serde_jsons_default_round_trip_and_deeper_ones_are_
             .await
             .unwrap()
     );
-    assert_eq!(
-        store.unsaved_of(Uuid::nil()).await.unwrap(),
-        [(deep.id, deep_payload)]
-    );
+    let unsaved: Vec<(Uuid, EditPayload)> = store
+        .unsaved_of(Uuid::nil())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(record, payload)| (record.id, payload))
+        .collect();
+    assert_eq!(unsaved, [(deep.id, deep_payload)]);
 
     let mut deeper = edit(EditStatus::Pending, 2, "claude");
     deeper.arguments = nested_arrays(crate::json::MAX_JSON_DEPTH);
@@ -545,4 +569,69 @@ async fn records_deeper_than_serde_jsons_default_round_trip_and_deeper_ones_are_
         "{refused}"
     );
     assert_eq!(store.edit(deeper.id).await.unwrap(), None);
+}
+
+/// From schema 3: edits a save held get `saved_at` (their decision's time); applied comments
+/// (saved before they were applied) and edits never in the document are left with nothing
+/// to save; an applied edit not saved yet stays unsaved.
+#[tokio::test]
+async fn schema_3_is_migrated_to_saved_at() {
+    let (dir, path) = temp_db();
+    std::fs::create_dir_all(&dir).unwrap();
+    let decided = |status: EditStatus| {
+        let mut record = edit(status, 1, "claude");
+        record.decided_at = Some(2);
+        record
+    };
+    let saved = decided(EditStatus::Applied);
+    let unsaved = decided(EditStatus::Applied);
+    let mut comment = decided(EditStatus::Applied);
+    comment.proposed_comment = Some(crate::record::ProposedComment {
+        action: crate::record::CommentAction::Reply,
+        thread_id: Some(Uuid::new_v4().to_string()),
+        block_id: None,
+        quoted_text: None,
+        body: Some("Done".into()),
+        body_blocks: None,
+        anchored: None,
+    });
+    let failed = decided(EditStatus::Failed);
+    {
+        let store = Store::open(&path).unwrap();
+        for record in [&saved, &unsaved, &comment, &failed] {
+            store.insert_edit(record.clone(), payload()).await.unwrap();
+        }
+    }
+    {
+        // As schema 3 left them: merged ones unsaved until a save held them.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("ALTER TABLE edits DROP COLUMN saved_at; PRAGMA user_version = 3;")
+            .unwrap();
+        for record in [&unsaved, &comment, &failed] {
+            conn.execute(
+                "UPDATE edits SET unsaved = 1 WHERE id = ?1",
+                params![record.id.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    let store = Store::open(&path).unwrap();
+    let saved_at = |id: Uuid| {
+        let store = store.clone();
+        async move { store.edit(id).await.unwrap().unwrap().saved_at }
+    };
+    assert_eq!(saved_at(saved.id).await, Some(2));
+    assert_eq!(saved_at(comment.id).await, Some(2));
+    assert_eq!(saved_at(unsaved.id).await, None);
+    assert_eq!(saved_at(failed.id).await, None);
+    let still: Vec<Uuid> = store
+        .unsaved_of(Uuid::nil())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(record, _)| record.id)
+        .collect();
+    assert_eq!(still, [unsaved.id]);
+    drop(store);
+    std::fs::remove_dir_all(dir).unwrap();
 }
