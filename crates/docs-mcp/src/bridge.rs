@@ -6,7 +6,7 @@
 //! with another service, or whose session the service forgot, is introduced again.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -56,6 +56,10 @@ pub(crate) struct Bridge {
     http: reqwest::Client,
     connection: Mutex<Connection>,
     out: mpsc::Sender<String>,
+    /// The data directory whose holder must prove itself before the token is sent.
+    holder_of: Option<PathBuf>,
+    /// Whether it did (asked again once the service was unreachable: another may hold it).
+    proven: std::sync::atomic::AtomicBool,
 }
 
 /// How a relay to the service ended.
@@ -68,19 +72,33 @@ pub(crate) enum Relayed {
 }
 
 /// Proxies stdin/stdout to `url` until stdin closes (and the answers in flight are written).
-pub async fn run_bridge(url: String, token: Option<BearerToken>) -> anyhow::Result<()> {
-    run_bridge_on(url, token, tokio::io::stdin(), tokio::io::stdout()).await
+/// `holder_of`: the data directory whose holder must prove itself before the token goes to
+/// `url` (see [`crate::holder`]).
+pub async fn run_bridge(
+    url: String,
+    token: Option<BearerToken>,
+    holder_of: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    run_bridge_on(
+        url,
+        token,
+        holder_of,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await
 }
 
 /// [`run_bridge`] on any reader and writer.
 pub async fn run_bridge_on(
     url: String,
     token: Option<BearerToken>,
+    holder_of: Option<PathBuf>,
     input: impl tokio::io::AsyncRead + Send + 'static,
     output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> anyhow::Result<()> {
     let mut front = Front::new(input, output);
-    let bridge = Bridge::new(url, token, front.out())?;
+    let bridge = Bridge::new(url, token, front.out(), holder_of)?;
     relay_from(&mut front, bridge, None, &CancellationToken::new()).await?;
     front.finish().await;
     Ok(())
@@ -187,6 +205,7 @@ impl Bridge {
         url: String,
         token: Option<BearerToken>,
         out: mpsc::Sender<String>,
+        holder_of: Option<PathBuf>,
     ) -> anyhow::Result<Arc<Bridge>> {
         Ok(Arc::new(Bridge {
             url,
@@ -196,7 +215,34 @@ impl Bridge {
                 .build()?,
             connection: Mutex::new(Connection::default()),
             out,
+            holder_of,
+            proven: std::sync::atomic::AtomicBool::new(false),
         }))
+    }
+
+    /// Before the token goes out: the service at `url` proves it holds the data directory.
+    async fn check_holder(&self) -> Result<(), SendError> {
+        use std::sync::atomic::Ordering;
+        let (Some(dir), Some(_)) = (&self.holder_of, &self.token) else {
+            return Ok(());
+        };
+        if self.proven.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match crate::holder::verified(dir, Some(&self.url)).await {
+            Ok(_) => {
+                self.proven.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            Err(
+                crate::holder::Unverified::NoService { .. }
+                | crate::holder::Unverified::Unreachable { .. },
+            ) => Err(SendError::Unreachable(self.url.clone())),
+            Err(refused) => Err(SendError::Failed {
+                url: self.url.clone(),
+                error: refused.to_string(),
+            }),
+        }
     }
 
     async fn emit(&self, message: &Value) {
@@ -268,6 +314,7 @@ impl Bridge {
 
     /// POSTs one message; returns the response when there is a body to relay.
     async fn send(&self, message: &Value) -> Result<reqwest::Response, SendError> {
+        self.check_holder().await?;
         let mut request = self
             .http
             .post(&self.url)
@@ -340,7 +387,12 @@ impl Bridge {
                 }
                 Ok(response)
             }
-            Err(error) if error.is_connect() => Err(SendError::Unreachable(self.url.clone())),
+            Err(error) if error.is_connect() => {
+                // Whoever listens there next proves itself again.
+                self.proven
+                    .store(false, std::sync::atomic::Ordering::SeqCst);
+                Err(SendError::Unreachable(self.url.clone()))
+            }
             Err(error) => Err(SendError::Failed {
                 url: self.url.clone(),
                 error: error.to_string(),

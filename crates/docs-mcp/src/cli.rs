@@ -51,9 +51,10 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ClientsArgs {
-    /// The running service (its base URL, or its /mcp URL).
-    #[arg(long, global = true, default_value_t = default_base_url(), value_name = "URL")]
-    pub url: String,
+    /// The running service (its base URL, or its /mcp URL; a loopback address). Default: the
+    /// endpoint of the service holding the data directory.
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -113,16 +114,18 @@ pub struct ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct BridgeArgs {
-    /// MCP endpoint of the running service.
-    #[arg(long, default_value_t = default_mcp_url(), value_name = "URL")]
-    pub url: String,
+    /// MCP endpoint of the running service (a loopback address). Default: the endpoint of the
+    /// service holding the data directory.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct EditsArgs {
-    /// The running service (its base URL, or its /mcp URL).
-    #[arg(long, global = true, default_value_t = default_base_url(), value_name = "URL")]
-    pub url: String,
+    /// The running service (its base URL, or its /mcp URL; a loopback address). Default: the
+    /// endpoint of the service holding the data directory.
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -174,12 +177,15 @@ pub struct TokenArgs {
     pub show: bool,
 }
 
-fn default_base_url() -> String {
-    format!("http://127.0.0.1:{DEFAULT_PORT}")
-}
-
-fn default_mcp_url() -> String {
-    format!("{}/mcp", default_base_url())
+/// The MCP endpoint a bridge relays to: `--url` (loopback only), else the endpoint of the
+/// service holding the data directory, else the default one.
+fn bridge_url(url: Option<String>, data_dir: &std::path::Path) -> anyhow::Result<String> {
+    match url {
+        Some(url) => Ok(format!("{}/mcp", crate::holder::loopback_base(&url)?)),
+        None => Ok(crate::lock::holder(data_dir)
+            .and_then(|h| h.endpoint)
+            .unwrap_or_else(|| format!("http://127.0.0.1:{DEFAULT_PORT}/mcp"))),
+    }
 }
 
 /// Parses the command line and runs it.
@@ -260,7 +266,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     "docs-mcp bridge: no bearer token found (set {TOKEN_ENV}, or start the service once so it creates one)"
                 );
             }
-            crate::bridge::run_bridge(args.url, token).await
+            let url = bridge_url(args.url, &data_dir)?;
+            crate::bridge::run_bridge(url, token, Some(data_dir)).await
         }
         Command::Edits(args) => edits(args, data_dir).await,
         Command::Clients(args) => clients(args, data_dir).await,
@@ -447,11 +454,13 @@ struct Control {
 }
 
 impl Control {
-    fn new(url: &str, data_dir: &std::path::Path) -> anyhow::Result<Self> {
-        let base = url.trim().trim_end_matches('/');
-        let base = base.strip_suffix("/mcp").unwrap_or(base).to_owned();
+    /// The control channel of the service holding `data_dir` — at `url` when given (a
+    /// loopback address of that service) — once it proved it holds the directory: the control
+    /// token goes to nothing else.
+    async fn connect(url: Option<&str>, data_dir: &std::path::Path) -> anyhow::Result<Self> {
+        let verified = crate::holder::verified(data_dir, url).await?;
         Ok(Control {
-            base,
+            base: verified.base,
             token: crate::authority::read(data_dir),
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(60))
@@ -635,7 +644,7 @@ impl Control {
 }
 
 async fn clients(args: ClientsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
-    let control = Control::new(&args.url, &data_dir)?;
+    let control = Control::connect(args.url.as_deref(), &data_dir).await?;
     let line = |c: &AgentClient| match c.revoked_at {
         Some(_) => format!("{}  {}  (revoked)", c.id, visible(&c.name)),
         None => format!("{}  {}", c.id, visible(&c.name)),
@@ -703,7 +712,7 @@ async fn clients(args: ClientsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
 }
 
 async fn edits(args: EditsArgs, data_dir: PathBuf) -> anyhow::Result<()> {
-    let control = Control::new(&args.url, &data_dir)?;
+    let control = Control::connect(args.url.as_deref(), &data_dir).await?;
     match args.command {
         EditsCommand::List {
             status,

@@ -210,6 +210,7 @@ pub async fn serve_http(
 ) -> anyhow::Result<()> {
     let local = listener.local_addr()?;
     ensure_loopback(local)?;
+    service.listening_at(local);
     let router = router(service, token.into(), local, shutdown.child_token());
     tracing::info!(address = %local, "MCP endpoint listening on http://{local}/mcp");
     // Answers are small and written as they come: no Nagle delay behind a delayed ACK.
@@ -392,8 +393,18 @@ async fn not_found() -> Response {
     )
 }
 
-async fn health(State(state): State<AppState>) -> Response {
-    axum::Json(state.service.health().await).into_response()
+#[derive(Debug, Deserialize)]
+struct HealthQuery {
+    /// A nonce: the answer carries the proof that this service holds its data directory.
+    proof: Option<String>,
+}
+
+async fn health(State(state): State<AppState>, Query(query): Query<HealthQuery>) -> Response {
+    let mut health = serde_json::to_value(state.service.health().await).unwrap_or_default();
+    if let Some(nonce) = query.proof.filter(|n| !n.is_empty() && n.len() <= 256) {
+        health["proof"] = Value::String(state.service.proof(&nonce));
+    }
+    axum::Json(health).into_response()
 }
 
 #[derive(Debug, Deserialize)]

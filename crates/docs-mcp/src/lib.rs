@@ -15,6 +15,7 @@ pub mod decisions;
 pub mod edits;
 pub mod error;
 pub mod events;
+pub mod holder;
 pub mod http;
 pub mod json;
 pub mod lock;

@@ -20,27 +20,56 @@ pub struct Holder {
     pub pid: u32,
     /// What runs: `docs-mcp serve`, `Docs MCP app`, ...
     pub program: String,
-    /// Its MCP endpoint, e.g. `http://127.0.0.1:7658/mcp`.
-    pub endpoint: String,
+    /// The MCP endpoint it listens on, e.g. `http://127.0.0.1:7658/mcp` — written once it
+    /// is bound; `None` while it is not (its port taken: whatever listens there is not it).
+    #[serde(default)]
+    pub endpoint: Option<String>,
     /// Whether it gives the directory up when asked (`POST /control/handover`).
     #[serde(default)]
     pub hands_over: bool,
+    /// The secret it proves it holds the directory with, before anyone sends it a token
+    /// (`GET /health?proof=<nonce>` answers [`proof`] of it): readable only by the user,
+    /// like the file.
+    #[serde(default)]
+    pub proof_key: String,
 }
 
 impl std::fmt::Display for Holder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} (process {}, MCP endpoint {})",
-            self.program, self.pid, self.endpoint
-        )
+        match &self.endpoint {
+            Some(endpoint) => write!(
+                f,
+                "{} (process {}, MCP endpoint {endpoint})",
+                self.program, self.pid
+            ),
+            None => write!(
+                f,
+                "{} (process {}, no MCP endpoint)",
+                self.program, self.pid
+            ),
+        }
     }
+}
+
+/// What a holder answers to `nonce`: the SHA-256 of its key and the nonce, hex. Only the
+/// process that wrote the key into the lock file (the user's own) can answer it.
+pub fn proof(key: &str, nonce: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(format!("{key}\n{nonce}").as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A new proof key.
+pub fn new_proof_key() -> String {
+    crate::token::BearerToken::generate().expose().to_owned()
 }
 
 /// The held lock; dropping it (or the process ending) releases the directory.
 #[derive(Debug)]
 pub struct DataDirLock {
-    _file: File,
+    file: File,
     path: PathBuf,
 }
 
@@ -79,13 +108,13 @@ impl DataDirLock {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
         }
-        let json = serde_json::to_vec(holder).expect("a holder serializes");
-        file.set_len(0)
-            .and_then(|()| file.rewind())
-            .and_then(|()| file.write_all(&json))
-            .and_then(|()| file.flush())
-            .map_err(io)?;
-        Ok(DataDirLock { _file: file, path })
+        write_holder(&mut file, holder).map_err(io)?;
+        Ok(DataDirLock { file, path })
+    }
+
+    /// Says who holds the directory now (the endpoint once bound).
+    pub fn rewrite(&mut self, holder: &Holder) -> std::io::Result<()> {
+        write_holder(&mut self.file, holder)
     }
 
     pub fn path(&self) -> &Path {
@@ -101,6 +130,14 @@ pub fn holder(dir: &Path) -> Option<Holder> {
         Ok(()) => None,
         Err(_) => read_holder(&mut file),
     }
+}
+
+fn write_holder(file: &mut File, holder: &Holder) -> std::io::Result<()> {
+    let json = serde_json::to_vec(holder).expect("a holder serializes");
+    file.set_len(0)?;
+    file.rewind()?;
+    file.write_all(&json)?;
+    file.flush()
 }
 
 fn read_holder(file: &mut File) -> Option<Holder> {
@@ -158,8 +195,9 @@ mod tests {
         Holder {
             pid: std::process::id(),
             program: program.into(),
-            endpoint: "http://127.0.0.1:7658/mcp".into(),
+            endpoint: Some("http://127.0.0.1:7658/mcp".into()),
             hands_over: false,
+            proof_key: "k".into(),
         }
     }
 
@@ -170,6 +208,8 @@ mod tests {
         let holder: Holder = serde_json::from_str(old).unwrap();
         assert!(!holder.hands_over);
         assert_eq!(holder.pid, 7);
+        // ... and can prove nothing: no token is sent to it.
+        assert_eq!(holder.proof_key, "");
     }
 
     #[test]

@@ -622,10 +622,12 @@ async fn serve_stdio_answers_over_stdin_and_still_serves_http() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-async fn spawn_bridge(url: &str, home: &Path) -> TokioChildProcess {
+async fn spawn_bridge(url: &str, home: &Path, data_dir: &Path) -> TokioChildProcess {
     TokioChildProcess::builder(tokio::process::Command::new(BIN).configure(|cmd| {
         isolate(cmd, home);
         cmd.env("DOCS_MCP_TOKEN", TOKEN)
+            .arg("--data-dir")
+            .arg(data_dir)
             .arg("bridge")
             .arg("--url")
             .arg(url);
@@ -642,7 +644,8 @@ async fn bridge_relays_a_stdio_client_to_the_http_service() {
     let doc = seed(&server, "Bridge doc").await;
     let hosted = Hosted::start(Some(server.url())).await;
     let home = temp_dir("bridge");
-    let transport = spawn_bridge(&format!("{}/mcp", hosted.base()), &home).await;
+    let transport =
+        spawn_bridge(&format!("{}/mcp", hosted.base()), &home, &hosted.data_dir()).await;
     let client = client_info().serve(transport).await.unwrap();
     assert_eq!(tool_names(&client).await, TOOLS);
     let read = call(
@@ -845,12 +848,15 @@ async fn edits_cli_lists_and_decides_in_a_terminal() {
             ids[1]
         )
     );
-    // Without the running service's control token (another data directory), nothing.
+    // On another data directory, which no service holds, nothing is sent at all.
     let (ok, _, stderr) = cli(&home, &home, &["edits", "list", "--url", &url]).await;
     assert!(!ok);
-    assert!(
-        stderr.starts_with("docs-mcp: HTTP 401 UNAUTHORIZED: a bearer token is required\n"),
-        "{stderr}"
+    assert_eq!(
+        stderr,
+        format!(
+            "docs-mcp: the Docs MCP service is not running (no service holds the data directory {}): start the Docs MCP app or `docs-mcp serve`\n",
+            home.display()
+        )
     );
 
     // Some parts of an edit: the others are refused.

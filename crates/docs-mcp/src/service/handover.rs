@@ -66,10 +66,14 @@ impl DocsService {
 async fn ask_to_hand_over(config: &ServiceConfig, holder: &Holder) -> Result<(), String> {
     let control = crate::authority::read(&config.data_dir)
         .ok_or("it published no control token in the data directory")?;
-    let base = holder
-        .endpoint
-        .strip_suffix("/mcp")
-        .ok_or_else(|| format!("its endpoint {} is not an MCP endpoint", holder.endpoint))?;
+    // Only to the holder, proven: never to whatever else listens on its port.
+    let verified = crate::holder::verified(&config.data_dir, None)
+        .await
+        .map_err(|e| e.to_string())?;
+    if verified.holder.pid != holder.pid {
+        return Err(format!("{} holds the directory now", verified.holder));
+    }
+    let base = verified.base.as_str();
     let response = reqwest::Client::new()
         .post(format!("{base}/control/handover"))
         .bearer_auth(control.expose())

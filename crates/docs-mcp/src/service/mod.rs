@@ -77,6 +77,8 @@ pub struct DocsService {
     store: Store,
     /// The data directory is this service's until it shuts down.
     lock: Mutex<Option<DataDirLock>>,
+    /// Who holds it, as the lock file says (its endpoint once bound, its proof key).
+    holder: Mutex<Holder>,
     /// The secret of the person's channel (`/control`): the app and the CLI hold it, agents
     /// never do. New at every start.
     control_token: BearerToken,
@@ -151,11 +153,14 @@ impl DocsService {
     /// (deleting journal entries past their retention), and, when one is configured,
     /// connects the instance and takes up the edits a previous run left `applying`.
     pub async fn start(config: ServiceConfig) -> ServiceResult<Arc<Self>> {
+        // No endpoint until one is bound: whatever else listens on the configured port is
+        // not this service (`listening_at`).
         let holder = Holder {
             pid: std::process::id(),
             program: config.owner.clone(),
-            endpoint: format!("http://{}/mcp", config.listen),
+            endpoint: None,
             hands_over: config.hands_over,
+            proof_key: crate::lock::new_proof_key(),
         };
         let lock = DataDirLock::acquire(&config.data_dir, &holder)
             .map_err(|e| ServiceError::DataDirInUse(e.to_string()))?;
@@ -179,6 +184,7 @@ impl DocsService {
             me: me.clone(),
             store,
             lock: Mutex::new(Some(lock)),
+            holder: Mutex::new(holder),
             control_token,
             clients: crate::clients::ActiveClients::default(),
             instance: RwLock::new(None),
@@ -355,6 +361,23 @@ impl DocsService {
                 () = self.handover.cancelled() => return Ok(record),
             }
         }
+    }
+
+    /// The HTTP endpoint is bound at `address`: the lock says so, for the CLI and the services
+    /// that send this one a token.
+    pub fn listening_at(&self, address: std::net::SocketAddr) {
+        let mut holder = self.holder.lock().expect("holder");
+        holder.endpoint = Some(format!("http://{address}/mcp"));
+        if let Some(lock) = self.lock.lock().expect("data directory lock").as_mut()
+            && let Err(e) = lock.rewrite(&holder)
+        {
+            tracing::warn!(error = %e, "cannot record the endpoint in the lock file");
+        }
+    }
+
+    /// The proof this service holds its data directory, for a `nonce` (see [`crate::holder`]).
+    pub fn proof(&self, nonce: &str) -> String {
+        crate::lock::proof(&self.holder.lock().expect("holder").proof_key, nonce)
     }
 
     pub async fn health(&self) -> Health {

@@ -75,7 +75,13 @@ async fn serve(
             }
         }
         let url = endpoint(config);
-        let bridge = Bridge::new(url.clone(), Some(token.clone()), front.out())?;
+        // The agents' token goes only to the holder, once it proved it holds the directory.
+        let bridge = Bridge::new(
+            url.clone(),
+            Some(token.clone()),
+            front.out(),
+            Some(config.data_dir.clone()),
+        )?;
         match relay_from(front, bridge, Some(&config.data_dir), quit).await? {
             Relayed::Ended => return Ok(()),
             Relayed::Unreachable => tracing::info!(
@@ -85,10 +91,11 @@ async fn serve(
     }
 }
 
-/// The MCP endpoint of the service holding the data directory.
+/// The MCP endpoint of the service holding the data directory (the configured one while the
+/// holder names none: the bridge then asks it to prove itself, which it cannot).
 fn endpoint(config: &ServiceConfig) -> String {
     crate::lock::holder(&config.data_dir)
-        .map(|holder| holder.endpoint)
+        .and_then(|holder| holder.endpoint)
         .unwrap_or_else(|| format!("http://{}/mcp", config.listen))
 }
 
