@@ -62,11 +62,10 @@ impl DocsService {
             }
             .into());
         }
-        let decided_by = match self.policy_for(doc.id).await? {
-            Policy::ReadOnly => return Err(ServiceError::PolicyReadOnly),
-            Policy::Auto | Policy::CommentOnly if !self.is_paused() => Some(Channel::Policy),
-            _ => None,
-        };
+        // Refused at once under Read-only, before Docs is asked about the thread.
+        if self.policy_for(doc.id).await? == Policy::ReadOnly {
+            return Err(ServiceError::PolicyReadOnly);
+        }
         let proposal = self.proposal(&doc, &request).await?;
         let record = EditRecord {
             id: Uuid::new_v4(),
@@ -98,6 +97,13 @@ impl DocsService {
             saved_at: None,
         };
         let guard = self.doc_locks.lock(doc.id).await;
+        // Decided where it is decided: the policy and Pause as they are now, after the REST
+        // calls that checked the proposal and the wait for the document's lock.
+        let decided_by = match self.policy_for(doc.id).await? {
+            Policy::ReadOnly => return Err(ServiceError::PolicyReadOnly),
+            Policy::Auto | Policy::CommentOnly if !self.is_paused() => Some(Channel::Policy),
+            _ => None,
+        };
         self.queue(&doc, record, EditPayload::none(), decided_by, 0, guard)
             .await
     }

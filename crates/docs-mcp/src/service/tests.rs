@@ -106,3 +106,57 @@ async fn a_policy_or_pause_switched_while_an_edit_waits_for_its_document_is_hono
     service.shutdown().await;
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// The same for an agent's comment: its decision reads the policy after Docs was asked about
+/// its thread and once it holds the document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comment_waiting_for_its_document_is_decided_by_the_policy_as_it_is_then() {
+    let server = DocsServer::start().await.unwrap();
+    let document = server
+        .create_document(
+            DocumentSpec::new("Commented")
+                .markdown("Ship on Monday.")
+                .link("public", "editor"),
+        )
+        .await
+        .unwrap();
+    let data = std::env::temp_dir().join(format!("docs-mcp-queued-comment-{}", Uuid::new_v4()));
+    let service = service(&server, &data).await;
+    let open = service.open(&document.to_string(), None).await.unwrap();
+    let (_, read) = open.tracker.read_async().await.unwrap();
+    let block = read.blocks[0].id.clone();
+    let guard = service.doc_locks.lock(document).await;
+    let submitted = {
+        let service = service.clone();
+        tokio::spawn(async move {
+            service
+                .submit_comment(CommentRequest {
+                    document: document.to_string(),
+                    action: crate::record::CommentAction::Add,
+                    thread_id: None,
+                    block_id: Some(block),
+                    text: Some("Monday".into()),
+                    body: Some("Still right?".into()),
+                    tool: "add_comment".into(),
+                    arguments: serde_json::json!({}),
+                    reason: None,
+                    agent: AgentInfo::new("Queued agent", "test", "agent"),
+                })
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !submitted.is_finished(),
+        "the comment waits for its document"
+    );
+    service
+        .set_policy(Some(document), Some(Policy::Review))
+        .await
+        .unwrap();
+    drop(guard);
+    let record = submitted.await.unwrap().unwrap();
+    assert_eq!(record.status, EditStatus::Pending);
+    service.shutdown().await;
+    let _ = std::fs::remove_dir_all(&data);
+}
