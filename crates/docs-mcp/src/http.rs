@@ -254,12 +254,16 @@ fn router(
     ));
     let mcp_service = {
         let service = service.clone();
+        // rmcp checks Origin too, against the same list as the guard (which runs first): a
+        // second lock on the same door, should a route ever reach it another way.
         StreamableHttpService::new(
             move || Ok(DocsMcp::new(service.clone(), "http")),
             LocalSessionManager::default().into(),
             StreamableHttpServerConfig::default()
                 .with_cancellation_token(mcp_shutdown)
-                .with_max_request_body_bytes(MAX_MCP_BODY_BYTES),
+                .with_max_request_body_bytes(MAX_MCP_BODY_BYTES)
+                .with_allowed_origins(guard.origins.clone())
+                .enforce_origin_validation(),
         )
     };
     let state = AppState {
