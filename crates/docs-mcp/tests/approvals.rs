@@ -50,7 +50,7 @@ async fn a_second_service_on_the_same_data_directory_is_refused() {
     assert_eq!(
         refused.to_string(),
         format!(
-            "another Docs MCP service uses {}: docs-mcp (process {}, MCP endpoint http://127.0.0.1:7658/mcp)",
+            "another Docs MCP service uses {}: docs-mcp (process {}, no MCP endpoint)",
             data.0.display(),
             std::process::id()
         )
