@@ -242,6 +242,24 @@ pub(crate) fn clean_name(name: &str) -> String {
     cut
 }
 
+/// `text` with every control character (escape sequences that would clear the screen, move
+/// the cursor or rewrite what the person reads), bidirectional override and zero-width
+/// character made visible as `\u{..}`: what an agent wrote is printed, never obeyed by the
+/// terminal.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}');
+        if hidden {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// One block as shown in a preview: its id, type and markdown, and the block as BlockNote
 /// JSON (with its children), which the app renders (absent in records of earlier versions).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

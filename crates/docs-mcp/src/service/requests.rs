@@ -404,7 +404,7 @@ fn show_code(terminal: &std::path::Path, summary: &str, code: &str) -> std::io::
     use std::io::Write;
     let mut tty = std::fs::OpenOptions::new().write(true).open(terminal)?;
     // Control characters of the summary (an agent's name, a title) are made visible.
-    let summary = crate::cli::visible(summary);
+    let summary = crate::record::visible(summary);
     write!(
         tty,
         "\nDocs MCP: {summary}.\nTo confirm, type this code: {code}\n"
