@@ -489,7 +489,7 @@ fn own_client(server: &DocsServer, user: &TestUser) -> docs_client::DocsClient {
 }
 
 /// A burst of comments past the budget of REST calls (issue 27): the first ones' threads are
-/// created and their marks written, but the save holding the marks waits a minute for the
+/// created and their marks written, but the save holding the marks may wait up to a minute for the
 /// budget; the others' threads cannot be created. Each comment ends whole in Docs (its one
 /// thread, its mark saved: `applied`) or absent from it (no thread, no mark: `failed`) — a
 /// comment whose mark is in the document is followed until a save holds it, never `failed`.
@@ -578,20 +578,18 @@ async fn a_burst_of_comments_past_the_rest_budget_leaves_each_whole_or_absent() 
         failed.iter().all(|code| code == "RATE_LIMITED"),
         "{failed:?}"
     );
+    // Each answer says what Docs held when it was given: `applied` only with its mark saved,
+    // `applying` while the mark waited for a save the budget had not allowed yet (how many
+    // did depends on how fast the budget refilled on this machine).
     for answer in &answers {
         match answer {
-            Ok(made) => assert!(
-                made["status"] == "applied" || made["status"] == "applying",
-                "{made}"
-            ),
+            Ok(made) if made["status"] == "applied" => assert_eq!(made["saved"], true, "{made}"),
+            Ok(made) => {
+                assert_eq!(made["status"], "applying", "{made}");
+                assert_eq!(made["saved"], false, "{made}");
+            }
             Err(error) => assert_eq!(error["code"], "RATE_LIMITED", "{error}"),
         }
     }
-    assert!(
-        answers
-            .iter()
-            .any(|a| a.as_ref().is_ok_and(|made| made["status"] == "applying")),
-        "a mark waits for its save: {answers:?}"
-    );
     agent.service.shutdown().await;
 }
