@@ -59,7 +59,7 @@ pub use rest::{
 };
 pub use session::{
     DocumentSession, Failure, LOCAL_ORIGIN, LoadedHook, PendingWrite, Progress, REMOTE_ORIGIN,
-    SessionOptions, SessionSnapshot, WriteReceipt,
+    SessionOptions, SessionSnapshot, Touch, WriteReceipt,
 };
 pub use threads::{Comment, CommentAbilities, Reaction, Thread, ThreadAbilities, UserLight};
 pub use ydoc::{Activity, CustomAttribution};

@@ -57,6 +57,9 @@ pub(crate) enum RawStruct {
     Item {
         parent: Parent,
         is_type: bool,
+        /// Its neighbours when it was inserted: on the left, on the right.
+        origin: Option<Id>,
+        right_origin: Option<Id>,
     },
     /// Garbage-collected content: clocks inserted, then deleted.
     Gc,
@@ -144,7 +147,15 @@ pub(crate) fn read_structs<'a>(
                         }
                     };
                     let (len, is_type) = skip_content(&mut decoder, info)?;
-                    (len, RawStruct::Item { parent, is_type })
+                    (
+                        len,
+                        RawStruct::Item {
+                            parent,
+                            is_type,
+                            origin,
+                            right_origin,
+                        },
+                    )
                 }
             };
             let place = Place {

@@ -6,11 +6,12 @@
 //! tell who typed each character and next to what.
 //!
 //! For every seed: each agent call is applied or refused (`STALE_REVISION`, `EDIT_CONFLICT`,
-//! `TEXT_NOT_FOUND`, `AMBIGUOUS_MATCH`); an applied agent word is in the final text whole;
-//! every Greek letter in it was typed by a person (the agent never rewrote one); and the
-//! agent never put its text against letters a person typed that it had: a word of both is
-//! only the order Yjs gives two insertions that did not see each other — a person typing at
-//! the old word while the rewrite was on its way to them — counted, not refused.
+//! `TEXT_NOT_FOUND`, `AMBIGUOUS_MATCH`); an applied agent word is in the final text whole
+//! and no person's letter is glued to it; every Greek letter in the text was typed by a
+//! person, or restored where they typed it (the agent never rewrote one). A person typing at
+//! the old word while the rewrite was on its way to them (two insertions that did not see
+//! each other, which Yjs orders side by side) gets the rewrite taken back: the edit ends
+//! `conflict`, its word absent, the person's letters as they typed them.
 
 mod support;
 
@@ -20,7 +21,7 @@ use std::time::Duration;
 
 use docs_client::blocknote::words;
 use docs_mcp::DocsService;
-use docs_mcp::record::Policy;
+use docs_mcp::record::{EditStatus, Policy};
 use futures_util::StreamExt;
 use serde_json::json;
 use support::*;
@@ -55,16 +56,20 @@ fn is_greek(c: char) -> bool {
     GREEK.contains(c)
 }
 
-/// Who wrote the text of the room: the clients of the people, and of the content it started
-/// with; any other client is the agent's.
+/// Who wrote the text of the room: the clients of the people, of the content it started
+/// with, and of the take-backs (each restores text with a client of its own, and only old
+/// words: never a capital nor a digit); any other client is the agent's.
 struct Authors {
     people: HashSet<u64>,
     seeded: HashSet<u64>,
+    restorers: HashSet<u64>,
 }
 
 impl Authors {
     fn agent(&self, client: u64) -> bool {
-        !self.people.contains(&client) && !self.seeded.contains(&client)
+        !self.people.contains(&client)
+            && !self.seeded.contains(&client)
+            && !self.restorers.contains(&client)
     }
 }
 
@@ -74,8 +79,8 @@ struct Outcome {
     seed: u64,
     applied: usize,
     refused: BTreeMap<String, usize>,
-    /// Words of an agent's letters and a person's that met in flight.
-    concurrent: Vec<String>,
+    /// Applied edits taken back because a person's typing met them in flight.
+    taken_back: usize,
     violations: Vec<String>,
 }
 
@@ -105,19 +110,14 @@ async fn agent_words_end_up_whole_or_not_at_all_beside_people_typing() {
     outcomes.sort_by_key(|o| o.seed);
     for outcome in &outcomes {
         eprintln!(
-            "seed {}: {} applied, refused {:?}, {} met in flight {:?}, violations {:?}",
-            outcome.seed,
-            outcome.applied,
-            outcome.refused,
-            outcome.concurrent.len(),
-            outcome.concurrent,
-            outcome.violations
+            "seed {}: {} applied, refused {:?}, {} taken back, violations {:?}",
+            outcome.seed, outcome.applied, outcome.refused, outcome.taken_back, outcome.violations
         );
     }
     let applied: usize = outcomes.iter().map(|o| o.applied).sum();
     let refused: usize = outcomes.iter().flat_map(|o| o.refused.values()).sum();
-    let in_flight: usize = outcomes.iter().map(|o| o.concurrent.len()).sum();
-    eprintln!("{seeds} seeds: {applied} applied, {refused} refused, {in_flight} met in flight");
+    let taken_back: usize = outcomes.iter().map(|o| o.taken_back).sum();
+    eprintln!("{seeds} seeds: {applied} applied, {refused} refused, {taken_back} taken back");
     let failed: Vec<&Outcome> = outcomes
         .iter()
         .filter(|o| !o.violations.is_empty())
@@ -208,7 +208,7 @@ async fn one_seed(server: &DocsServer, service: Arc<DocsService>, seed: u64) -> 
     }
 
     // The agent reads, thinks (people type meanwhile), and rewrites one lowercase word.
-    let mut written: Vec<(String, String)> = vec![];
+    let mut written: Vec<(String, String, uuid::Uuid)> = vec![];
     for call in 0..6 {
         tokio::time::sleep(Duration::from_millis(random.between(100, 500))).await;
         let read = agent
@@ -263,7 +263,8 @@ async fn one_seed(server: &DocsServer, service: Arc<DocsService>, seed: u64) -> 
         match agent.call(tool, args.clone()).await {
             Ok(result) if matches!(result["status"].as_str(), Some("applied" | "applying")) => {
                 outcome.applied += 1;
-                written.push((block, new));
+                let edit = result["edit_id"].as_str().unwrap().parse().unwrap();
+                written.push((block, new, edit));
             }
             Ok(result) => outcome.violations.push(format!(
                 "{tool} {args}: neither applied nor refused: {result}"
@@ -284,14 +285,30 @@ async fn one_seed(server: &DocsServer, service: Arc<DocsService>, seed: u64) -> 
     let mut authors = Authors {
         people: HashSet::new(),
         seeded,
+        restorers: HashSet::new(),
     };
     for typist in &typists {
         let status = typist.wait_done(WAIT).await.unwrap();
         assert_eq!(status.error, None);
         authors.people.extend(status.client_id);
     }
-    // What the typists sent has reached the room.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // What the typists sent has reached the room, and the agent's watches have ended.
+    tokio::time::sleep(Duration::from_millis(3_500)).await;
+    // An applied edit ends applied (its word expected whole) or taken back (its word absent).
+    let mut kept = vec![];
+    for (block, word, edit) in written {
+        match agent.service.edit(edit).await.unwrap() {
+            record if record.status == EditStatus::Applied => kept.push((block, word, true)),
+            record if record.status == EditStatus::Conflict => {
+                outcome.taken_back += 1;
+                kept.push((block, word, false));
+            }
+            record => outcome
+                .violations
+                .push(format!("edit {edit} ended {:?}", record.status)),
+        }
+    }
+    let written = kept;
     let live = server.live(id).await.unwrap().expect("the room is open");
     let parsed: BTreeMap<&str, String> = live
         .blocks
@@ -301,7 +318,24 @@ async fn one_seed(server: &DocsServer, service: Arc<DocsService>, seed: u64) -> 
         .map(|b| b["id"].as_str().unwrap())
         .zip(texts(&live.blocks))
         .collect();
-    for block in server.live_text_items(id).await.unwrap() {
+    let items = server.live_text_items(id).await.unwrap();
+    for item in items.iter().flat_map(|b| &b.items) {
+        let text = item.text.as_deref().unwrap_or_default();
+        let restores = !authors.people.contains(&item.client)
+            && !authors.seeded.contains(&item.client)
+            && items.iter().flat_map(|b| &b.items).all(|i| {
+                i.client != item.client
+                    || !i
+                        .text
+                        .as_deref()
+                        .unwrap_or_default()
+                        .contains(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit())
+            });
+        if restores && !text.is_empty() {
+            authors.restorers.insert(item.client);
+        }
+    }
+    for block in items {
         check_block(
             &block,
             &parsed[block.block_id.as_str()],
@@ -324,7 +358,7 @@ fn check_block(
     block: &BlockItems,
     parsed: &str,
     authors: &Authors,
-    written: &[(String, String)],
+    written: &[(String, String, bool)],
     outcome: &mut Outcome,
 ) {
     let placed: Vec<Placed> = block
@@ -350,13 +384,23 @@ fn check_block(
     };
     let client = |p: &Placed| block.items[p.item].client;
     for p in &placed {
-        if is_greek(p.c) && !authors.people.contains(&client(p)) {
+        if is_greek(p.c) && authors.agent(client(p)) {
             fail(outcome, format!("{:?} rewritten by the agent", p.c));
         }
     }
-    for (_, word) in written.iter().filter(|(b, _)| *b == block.block_id) {
-        if !text.contains(word.as_str()) {
-            fail(outcome, format!("the agent's {word:?} is not whole"));
+    let tokens = words::split(&text);
+    for (_, word, applied) in written.iter().filter(|(b, _, _)| *b == block.block_id) {
+        match (
+            applied,
+            tokens.contains(&word.as_str()),
+            text.contains(word.as_str()),
+        ) {
+            (true, false, _) => fail(outcome, format!("the agent's {word:?} is not a whole word")),
+            (false, _, true) => fail(
+                outcome,
+                format!("the agent's {word:?}, taken back, is there"),
+            ),
+            _ => {}
         }
     }
     // Whether an item was inserted next to a character a person typed, still in the text.
@@ -388,7 +432,10 @@ fn check_block(
                 format!("{token:?}: the agent wrote against a person's letters it had"),
             );
         } else {
-            outcome.concurrent.push(token.to_owned());
+            fail(
+                outcome,
+                format!("{token:?}: a person's letters met the agent's in flight"),
+            );
         }
     }
 }

@@ -70,7 +70,10 @@ fn decode_items(update: &[u8], mut on_struct: impl FnMut(&Place)) -> ModelResult
         let &Place {
             client, clock, len, ..
         } = place;
-        let RawStruct::Item { parent, is_type } = raw else {
+        let RawStruct::Item {
+            parent, is_type, ..
+        } = raw
+        else {
             return;
         };
         if len == 0 {

@@ -23,6 +23,7 @@ use super::confirm::Unconfirmed;
 use super::ledger::Ledger;
 use super::link::{self, Connection, Ended, Link, LinkEvent};
 use super::save::{Saver, Started};
+use super::touch::{self, Touches};
 use super::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN, Shared};
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
@@ -60,12 +61,15 @@ pub(super) trait LocalChange: Send {
     fn apply(self: Box<Self>, txn: &mut TransactionMut<'_>) -> Box<dyn FnOnce(u64) + Send>;
     /// Answers without running the change.
     fn refuse(self: Box<Self>, error: Error);
+    /// Whether a person's concurrent typing is looked for against it (`touch`).
+    fn watched(&self) -> bool;
 }
 
 /// A write request: the caller's change and where its outcome goes. A panic in the change
 /// is caught and handed back to the caller, which re-raises it; the session lives on.
 pub(super) struct WriteRequest<F, R> {
     pub change: F,
+    pub watched: bool,
     pub reply: oneshot::Sender<Result<(u64, std::thread::Result<R>)>>,
 }
 
@@ -75,7 +79,7 @@ where
     R: Send + 'static,
 {
     fn apply(self: Box<Self>, txn: &mut TransactionMut<'_>) -> Box<dyn FnOnce(u64) + Send> {
-        let WriteRequest { change, reply } = *self;
+        let WriteRequest { change, reply, .. } = *self;
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| change(txn)));
         Box::new(move |seq| {
             let _ = reply.send(Ok((seq, outcome)));
@@ -84,6 +88,10 @@ where
 
     fn refuse(self: Box<Self>, error: Error) {
         let _ = self.reply.send(Err(error));
+    }
+
+    fn watched(&self) -> bool {
+        self.watched
     }
 }
 
@@ -118,6 +126,8 @@ pub(super) struct Actor {
     give_up_at: Option<Instant>,
     /// The stored content the document was loaded from, until the first Step1 is answered.
     loaded: Option<Loaded>,
+    /// Watched writes a person's concurrent typing may still meet.
+    touches: Touches,
 }
 
 /// The stored content a document was loaded from, and the document's version once loaded.
@@ -155,6 +165,7 @@ impl Actor {
             attempt: 0,
             give_up_at: None,
             loaded,
+            touches: Touches::default(),
         }
     }
 
@@ -196,6 +207,8 @@ impl Actor {
                 .saver
                 .due(&self.shared.options, urgent, self.shared.alone());
             let give_up_at = self.give_up_at.unwrap_or_else(Instant::now);
+            let acknowledged = self.shared.progress.borrow().acknowledged;
+            let touch_due = self.touches.refresh(acknowledged);
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(command) => self.on_command(command).await,
@@ -224,8 +237,12 @@ impl Actor {
                 }
                 (started, outcome) = self.saver.finished() => self.on_saved(started, outcome),
                 () = tokio::time::sleep_until(save_due), if save_wanted => self.start_save(),
+                () = tokio::time::sleep_until(touch_due.unwrap_or(give_up_at)), if touch_due.is_some() => {
+                    self.close_watches(false).await;
+                }
             }
         }
+        self.close_watches(true).await;
         self.stop().await;
     }
 
@@ -268,10 +285,18 @@ impl Actor {
             change.refuse(error);
             return;
         }
-        let (answer, update) = {
+        let watched = change.watched();
+        let (answer, update, around) = {
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, LOCAL_ORIGIN).await;
             let answer = change.apply(&mut txn);
-            (answer, txn.encode_update_v1())
+            let around = if watched {
+                let deleted = txn.delete_set().clone();
+                Some((txn.before_state().clone(), txn.state_vector(), deleted))
+            } else {
+                touch::collect(&mut txn);
+                None
+            };
+            (answer, txn.encode_update_v1(), around)
         };
         let decoded = match Update::decode_v1(&update) {
             Ok(decoded) if !decoded.is_empty() => decoded,
@@ -280,9 +305,20 @@ impl Actor {
                 return;
             }
         };
+        let sent = around.as_ref().map(|_| update.clone());
+        let seq = self.send_written(update, &decoded);
+        if let (Some((before, after, deleted)), Some(sent)) = (around, sent) {
+            self.touches
+                .watch(&self.shared.touches, seq, &sent, &before, &after, deleted);
+        }
+        answer(seq);
+    }
+
+    /// Numbers a local write and sends it (or keeps it for the next handshake).
+    fn send_written(&mut self, update: Vec<u8>, decoded: &Update) -> u64 {
         let seq = self.ledger.write();
         if self.server() == CollaborationServer::Yhub {
-            self.unconfirmed.wrote(seq, &decoded);
+            self.unconfirmed.wrote(seq, decoded);
         }
         if let Some(connection) = self.link.connection()
             && connection.step2_sent
@@ -294,7 +330,48 @@ impl Actor {
             }
         }
         self.shared.version.send_modify(|v| *v += 1);
-        answer(seq);
+        seq
+    }
+
+    /// Ends the watches that are due (`all`: every one), collecting their deletions.
+    async fn close_watches(&mut self, all: bool) {
+        if self.touches.is_empty() {
+            return;
+        }
+        let closed = {
+            let mut txn = AsyncTransact::transact_mut(&self.shared.doc).await;
+            self.touches.close_due(&mut txn, all)
+        };
+        touch::publish(&self.shared.touches, &closed, None);
+    }
+
+    /// Takes back write `seq`, which a person's typing met in flight, as a write of its own.
+    async fn take_back(&mut self, seq: u64) {
+        let Some((undo, deleted)) = self.touches.take_back(&self.shared.doc, seq) else {
+            return;
+        };
+        let mut by = None;
+        {
+            let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, LOCAL_ORIGIN).await;
+            if let Some(undo) = undo.and_then(|u| Update::decode_v1(&u).ok()) {
+                match txn.apply_update(undo) {
+                    Ok(()) => by = Some(txn.encode_update_v1()),
+                    Err(error) => {
+                        tracing::warn!(document = %self.shared.id, %error, "cannot take back a write a person's typing met")
+                    }
+                }
+            }
+            // The write's deletions are restored (or were never restored): nothing of them to
+            // keep, nor of what the take-back deleted.
+            txn.gc(Some(&deleted));
+            touch::collect(&mut txn);
+        }
+        let by = by.and_then(|update| {
+            let decoded = Update::decode_v1(&update).ok().filter(|d| !d.is_empty())?;
+            Some(self.send_written(update, &decoded))
+        });
+        tracing::info!(document = %self.shared.id, write = seq, by, "a person typed against a write in flight: taken back");
+        touch::publish(&self.shared.touches, &[seq], by.map(|by| (seq, by)));
     }
 
     fn on_presence(&mut self, wanted: &Presence) {
@@ -448,12 +525,22 @@ impl Actor {
         if !known {
             let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
+            let met = if self.touches.is_empty() {
+                None
+            } else {
+                self.touches.met_by(bytes, &txn.state_vector())
+            };
             let before = (nesting > 0).then(|| txn.state_vector());
             txn.apply_update(update)
                 .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
             // Only new types can deepen the document.
             if before.is_some_and(|before| txn.state_vector() != before) {
                 super::depth_after(document, &txn, &self.shared.fragment).map_err(Ended::Final)?;
+            }
+            touch::collect(&mut txn);
+            drop(txn);
+            if let Some(seq) = met {
+                self.take_back(seq).await;
             }
         }
         self.shared.version.send_modify(|v| *v += 1);

@@ -73,6 +73,7 @@ pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
             txn.apply_update(second?)
                 .map_err(|e| bad_content(id, e.to_string()))?;
         }
+        super::touch::collect(&mut txn);
         Ok::<_, Error>(nesting)
     })?;
     if nesting > 0 {

@@ -41,6 +41,7 @@ mod open;
 mod outbox;
 mod pending;
 mod save;
+mod touch;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -56,6 +57,7 @@ use yrs::{Doc, TransactionMut, Update};
 
 use self::actor::{Command, WriteRequest};
 pub use self::pending::{Failure, PendingWrite, Progress, WriteReceipt};
+pub use self::touch::Touch;
 use crate::collaboration::{CollaborationEndpoint, CollaborationServer};
 use crate::error::{Error, Result};
 use crate::presence::{CommentsPing, Presence};
@@ -185,6 +187,8 @@ struct Shared {
     read_only: AtomicBool,
     /// Other participants' presence, as last announced.
     peers: watch::Sender<Vec<Peer>>,
+    /// The writes a person's concurrent typing may still meet, and those taken back.
+    touches: watch::Sender<touch::TouchBoard>,
     bytes_in: AtomicU64,
     bytes_out: AtomicU64,
     connects: AtomicU64,
@@ -317,11 +321,36 @@ impl DocumentSession {
         F: FnOnce(&mut TransactionMut<'_>) -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.write_with(change, false).await
+    }
+
+    /// [`write`](Self::write), watched for a person's typing that crosses it on the way: text
+    /// they place against what it deleted, or in the gap it inserted into, without having
+    /// seen it, would splice their words and the write's. Such a write is taken back at once
+    /// (a write of its own, sent and saved like any), which leaves what the person typed as
+    /// they typed it; [`touch_settled`](Self::touch_settled) tells.
+    pub async fn write_watched<F, R>(&self, change: F) -> Result<PendingWrite<R>>
+    where
+        F: FnOnce(&mut TransactionMut<'_>) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.write_with(change, true).await
+    }
+
+    async fn write_with<F, R>(&self, change: F, watched: bool) -> Result<PendingWrite<R>>
+    where
+        F: FnOnce(&mut TransactionMut<'_>) -> R + Send + 'static,
+        R: Send + 'static,
+    {
         let started = Instant::now();
         self.touch();
         self.check_writable()?;
         let (reply, answer) = oneshot::channel();
-        let request = WriteRequest { change, reply };
+        let request = WriteRequest {
+            change,
+            watched,
+            reply,
+        };
         self.send(Command::Write(Box::new(request))).await?;
         let (seq, outcome) = answer.await.map_err(|_| self.stopped_error())??;
         let value = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -342,6 +371,18 @@ impl DocumentSession {
             return Err(bad_content(detail.clone()));
         }
         Ok(applied.with_value(()))
+    }
+
+    /// Waits until the watch of write `seq` ([`write_watched`](Self::write_watched)) ended —
+    /// a couple of seconds after it was acknowledged, or when the session stops — and says
+    /// whether it was taken back. An unwatched write is `Clear` at once.
+    pub async fn touch_settled(&self, seq: u64) -> Touch {
+        let mut board = self.shared.touches.subscribe();
+        let ended = board.wait_for(|b| !b.watching.contains(&seq)).await;
+        match ended.ok().and_then(|b| b.taken_back.get(&seq).copied()) {
+            Some(by) => Touch::TakenBack { by },
+            None => Touch::Clear,
+        }
     }
 
     /// Asks for a save of the current state even when no local write is unsaved (the

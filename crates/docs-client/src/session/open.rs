@@ -88,6 +88,9 @@ impl DocumentSession {
         let doc = Doc::with_options(Options {
             guid: id.to_string().into(),
             offset_kind: OffsetKind::Utf16,
+            // Deleted content is collected by the session: a watched write's is kept until
+            // its watch ends, to be restored if it is taken back (`touch`).
+            skip_gc: true,
             ..Options::default()
         });
         let fragment = crate::blocknote::document_fragment(&doc);
@@ -114,6 +117,7 @@ impl DocumentSession {
             save_now: watch::Sender::new(0),
             version: watch::Sender::new(0),
             peers: watch::Sender::new(Vec::new()),
+            touches: watch::Sender::new(Default::default()),
             bytes_in: AtomicU64::new(0),
             bytes_out: AtomicU64::new(0),
             connects: AtomicU64::new(0),

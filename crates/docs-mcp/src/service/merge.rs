@@ -156,9 +156,10 @@ pub(super) async fn merge(
     let tracker = doc.tracker.clone();
     let payload = payload.clone();
     let fragment = doc.session.fragment().clone();
+    // Watched: a person's typing that crosses it on its way takes it back (`follow_touch`).
     let written = doc
         .session
-        .write(move |txn| {
+        .write_watched(move |txn| {
             // Nothing happened since the plan (an automatic edit, merged right after it): the
             // blocks read as planned.
             let unchanged_since = planned_at.is_some_and(|counter| tracker.counter() == counter);

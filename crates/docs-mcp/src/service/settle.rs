@@ -20,6 +20,7 @@ use crate::error::{ServiceError, ServiceResult};
 use crate::events::ServiceEvent;
 use crate::record::{EditStatus, now_ms};
 use crate::store::Transition;
+use docs_client::Touch;
 
 /// An edit merged into a session: the session's write (or save request, when the edit was in
 /// the document already) whose acknowledgement means the edit is in the room.
@@ -145,7 +146,10 @@ impl DocsService {
             match confirmed {
                 Ok(()) => {
                     self.applied(id, &doc).await;
-                    self.follow_save(id, &doc, merged.seq).await;
+                    tokio::join!(
+                        self.follow_save(id, &doc, merged.seq),
+                        self.follow_touch(id, &doc, merged.seq),
+                    );
                     return;
                 }
                 Err(error) => {
@@ -243,6 +247,67 @@ impl DocsService {
         }
     }
 }
+
+impl DocsService {
+    /// A person's typing met the edit on its way (they typed against the words it rewrote
+    /// before seeing the rewrite) and the session took it back, which left their words as they
+    /// typed them: once the take-back is acknowledged, `applied` → `conflict`.
+    async fn follow_touch(&self, id: Uuid, doc: &OpenDocument, seq: u64) {
+        let by = tokio::select! {
+            biased;
+            touch = doc.session.touch_settled(seq) => match touch {
+                Touch::Clear => return,
+                Touch::TakenBack { by } => by,
+            },
+            () = self.stopping.cancelled() => return,
+        };
+        let take_back = Merged { seq: by };
+        let taken_back = tokio::select! {
+            biased;
+            acknowledged = acknowledgement(doc, &take_back) => acknowledged,
+            () = self.stopping.cancelled() => return,
+        };
+        if let Err(error) = taken_back {
+            // The session ended: the next open finds what the document holds (a resave of an
+            // applied edit checks it is there).
+            tracing::warn!(edit = %id, %error, "a take-back was not acknowledged");
+            return;
+        }
+        let outcome: ServiceResult<()> = async {
+            let mut record = self.edit(id).await?;
+            if record.status != EditStatus::Applied {
+                return Ok(());
+            }
+            record.status = EditStatus::Conflict;
+            record.error = Some(
+                ServiceError::Conflict {
+                    reason: TAKEN_BACK.into(),
+                }
+                .info(),
+            );
+            let transition = Transition {
+                record: record.clone(),
+                from: EditStatus::Applied,
+            };
+            if self.store.transition(transition).await? {
+                self.store.forget_unsaved(vec![id]).await?;
+                self.changed(&record);
+                self.emit(ServiceEvent::DocumentChanged {
+                    document_id: doc.id,
+                    revision: doc.tracker.revision(),
+                });
+            }
+            Ok(())
+        }
+        .await;
+        if let Err(error) = outcome {
+            tracing::warn!(edit = %id, %error, "cannot record an edit taken back");
+        }
+    }
+}
+
+/// Why an edit met by a person's typing is not in the document.
+const TAKEN_BACK: &str = "someone typed in the same words while the edit was on its way to them; it was taken back, and their words are as they typed them";
 
 /// Errors after which the document may be reached later.
 pub(super) fn is_transient(error: &ServiceError) -> bool {
