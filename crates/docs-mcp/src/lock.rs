@@ -132,19 +132,33 @@ pub fn holder(dir: &Path) -> Option<Holder> {
     }
 }
 
+/// Writes who holds the directory over what the file said, in one write and never shorter
+/// (padded with spaces): a reader never finds it empty or cut while it is rewritten.
 fn write_holder(file: &mut File, holder: &Holder) -> std::io::Result<()> {
-    let json = serde_json::to_vec(holder).expect("a holder serializes");
-    file.set_len(0)?;
+    let mut json = serde_json::to_vec(holder).expect("a holder serializes");
+    let before = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    if json.len() < before {
+        json.resize(before, b' ');
+    }
     file.rewind()?;
     file.write_all(&json)?;
+    file.set_len(json.len() as u64)?;
     file.flush()
 }
 
+/// What the file says; read again once after a moment when it does not parse (a write under
+/// way on a system that lets a read see part of it).
 fn read_holder(file: &mut File) -> Option<Holder> {
-    let mut text = String::new();
-    file.rewind().ok()?;
-    file.read_to_string(&mut text).ok()?;
-    serde_json::from_str(&text).ok()
+    let mut read = || {
+        let mut text = String::new();
+        file.rewind().ok()?;
+        file.read_to_string(&mut text).ok()?;
+        serde_json::from_str(&text).ok()
+    };
+    read().or_else(|| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        read()
+    })
 }
 
 /// Creates `dir` (and its parents) and makes it the user's only (0700 on Unix).
@@ -231,6 +245,36 @@ mod tests {
         let third = DataDirLock::acquire(&dir, &holder_named("Docs MCP app")).unwrap();
         assert_eq!(holder(&dir), Some(holder_named("Docs MCP app")));
         drop(third);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// While the holder says what it bound (again and again, longer and shorter), every
+    /// reader finds it named: a service asking who holds the directory is never told nobody.
+    #[test]
+    fn a_holder_rewriting_the_lock_is_always_read_whole() {
+        let dir = std::env::temp_dir().join(format!("docs-mcp-lock-{}", uuid::Uuid::new_v4()));
+        let mut lock = DataDirLock::acquire(&dir, &holder_named("Docs MCP app")).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (dir, stop) = (dir.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut reads = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let read = holder(&dir).expect("the holder is named");
+                    assert_eq!(read.program, "Docs MCP app");
+                    reads += 1;
+                }
+                reads
+            })
+        };
+        for i in 0..2_000 {
+            let mut holder = holder_named("Docs MCP app");
+            holder.endpoint = (i % 2 == 0).then(|| format!("http://127.0.0.1:{i}/mcp"));
+            lock.rewrite(&holder).unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 0);
+        drop(lock);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
