@@ -144,6 +144,10 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
     let app = DocsService::start_taking_over(config.clone())
         .await
         .unwrap();
+    // The app names its endpoint once it serves it — here a while after it took the
+    // directory, as an installed app starting under load does: the stdio service relays its
+    // client there, not to the port it was configured with.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let app_stop = CancellationToken::new();
     let app_http = tokio::spawn(docs_mcp::http::serve_http(
         app.clone(),
@@ -204,6 +208,10 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
     let app = DocsService::start_taking_over(config.clone())
         .await
         .unwrap();
+    // The app names its endpoint once it serves it — here a while after it took the
+    // directory, as an installed app starting under load does: the stdio service relays its
+    // client there, not to the port it was configured with.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let app_stop = CancellationToken::new();
     let app_http = tokio::spawn(docs_mcp::http::serve_http(
         app.clone(),

@@ -27,6 +27,8 @@ use crate::token::BearerToken;
 
 /// How long a service that handed over waits for the one that asked to take the directory.
 const TAKER_WAIT: Duration = Duration::from_secs(20);
+/// How long a service that holds the directory may take to name the endpoint it bound.
+const ENDPOINT_WAIT: Duration = Duration::from_secs(5);
 
 /// Serves the client on stdin/stdout until it closes stdin or `quit`.
 pub async fn serve_stdio(
@@ -47,7 +49,7 @@ async fn serve(
     quit: &CancellationToken,
 ) -> anyhow::Result<()> {
     loop {
-        match Hosted::start(config, token).await {
+        let in_use = match Hosted::start(config, token).await {
             Ok(hosted) => {
                 let served = local::serve_here(front, &hosted.service, quit).await;
                 hosted.stop().await;
@@ -62,19 +64,18 @@ async fn serve(
                         }
                     }
                 }
+                None
             }
-            Err(ServiceError::DataDirInUse(holder)) => {
-                tracing::info!(
-                    "{holder}; relaying this stdio client to {}",
-                    endpoint(config)
-                );
-            }
+            Err(ServiceError::DataDirInUse(holder)) => Some(holder),
             Err(e) => {
                 return Err(anyhow::anyhow!("{} ({})", e, e.hint()))
                     .context("starting the service");
             }
+        };
+        let url = endpoint(config).await;
+        if let Some(holder) = in_use {
+            tracing::info!("{holder}; relaying this stdio client to {url}");
         }
-        let url = endpoint(config);
         // The agents' token goes only to the holder, once it proved it holds the directory.
         let bridge = Bridge::new(
             url.clone(),
@@ -91,12 +92,22 @@ async fn serve(
     }
 }
 
-/// The MCP endpoint of the service holding the data directory (the configured one while the
-/// holder names none: the bridge then asks it to prove itself, which it cannot).
-fn endpoint(config: &ServiceConfig) -> String {
-    crate::lock::holder(&config.data_dir)
-        .and_then(|holder| holder.endpoint)
-        .unwrap_or_else(|| format!("http://{}/mcp", config.listen))
+/// The MCP endpoint of the service holding the data directory. A service that just took it
+/// names its endpoint once it bound it: waited for, within [`ENDPOINT_WAIT`]. The configured one
+/// when it names none by then (its port taken): the bridge asks whatever listens there to
+/// prove it holds the directory, which it cannot.
+async fn endpoint(config: &ServiceConfig) -> String {
+    let deadline = tokio::time::Instant::now() + ENDPOINT_WAIT;
+    loop {
+        let holder = crate::lock::holder(&config.data_dir);
+        if let Some(endpoint) = holder.as_ref().and_then(|h| h.endpoint.clone()) {
+            return endpoint;
+        }
+        if holder.is_none() || tokio::time::Instant::now() >= deadline {
+            return format!("http://{}/mcp", config.listen);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Whether another process took the data directory within [`TAKER_WAIT`].
