@@ -11,4 +11,12 @@ cd "$(dirname "$0")/.."
 
 # --demo: also the demo's server, so the Connect screen can offer "Try with a demo document".
 scripts/setup.sh --demo
-exec cargo run --quiet --release --locked -p docs-mcp-app -- "$@"
+# Say what the wait is: a first release build takes 10 to 30 minutes on 2 cores (later runs
+# rebuild only what changed); cargo shows its progress meanwhile.
+if [ ! -x "${CARGO_TARGET_DIR:-target}/release/docs-mcp-app" ]; then
+  echo "run: building Docs MCP in release mode for the first time: 10 to 30 minutes on 2 cores (cargo's progress below); later runs take seconds."
+else
+  echo "run: building what changed, then starting Docs MCP"
+fi
+cargo build --release --locked -p docs-mcp-app
+exec "${CARGO_TARGET_DIR:-target}/release/docs-mcp-app" "$@"

@@ -128,12 +128,29 @@ pub struct Overview {
     pub token: Option<String>,
     /// Absolute path of this app's binary (Claude Desktop runs `<it> bridge`).
     pub app_path: String,
+    /// What a stdio client runs `app_path` with: the bridge, pointed at this endpoint and data
+    /// directory (another port, or the demo's, is reached only so).
+    pub bridge_args: Vec<String>,
     /// The service's data directory (what a shell agent must be fenced off from).
     pub data_dir: String,
     /// Whether the demo runs (the instance is its local server, with sample documents).
     pub demo: bool,
+    /// Whether this run (`--demo`) is starting the demo: its server is not answering yet.
+    pub demo_starting: bool,
     /// Whether this build can start the demo (a checkout with the demo server installed).
     pub demo_available: bool,
+}
+
+/// Launch at login as Settings offers it.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaunchAtLogin {
+    /// The OS's state.
+    pub enabled: bool,
+    /// Why it is not offered in this run (the demo), if it is not.
+    pub refused: Option<String>,
+    /// What to know before turning it on (a copy run from a build folder).
+    pub caveat: Option<String>,
 }
 
 /// The signed-in Docs user.
@@ -274,6 +291,7 @@ impl HistoryFilter {
                     EditStatus::Conflict,
                     EditStatus::Failed,
                     EditStatus::Undone,
+                    EditStatus::Withdrawn,
                 ]
             })),
             document_id: self.document_id,
@@ -577,6 +595,7 @@ mod tests {
             docs_mcp::service::Outcome::decl(),
             GrantedRequest::decl(),
             crate::claude_desktop::ClaudeDesktopAdded::decl(),
+            LaunchAtLogin::decl(),
         ];
         let mut generated = String::from(
             "// Generated from the Rust types by `api::tests::ui_bindings_are_generated_from_the_rust_types`\n\
@@ -623,8 +642,10 @@ mod tests {
             listen_error: None,
             token: None,
             app_path: "/usr/bin/docs-mcp-app".into(),
+            bridge_args: vec!["bridge".into()],
             data_dir: "/home/ada/.local/share/lasuite-docs-mcp".into(),
             demo: false,
+            demo_starting: false,
             demo_available: true,
         };
         assert_eq!(
@@ -642,8 +663,10 @@ mod tests {
                 "listen_error": null,
                 "token": null,
                 "app_path": "/usr/bin/docs-mcp-app",
+                "bridge_args": ["bridge"],
                 "data_dir": "/home/ada/.local/share/lasuite-docs-mcp",
                 "demo": false,
+                "demo_starting": false,
                 "demo_available": true
             })
         );

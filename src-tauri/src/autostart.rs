@@ -8,6 +8,29 @@ use tauri::AppHandle;
 /// Passed by the login item: start in the tray, without the window.
 pub const MINIMIZED_ARG: &str = "--minimized";
 
+/// Why launch at login is not offered in this run: the demo (`--demo`) would register the
+/// app a person uses for real.
+pub fn refused(demo_run: bool) -> Option<String> {
+    demo_run.then(|| {
+        "Not in the demo: launch at login starts the app you use for real. Turn it on there."
+            .to_owned()
+    })
+}
+
+/// What to know before turning it on from this binary: one run from a cargo build folder
+/// (`target/…`) registers that path, which a `cargo clean` or a moved checkout breaks.
+pub fn caveat(exe: &std::path::Path) -> Option<String> {
+    let from_build = exe
+        .ancestors()
+        .any(|dir| dir.file_name().is_some_and(|name| name == "target"));
+    from_build.then(|| {
+        format!(
+            "This copy runs from a build folder ({}): the login entry points there and stops working if that build is cleaned or moved. The installed app (.deb, .rpm) keeps a lasting one.",
+            exe.display()
+        )
+    })
+}
+
 /// Whether the OS starts the app at login.
 pub fn is_enabled(app: &AppHandle) -> bool {
     platform::is_enabled(app)
@@ -291,5 +314,30 @@ mod xdg {
             assert_eq!(exec_argument("/a b/$x\"y"), "\"/a b/\\$x\\\"y\"");
             assert_eq!(exec_argument("/100%/app"), "/100%%/app");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_demo_does_not_offer_it_and_a_build_folder_says_what_it_risks() {
+        assert!(refused(true).unwrap().starts_with("Not in the demo"));
+        assert_eq!(refused(false), None);
+        assert_eq!(caveat(Path::new("/usr/bin/docs-mcp-app")), None);
+        assert_eq!(caveat(Path::new("/home/ada/targets/docs-mcp-app")), None);
+        let built = caveat(Path::new(
+            "/home/ada/src/lasuite-docs-mcp/target/release/docs-mcp-app",
+        ))
+        .unwrap();
+        assert!(
+            built.starts_with(
+                "This copy runs from a build folder (/home/ada/src/lasuite-docs-mcp/target/release/docs-mcp-app)"
+            ),
+            "{built}"
+        );
     }
 }

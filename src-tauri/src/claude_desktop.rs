@@ -39,8 +39,14 @@ pub struct ClaudeDesktopAdded {
     pub backup: Option<String>,
 }
 
-/// Writes `name` → `{command: app, args: ["bridge"]}` into the configuration at `path`.
-pub fn add(path: &Path, name: &str, app: &Path) -> Result<ClaudeDesktopAdded, CommandError> {
+/// Writes `name` → `{command: app, args}` (the bridge's arguments, which name the endpoint
+/// and data directory of the service it reaches) into the configuration at `path`.
+pub fn add(
+    path: &Path,
+    name: &str,
+    app: &Path,
+    args: &[String],
+) -> Result<ClaudeDesktopAdded, CommandError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     if !dir.is_dir() {
         return Err(invalid(
@@ -80,7 +86,7 @@ pub fn add(path: &Path, name: &str, app: &Path) -> Result<ClaudeDesktopAdded, Co
             "Fix the file, or paste the configuration by hand.",
         ));
     };
-    let entry = json!({ "command": app.display().to_string(), "args": ["bridge"] });
+    let entry = json!({ "command": app.display().to_string(), "args": args });
     let replaced = servers.get(name).is_some_and(|old| old != &entry);
     servers.insert(name.to_owned(), entry);
     let text = serde_json::to_string_pretty(&Value::Object(config)).expect("JSON serializes");
@@ -114,6 +120,18 @@ fn io_error(path: &Path, error: std::io::Error) -> CommandError {
 mod tests {
     use super::*;
 
+    fn args(port: u16) -> Vec<String> {
+        [
+            "bridge",
+            "--url",
+            &format!("http://127.0.0.1:{port}/mcp"),
+            "--data-dir",
+            "/d",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
     fn folder() -> PathBuf {
         let dir = std::env::temp_dir().join(format!("claude-config-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -131,6 +149,7 @@ mod tests {
             &path,
             "lasuite-docs",
             Path::new("/opt/Docs MCP/docs-mcp-app"),
+            &args(7658),
         )
         .unwrap();
         assert!(!added.replaced);
@@ -142,7 +161,10 @@ mod tests {
                 "globalShortcut": "Ctrl+Space",
                 "mcpServers": {
                     "other": {"command": "x"},
-                    "lasuite-docs": {"command": "/opt/Docs MCP/docs-mcp-app", "args": ["bridge"]},
+                    "lasuite-docs": {
+                        "command": "/opt/Docs MCP/docs-mcp-app",
+                        "args": ["bridge", "--url", "http://127.0.0.1:7658/mcp", "--data-dir", "/d"],
+                    },
                 },
             })
         );
@@ -153,12 +175,27 @@ mod tests {
             &path,
             "lasuite-docs",
             Path::new("/opt/Docs MCP/docs-mcp-app"),
+            &args(7658),
         )
         .unwrap();
         assert_eq!((again.replaced, again.backup), (false, None));
-        // Another binary: the entry is replaced.
-        let moved = add(&path, "lasuite-docs", Path::new("/usr/bin/docs-mcp-app")).unwrap();
+        // Another binary, or another port: the entry is replaced.
+        let moved = add(
+            &path,
+            "lasuite-docs",
+            Path::new("/usr/bin/docs-mcp-app"),
+            &args(7658),
+        )
+        .unwrap();
         assert!(moved.replaced);
+        let ported = add(
+            &path,
+            "lasuite-docs",
+            Path::new("/usr/bin/docs-mcp-app"),
+            &args(7700),
+        )
+        .unwrap();
+        assert!(ported.replaced);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -166,16 +203,16 @@ mod tests {
     fn a_missing_file_is_created_and_a_broken_one_left_alone() {
         let dir = folder();
         let path = dir.join("claude_desktop_config.json");
-        let added = add(&path, "lasuite-docs", Path::new("/app")).unwrap();
+        let added = add(&path, "lasuite-docs", Path::new("/app"), &args(7658)).unwrap();
         assert_eq!(added.backup, None);
         let written: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(
             written,
-            json!({"mcpServers": {"lasuite-docs": {"command": "/app", "args": ["bridge"]}}})
+            json!({"mcpServers": {"lasuite-docs": {"command": "/app", "args": args(7658)}}})
         );
         std::fs::write(&path, "{ not json").unwrap();
-        let refused = add(&path, "lasuite-docs", Path::new("/app")).unwrap_err();
+        let refused = add(&path, "lasuite-docs", Path::new("/app"), &args(7658)).unwrap_err();
         assert!(
             refused.0.message.contains("is not a JSON object"),
             "{refused:?}"
@@ -185,6 +222,7 @@ mod tests {
             &dir.join("absent/claude_desktop_config.json"),
             "x",
             Path::new("/app"),
+            &args(7658),
         )
         .unwrap_err();
         assert!(nowhere.0.message.contains("does not exist"), "{nowhere:?}");

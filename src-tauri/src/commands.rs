@@ -15,8 +15,8 @@ use uuid::Uuid;
 
 use crate::api::{
     ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource,
-    GrantedRequest, HistoryFilter, InstanceCheck, Overview, SessionRow, Settings, StartupProblem,
-    browser_failed, invalid,
+    GrantedRequest, HistoryFilter, InstanceCheck, LaunchAtLogin, Overview, SessionRow, Settings,
+    StartupProblem, browser_failed, invalid,
 };
 use crate::claude_desktop::ClaudeDesktopAdded;
 use crate::host::{DECIDER, Host};
@@ -242,26 +242,51 @@ pub async fn save_settings(host: HostState<'_>, settings: Settings) -> CommandRe
     host.settings().await
 }
 
-/// Whether the OS starts the app at login, read from the OS.
+/// Whether the OS starts the app at login, read from the OS; whether this run offers it, and
+/// what to know first.
 #[tauri::command(rename_all = "snake_case")]
-pub fn launch_at_login(app: AppHandle) -> bool {
-    autostart::is_enabled(&app)
+pub fn launch_at_login(app: AppHandle, host: HostState<'_>) -> LaunchAtLogin {
+    launch_state(&app, &host)
 }
 
-/// Turns launch at login on or off; answers the OS's state after it.
+/// Turns launch at login on or off; answers its state after it. Refused in the demo.
 #[tauri::command(rename_all = "snake_case")]
-pub fn set_launch_at_login(app: AppHandle, enabled: bool) -> CommandResult<bool> {
+pub fn set_launch_at_login(
+    app: AppHandle,
+    host: HostState<'_>,
+    enabled: bool,
+) -> CommandResult<LaunchAtLogin> {
+    if let Some(refused) = autostart::refused(host.demo_run) {
+        return Err(invalid(
+            refused,
+            "Quit the demo and open Docs MCP to turn it on.",
+        ));
+    }
     tray::set_launch_at_login(&app, enabled).map_err(|e| {
         invalid(
             format!("launch at login was not changed: {e}"),
             "Start Docs MCP yourself meanwhile; check that your home folder is writable.",
         )
-    })
+    })?;
+    Ok(launch_state(&app, &host))
+}
+
+fn launch_state(app: &AppHandle, host: &Host) -> LaunchAtLogin {
+    LaunchAtLogin {
+        enabled: autostart::is_enabled(app),
+        refused: autostart::refused(host.demo_run),
+        caveat: std::env::current_exe()
+            .ok()
+            .and_then(|exe| autostart::caveat(&exe)),
+    }
 }
 
 /// Adds this app's stdio bridge to Claude Desktop's configuration as `server_name`.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn add_to_claude_desktop(server_name: String) -> CommandResult<ClaudeDesktopAdded> {
+pub async fn add_to_claude_desktop(
+    host: HostState<'_>,
+    server_name: String,
+) -> CommandResult<ClaudeDesktopAdded> {
     let path = crate::claude_desktop::config_path().ok_or_else(|| {
         crate::api::invalid(
             "no home folder to find Claude Desktop's configuration in",
@@ -274,7 +299,7 @@ pub async fn add_to_claude_desktop(server_name: String) -> CommandResult<ClaudeD
             "Paste the configuration by hand.",
         )
     })?;
-    crate::claude_desktop::add(&path, &server_name, &app)
+    crate::claude_desktop::add(&path, &server_name, &app, &host.bridge_args())
 }
 
 /// Why the app could not start its service, or `null`: asked first, before any other command.

@@ -52,21 +52,44 @@ pub struct Host {
     demo_proposals: std::sync::atomic::AtomicUsize,
     /// Stops the group decisions under way (the person's "Stop"); replaced once used.
     stop_decisions: std::sync::Mutex<CancellationToken>,
+    /// This run is `--demo`.
+    pub demo_run: bool,
+    /// `--demo`'s start is under way (the window says so from its first frame).
+    demo_pending: std::sync::atomic::AtomicBool,
+}
+
+/// The demo's data directory (`demo` under `base`), emptied: nothing of an earlier demo is
+/// remembered — its edits, History, documents and settings were the demo server's, which
+/// forgot them when it stopped. Left as it is while a running demo holds it (the start then
+/// says so).
+fn forget_demo(base: &std::path::Path) -> anyhow::Result<PathBuf> {
+    let dir = base.join("demo");
+    if docs_mcp::lock::holder(&dir).is_none() {
+        match std::fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(anyhow::anyhow!(
+                    "cannot empty the demo's directory {}: {e}",
+                    dir.display()
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(dir)
 }
 
 impl Host {
     /// Starts the service. `DOCS_MCP_DATA_DIR`, `DOCS_INSTANCE_URL`, `DOCS_MCP_LISTEN` and
     /// `DOCS_MCP_SAVE_INTERVAL` override the data directory, the instance, the endpoint
     /// address and the save interval (tests use them).
-    /// `demo` (`docs-mcp-app --demo`): a data directory and port of the demo's own, so the
-    /// demo neither reaches nor changes what a real instance's app keeps.
+    /// `demo` (`docs-mcp-app --demo`): a data directory (`demo` under the usual one, emptied
+    /// at each start) and port of the demo's own, so the demo neither reaches nor changes what
+    /// a real instance's app keeps, and starts clean.
     pub async fn start(demo: bool) -> anyhow::Result<Host> {
-        let data_dir = std::env::var_os("DOCS_MCP_DATA_DIR")
+        let base = std::env::var_os("DOCS_MCP_DATA_DIR")
             .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                let dir = docs_mcp::config::default_data_dir();
-                if demo { dir.join("demo") } else { dir }
-            });
+            .unwrap_or_else(docs_mcp::config::default_data_dir);
+        let data_dir = if demo { forget_demo(&base)? } else { base };
         std::fs::create_dir_all(&data_dir)?;
         let settings = AppSettings::load(&data_dir);
         let mut config = ServiceConfig::new(data_dir.clone());
@@ -158,6 +181,8 @@ impl Host {
             demo_start: tokio::sync::Mutex::new(()),
             demo_proposals: std::sync::atomic::AtomicUsize::new(0),
             stop_decisions: std::sync::Mutex::new(CancellationToken::new()),
+            demo_run: demo,
+            demo_pending: std::sync::atomic::AtomicBool::new(demo),
         })
     }
 
@@ -178,10 +203,25 @@ impl Host {
             app_path: std::env::current_exe()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| "docs-mcp-app".into()),
+            bridge_args: self.bridge_args(),
             data_dir: self.data_dir.display().to_string(),
             demo: self.demo_documents().is_some(),
+            demo_starting: self.demo_pending.load(std::sync::atomic::Ordering::Relaxed),
             demo_available: crate::demo::server_script().is_some(),
         })
+    }
+
+    /// The arguments that make this app's binary a stdio bridge to this service: its endpoint
+    /// and data directory named, so that a port of Settings or the demo's are reached (the
+    /// bridge reads the token and checks the holder there).
+    pub fn bridge_args(&self) -> Vec<String> {
+        docs_mcp::cli::bridge_args(&format!("http://{}/mcp", self.listen), &self.data_dir)
+    }
+
+    /// `--demo`'s start ended (started or not): the window stops saying it is starting.
+    pub fn demo_start_ended(&self) {
+        self.demo_pending
+            .store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The demo's documents while the demo runs.
@@ -521,5 +561,39 @@ fn without_arguments(mut record: EditRecord) -> EditRecord {
 async fn restore_session(service: Arc<DocsService>) {
     if let Err(e) = service.restore_session().await {
         tracing::warn!(error = %e, "could not check the stored Docs session");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each demo starts from an empty directory of its own, twice in a row; one that runs
+    /// keeps its own.
+    #[test]
+    fn the_demo_starts_clean_each_time_but_never_under_a_running_one() {
+        let base = std::env::temp_dir().join(format!("docs-mcp-demo-{}", uuid::Uuid::new_v4()));
+        for _ in 0..2 {
+            let dir = forget_demo(&base).unwrap();
+            assert_eq!(dir, base.join("demo"));
+            assert!(!dir.exists(), "nothing of the last demo is left");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("docs-mcp.db"), "an earlier demo's journal").unwrap();
+        }
+        let holder = docs_mcp::lock::Holder {
+            pid: std::process::id(),
+            program: "the Docs MCP app".into(),
+            endpoint: None,
+            hands_over: false,
+            proof_key: "k".into(),
+        };
+        let running = docs_mcp::lock::DataDirLock::acquire(&base.join("demo"), &holder).unwrap();
+        forget_demo(&base).unwrap();
+        assert!(
+            base.join("demo/docs-mcp.db").exists(),
+            "a running demo keeps its journal"
+        );
+        drop(running);
+        std::fs::remove_dir_all(base).unwrap();
     }
 }

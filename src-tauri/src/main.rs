@@ -84,6 +84,9 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let dir = std::env::var_os("DOCS_MCP_LOG_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(docs_mcp::config::default_log_dir);
+    // Made first (a fresh account has none): the appender's clean-up of old files would
+    // print "Error reading the log directory" on a first run otherwise.
+    let _ = docs_mcp::lock::private_dir(&dir);
     let file = tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("docs-mcp-app")
@@ -266,7 +269,9 @@ fn forward_events(app: tauri::AppHandle, host: &Host) {
 /// `--demo`: starts the demo, then has the window show it (or why it did not start).
 fn start_demo(app: tauri::AppHandle, host: Arc<Host>) {
     tauri::async_runtime::spawn(async move {
-        match host.start_demo().await {
+        let started = host.start_demo().await;
+        host.demo_start_ended();
+        match started {
             Ok(_) => {
                 let _ = app.emit(SERVICE_EVENT, serde_json::json!({ "type": "resync" }));
                 let _ = app.emit(api::NAVIGATE_EVENT, "documents");

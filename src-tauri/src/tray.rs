@@ -50,11 +50,12 @@ pub fn build(app: &AppHandle, host: &Host) -> tauri::Result<Tray> {
         host.service.is_paused(),
         None::<&str>,
     )?;
+    // Not in the demo: it would register the app a person uses for real.
     let autostart = CheckMenuItem::with_id(
         app,
         "autostart",
         "Launch at login",
-        true,
+        autostart::refused(host.demo_run).is_none(),
         autostart::is_enabled(app),
         None::<&str>,
     )?;

@@ -1,7 +1,7 @@
 // The shell: header (instance, endpoint, pause), navigation, the screens, and the one event
 // stream that keeps them current.
 
-import { h, showStatus } from "./dom";
+import { h, showPassing, showStatus } from "./dom";
 import { errorText, onLaunchAtLogin, onNavigate, onServiceEvent, rpc } from "./rpc";
 import { AgentsScreen } from "./screens/agents";
 import { ConnectScreen } from "./screens/connect";
@@ -110,7 +110,7 @@ export class App {
     }
     await onServiceEvent((event) => this.onEvent(event));
     await onNavigate((screen) => this.show(screen));
-    await onLaunchAtLogin((enabled) => this.settings.showLaunchAtLogin(enabled));
+    await onLaunchAtLogin((enabled) => this.settings.showLaunchEnabled(enabled));
     await this.refreshOverview();
     await Promise.all([this.requests.load(), this.pending.load(), this.sessions.load(), this.history.load(), this.settings.load()]);
     // Unless the user (or the tray) already picked a screen while loading.
@@ -174,7 +174,7 @@ export class App {
     showStatus(this.demoStatus, "");
     try {
       await rpc("demo_propose_edit");
-      showStatus(this.demoStatus, "The demo agent proposed an edit: it waits in Pending edits.");
+      showPassing(this.demoStatus, "The demo agent proposed an edit: it waits in Pending edits.");
       this.show("pending");
     } catch (error) {
       showStatus(this.demoStatus, errorText(error), true);

@@ -6,7 +6,7 @@ import type { BlockJson } from "./blocknote";
 
 export type ErrorInfo = { code: string, message: string, hint: string, };
 
-export type EditStatus = "pending" | "applying" | "applied" | "rejected" | "conflict" | "failed" | "undone";
+export type EditStatus = "pending" | "applying" | "applied" | "rejected" | "conflict" | "failed" | "undone" | "withdrawn";
 
 export type Policy = "auto" | "review" | "read-only" | "comment-only";
 
@@ -245,6 +245,11 @@ token: string | null,
  */
 app_path: string, 
 /**
+ * What a stdio client runs `app_path` with: the bridge, pointed at this endpoint and data
+ * directory (another port, or the demo's, is reached only so).
+ */
+bridge_args: Array<string>, 
+/**
  * The service's data directory (what a shell agent must be fenced off from).
  */
 data_dir: string, 
@@ -252,6 +257,10 @@ data_dir: string,
  * Whether the demo runs (the instance is its local server, with sample documents).
  */
 demo: boolean, 
+/**
+ * Whether this run (`--demo`) is starting the demo: its server is not answering yet.
+ */
+demo_starting: boolean, 
 /**
  * Whether this build can start the demo (a checkout with the demo server installed).
  */
@@ -405,3 +414,17 @@ replaced: boolean,
  * Where the previous file was kept, if there was one.
  */
 backup: string | null, };
+
+export type LaunchAtLogin = { 
+/**
+ * The OS's state.
+ */
+enabled: boolean, 
+/**
+ * Why it is not offered in this run (the demo), if it is not.
+ */
+refused: string | null, 
+/**
+ * What to know before turning it on (a copy run from a build folder).
+ */
+caveat: string | null, };

@@ -2,7 +2,7 @@
 // `command_map::tests::ui_command_bindings_are_generated_from_the_commands`: do not edit.
 // Regenerate with `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
 
-import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, GroupDecision, HistoryFilter, InstanceCheck, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
+import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, GroupDecision, HistoryFilter, InstanceCheck, LaunchAtLogin, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
 
 /** Every command: its arguments and its result. */
 export interface Commands {
@@ -55,10 +55,11 @@ export interface Commands {
   undo_edit: { args: { id: string }; result: EditRecord };
   get_settings: { args: Record<string, never>; result: Settings };
   save_settings: { args: { settings: Settings }; result: Settings };
-  /** Whether the OS starts the app at login, read from the OS. */
-  launch_at_login: { args: Record<string, never>; result: boolean };
-  /** Turns launch at login on or off; answers the OS's state after it. */
-  set_launch_at_login: { args: { enabled: boolean }; result: boolean };
+  /** Whether the OS starts the app at login, read from the OS; whether this run offers it, and
+   * what to know first. */
+  launch_at_login: { args: Record<string, never>; result: LaunchAtLogin };
+  /** Turns launch at login on or off; answers its state after it. Refused in the demo. */
+  set_launch_at_login: { args: { enabled: boolean }; result: LaunchAtLogin };
   /** Adds this app's stdio bridge to Claude Desktop's configuration as `server_name`. */
   add_to_claude_desktop: { args: { server_name: string }; result: ClaudeDesktopAdded };
   /** Why the app could not start its service, or `null`: asked first, before any other command. */

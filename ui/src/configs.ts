@@ -17,29 +17,35 @@ export const SERVER_NAME = "lasuite-docs";
 const TOKEN_PLACEHOLDER = "<token: see `docs-mcp token --show`>";
 
 /** The configurations with the shared token, or with `clientToken`, a configured client's own
- * (the bridge then gets it through `DOCS_MCP_TOKEN`). */
-export function agentConfigs(overview: Pick<Overview, "endpoint" | "token" | "app_path" | "data_dir">, clientToken?: string): AgentConfig[] {
+ * (a stdio bridge then gets it through `DOCS_MCP_TOKEN`). Clients that start a program run this
+ * app's binary as a stdio bridge named to this endpoint and data directory (`bridge_args`), so
+ * a port of Settings or the demo's is reached; the others are given the endpoint itself. */
+export function agentConfigs(
+  overview: Pick<Overview, "endpoint" | "token" | "app_path" | "bridge_args" | "data_dir">,
+  clientToken?: string,
+): AgentConfig[] {
   const token = clientToken ?? overview.token ?? TOKEN_PLACEHOLDER;
   const bearer = `Bearer ${token}`;
   const json = (value: unknown) => JSON.stringify(value, null, 2);
-  const bridge = clientToken
-    ? { command: overview.app_path, args: ["bridge"], env: { DOCS_MCP_TOKEN: clientToken } }
-    : { command: overview.app_path, args: ["bridge"] };
+  const env = clientToken ? { DOCS_MCP_TOKEN: clientToken } : undefined;
+  const bridge = { command: overview.app_path, args: overview.bridge_args, ...(env ? { env } : {}) };
+  const bridgeNote = clientToken
+    ? "It starts this app's binary as a stdio bridge to the running app, with this client's token."
+    : "It starts this app's binary as a stdio bridge to the running app; the bridge finds the token itself.";
+  const tokenInput = `${SERVER_NAME}-token`;
   return [
     {
       id: "claude-desktop",
       client: "Claude Desktop",
       where: "claude_desktop_config.json (Settings → Developer → Edit Config)",
       text: json({ mcpServers: { [SERVER_NAME]: bridge } }),
-      note: clientToken
-        ? "Claude Desktop starts this app's binary as a stdio bridge to the running app, with this client's token."
-        : "Claude Desktop starts this app's binary as a stdio bridge to the running app; the bridge finds the token itself.",
+      note: bridgeNote,
     },
     {
       id: "claude-code",
       client: "Claude Code",
-      where: "a terminal",
-      text: `claude mcp add --transport http ${SERVER_NAME} ${overview.endpoint} --header "Authorization: ${bearer}"`,
+      where: "a terminal (for every project of yours: --scope user)",
+      text: `claude mcp add --transport http --scope user ${SERVER_NAME} ${overview.endpoint} --header "Authorization: ${bearer}"`,
     },
     {
       id: "claude-code-fence",
@@ -49,18 +55,66 @@ export function agentConfigs(overview: Pick<Overview, "endpoint" | "token" | "ap
       note: "Agents with a shell run as you: these rules deny Claude Code the decision commands, the control routes and the files of Docs MCP's data directory. They raise the bar; the real fence is this app: while it runs, every decision asked from a terminal waits for your click here.",
     },
     {
+      id: "vscode",
+      client: "VS Code",
+      where: "your user configuration (Command Palette → MCP: Open User Configuration), not a workspace's .vscode/mcp.json",
+      text: json({
+        inputs: [
+          { type: "promptString", id: tokenInput, description: "Docs MCP bearer token (Agents screen of the Docs MCP app)", password: true },
+        ],
+        servers: {
+          [SERVER_NAME]: { type: "http", url: overview.endpoint, headers: { Authorization: `Bearer \${input:${tokenInput}}` } },
+        },
+      }),
+      note: "VS Code asks for the token once (paste it from above) and keeps it in its secret storage: the file holds no secret.",
+    },
+    {
       id: "cursor",
       client: "Cursor",
       where: "~/.cursor/mcp.json",
-      text: json({ mcpServers: { [SERVER_NAME]: { url: overview.endpoint, headers: { Authorization: bearer } } } }),
+      text: json({ mcpServers: { [SERVER_NAME]: bridge } }),
+      note: bridgeNote,
     },
     {
-      id: "vscode",
-      client: "VS Code",
-      where: ".vscode/mcp.json (or the user settings' mcp section)",
-      text: json({ servers: { [SERVER_NAME]: { type: "http", url: overview.endpoint, headers: { Authorization: bearer } } } }),
+      id: "windsurf",
+      client: "Windsurf",
+      where: "~/.codeium/windsurf/mcp_config.json",
+      text: json({ mcpServers: { [SERVER_NAME]: bridge } }),
+      note: bridgeNote,
+    },
+    {
+      id: "zed",
+      client: "Zed",
+      where: "Zed's settings.json (zed: open settings), under context_servers",
+      text: json({ context_servers: { [SERVER_NAME]: { ...bridge, env: env ?? {} } } }),
+      note: bridgeNote,
+    },
+    {
+      id: "codex",
+      client: "Codex CLI",
+      where: "~/.codex/config.toml",
+      text: codexToml(overview.app_path, overview.bridge_args, env),
+      note: bridgeNote,
+    },
+    {
+      id: "gemini",
+      client: "Gemini CLI",
+      where: "~/.gemini/settings.json (merge into mcpServers)",
+      text: json({ mcpServers: { [SERVER_NAME]: bridge } }),
+      note: bridgeNote,
     },
   ];
+}
+
+/** Codex's `[mcp_servers.<name>]` table. TOML's basic strings and arrays of them read as
+ * JSON's do: each value is written with `JSON.stringify`. */
+function codexToml(command: string, args: string[], env?: Record<string, string>): string {
+  const lines = [`[mcp_servers.${SERVER_NAME}]`, `command = ${JSON.stringify(command)}`, `args = ${JSON.stringify(args)}`];
+  if (env) {
+    lines.push("", `[mcp_servers.${SERVER_NAME}.env]`);
+    for (const [key, value] of Object.entries(env)) lines.push(`${key} = ${JSON.stringify(value)}`);
+  }
+  return lines.join("\n");
 }
 
 /** Claude Code permission rules that keep a shell agent from deciding: no reading or

@@ -66,8 +66,29 @@ export function statusLine(className: string): HTMLParagraphElement {
 
 /** Shows an outcome; a failure also gets the `error` class. */
 export function showStatus(el: HTMLElement, text: string, isError = false): void {
+  passingShown.delete(el);
   el.textContent = text;
   el.classList.toggle("error", isError);
+}
+
+/** How long a confirmation stays ("Copied.", "Undid …"): it says what just happened, not a
+ * state that holds, and must not sit there minutes later. */
+export const PASSING_MS = 8000;
+const passingShown = new WeakMap<HTMLElement, symbol>();
+
+/** Shows a confirmation in `el` and clears it after {@link PASSING_MS}, unless something else
+ * was shown there meanwhile (with this or {@link showStatus}). */
+export function showPassing(el: HTMLElement, ...parts: (Node | string)[]): void {
+  el.classList.remove("error");
+  el.replaceChildren(...parts);
+  const shown = Symbol("passing");
+  passingShown.set(el, shown);
+  setTimeout(() => {
+    if (passingShown.get(el) === shown) {
+      passingShown.delete(el);
+      el.replaceChildren();
+    }
+  }, PASSING_MS);
 }
 
 /** A name someone else chose (an agent's, a collaborator's, a document's title): text, never

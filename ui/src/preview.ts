@@ -13,6 +13,7 @@ export const STATUS_LABELS: Record<EditStatus, string> = {
   conflict: "Conflict",
   failed: "Failed",
   undone: "Undone",
+  withdrawn: "Withdrawn by the agent",
 };
 
 /** An edit's status as a person reads it: an applied edit Docs has not saved yet says so

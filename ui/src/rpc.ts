@@ -44,14 +44,44 @@ const PERSON_HINTS: Record<string, string> = {
   DOC_FORBIDDEN: "Ask the document's owner for access.",
   DOC_READONLY: "This account may only read the document.",
   EDIT_CONFLICT: "Nothing was applied; ask the agent to redo it on the current text.",
+  STALE_REVISION: "Nothing was applied: the document changed since the agent read it; ask the agent to redo it.",
+  BLOCK_NOT_FOUND: "The part of the document it was about is gone; nothing was applied.",
+  TEXT_NOT_FOUND: "The text it was about is no longer there; nothing was applied.",
+  SYNC_TIMEOUT: "Your Docs instance is slow to answer: try again in a moment.",
+  NOT_ACKNOWLEDGED: "Your Docs instance did not confirm it: try again in a moment.",
 };
 
+/** Technical tails a person need not read in the sentence:
+ * the HTTP client's own words, Django's "No Document matches the given query.". */
+const TECHNICAL_TAILS = [
+  / ?\((?:error sending request for url|error trying to connect|client error|tcp connect error|dns error)[^]*\)/gi,
+  / ?\(No \w+ matches the given query\.\)/g,
+];
+const UUID = /\b(block|document|edit|thread) [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
+/** A failure's message as a sentence for a person: ids and library words out, a capital
+ * first (`capital`). */
+export function personMessage(message: string, capital = true): string {
+  let text = message;
+  for (const tail of TECHNICAL_TAILS) text = text.replace(tail, "");
+  text = text.replace(UUID, "this $1").trim();
+  return capital ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+}
+
 /** What the user reads of a failure: what happened, then what to do next. */
-export function errorText(error: unknown): string {
+export function errorText(error: unknown, capital = true): string {
   const e = toRpcError(error);
   const hint = PERSON_HINTS[e.code] ?? e.hint;
-  return hint ? `${e.message} — ${hint}` : e.message;
+  const message = personMessage(e.message, capital);
+  return hint ? `${message} — ${hint}` : message;
 }
+
+/** {@link errorText} inside a sentence ("…failed: the instance did not answer — …"): the
+ * message's case as the service wrote it. */
+export function errorClause(error: unknown): string {
+  return errorText(error, false);
+}
+
 
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"];
 

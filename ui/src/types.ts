@@ -26,6 +26,7 @@ export type {
   GroupDecision,
   HistoryFilter,
   InstanceCheck,
+  LaunchAtLogin,
   NewAgentClient,
   Overview,
   Policy,
@@ -45,7 +46,7 @@ export type { BlockJson, InlineJson, StyledText, TableJson } from "./blocknote";
  * REST API) → `applied`, or `conflict` (a person changed a block it touches since its preview)
  * or `failed` (not in the document); `rejected`; `undone` (an applied edit reverted). Every
  * status, in this order (the type checker refuses one the Rust side does not have). */
-export const EDIT_STATUSES = ["pending", "applying", "applied", "rejected", "conflict", "failed", "undone"] as const satisfies readonly EditStatus[];
+export const EDIT_STATUSES = ["pending", "applying", "applied", "rejected", "conflict", "failed", "undone", "withdrawn"] as const satisfies readonly EditStatus[];
 
 /** The one event stream (`service-event`): the service's events, and the app's `resync`
  * (events were dropped: reload everything). */

@@ -11,20 +11,69 @@ afterEach(() => {
 });
 
 describe("agent configurations", () => {
-  it("fill in the endpoint and the token", () => {
-    const configs = Object.fromEntries(agentConfigs(overview).map((c) => [c.id, c.text]));
-    expect(JSON.parse(configs["claude-desktop"])).toEqual({
-      mcpServers: { "lasuite-docs": { command: "/usr/bin/docs-mcp-app", args: ["bridge"] } },
-    });
+  const demo = {
+    ...overview,
+    endpoint: "http://127.0.0.1:7659/mcp",
+    bridge_args: ["bridge", "--url", "http://127.0.0.1:7659/mcp", "--data-dir", "/home/ada/.local/share/lasuite-docs-mcp/demo"],
+  };
+  const bridge = { command: "/usr/bin/docs-mcp-app", args: demo.bridge_args };
+
+  /** Codex's TOML, read as TOML reads these lines: tables, and `key = value` with basic
+   * strings and arrays of them (JSON's syntax). */
+  function readToml(text: string): Record<string, Record<string, unknown>> {
+    const tables: Record<string, Record<string, unknown>> = {};
+    let table = "";
+    for (const line of text.split("\n").filter((l) => l.trim() !== "")) {
+      const header = /^\[([A-Za-z0-9_.-]+)\]$/.exec(line);
+      if (header) {
+        table = header[1];
+        tables[table] = {};
+        continue;
+      }
+      const pair = /^([A-Za-z0-9_-]+) = (.+)$/.exec(line);
+      expect(pair, line).not.toBeNull();
+      tables[table][pair![1]] = JSON.parse(pair![2]);
+    }
+    return tables;
+  }
+
+  it("point every client at the running endpoint and data directory, the demo's too", () => {
+    const configs = Object.fromEntries(agentConfigs(demo).map((c) => [c.id, c.text]));
+    expect(Object.keys(configs)).toEqual([
+      "claude-desktop", "claude-code", "claude-code-fence", "vscode", "cursor", "windsurf", "zed", "codex", "gemini",
+    ]);
+    expect(JSON.parse(configs["claude-desktop"])).toEqual({ mcpServers: { "lasuite-docs": bridge } });
     expect(configs["claude-code"]).toBe(
-      'claude mcp add --transport http lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer tok_123"',
+      'claude mcp add --transport http --scope user lasuite-docs http://127.0.0.1:7659/mcp --header "Authorization: Bearer tok_123"',
     );
-    expect(JSON.parse(configs.cursor)).toEqual({
-      mcpServers: { "lasuite-docs": { url: "http://127.0.0.1:7658/mcp", headers: { Authorization: "Bearer tok_123" } } },
-    });
     expect(JSON.parse(configs.vscode)).toEqual({
-      servers: { "lasuite-docs": { type: "http", url: "http://127.0.0.1:7658/mcp", headers: { Authorization: "Bearer tok_123" } } },
+      inputs: [
+        { type: "promptString", id: "lasuite-docs-token", description: "Docs MCP bearer token (Agents screen of the Docs MCP app)", password: true },
+      ],
+      servers: {
+        "lasuite-docs": { type: "http", url: "http://127.0.0.1:7659/mcp", headers: { Authorization: "Bearer ${input:lasuite-docs-token}" } },
+      },
     });
+    // No secret in VS Code's file: the token is asked for.
+    expect(configs.vscode).not.toContain("tok_123");
+    expect(JSON.parse(configs.cursor)).toEqual({ mcpServers: { "lasuite-docs": bridge } });
+    expect(JSON.parse(configs.windsurf)).toEqual({ mcpServers: { "lasuite-docs": bridge } });
+    expect(JSON.parse(configs.zed)).toEqual({ context_servers: { "lasuite-docs": { ...bridge, env: {} } } });
+    expect(readToml(configs.codex)).toEqual({ "mcp_servers.lasuite-docs": bridge });
+    expect(JSON.parse(configs.gemini)).toEqual({ mcpServers: { "lasuite-docs": bridge } });
+  });
+
+  it("give a configured client's token to its bridge, never the shared one", () => {
+    const configs = Object.fromEntries(agentConfigs(demo, "tok_own").map((c) => [c.id, c.text]));
+    const own = { ...bridge, env: { DOCS_MCP_TOKEN: "tok_own" } };
+    expect(JSON.parse(configs["claude-desktop"])).toEqual({ mcpServers: { "lasuite-docs": own } });
+    expect(JSON.parse(configs.zed)).toEqual({ context_servers: { "lasuite-docs": own } });
+    expect(readToml(configs.codex)).toEqual({
+      "mcp_servers.lasuite-docs": bridge,
+      "mcp_servers.lasuite-docs.env": { DOCS_MCP_TOKEN: "tok_own" },
+    });
+    expect(configs["claude-code"]).toContain("Bearer tok_own");
+    for (const text of Object.values(configs)) expect(text).not.toContain("tok_123");
   });
 });
 
@@ -102,11 +151,11 @@ describe("regenerating the token", () => {
     ));
     expect(calls).toEqual([["regenerate_token", {}]]);
     expect(screen.root.querySelector("#config-claude-code")!.textContent).toBe(
-      'claude mcp add --transport http lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer ••••••••_456"',
+      'claude mcp add --transport http --scope user lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer ••••••••_456"',
     );
     button(screen.root, "Reveal the token").click();
     expect(screen.root.querySelector("#config-claude-code")!.textContent).toBe(
-      'claude mcp add --transport http lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer tok_456"',
+      'claude mcp add --transport http --scope user lasuite-docs http://127.0.0.1:7658/mcp --header "Authorization: Bearer tok_456"',
     );
     expect(screen.root.querySelector<HTMLElement>("#regenerate-confirmation")!.hidden).toBe(true);
   });
@@ -115,7 +164,7 @@ describe("regenerating the token", () => {
     mockCommands({ regenerate_token: () => failure("KEYRING", "the keyring refused the new token", "Unlock the keyring and retry.") });
     const screen = mount();
     await screen.regenerate();
-    expect(screen.root.querySelector(".token-status.error")!.textContent).toBe("the keyring refused the new token — Unlock the keyring and retry.");
+    expect(screen.root.querySelector(".token-status.error")!.textContent).toBe("The keyring refused the new token — Unlock the keyring and retry.");
     // The configurations keep the old token.
     expect(screen.root.querySelector("#config-claude-code")!.textContent).toContain("Bearer ••••••••_123");
   });
@@ -182,7 +231,7 @@ describe("named clients", () => {
     expect(added.hidden).toBe(false);
     const codes = [...added.querySelectorAll("code")].map((c) => c.textContent!);
     expect(JSON.parse(codes[0])).toEqual({
-      mcpServers: { "lasuite-docs": { command: "/usr/bin/docs-mcp-app", args: ["bridge"], env: { DOCS_MCP_TOKEN: "tok_client" } } },
+      mcpServers: { "lasuite-docs": { command: "/usr/bin/docs-mcp-app", args: overview.bridge_args, env: { DOCS_MCP_TOKEN: "tok_client" } } },
     });
     expect(codes[1]).toContain('--header "Authorization: Bearer tok_client"');
     expect(codes.join("\n")).not.toContain("tok_123");
@@ -197,7 +246,7 @@ describe("named clients", () => {
     expect(screen.root.querySelector(".clients-status")!.textContent).toBe("Give the client a name, e.g. the agent and the machine.");
     input.value = "X";
     button(screen.root, "Add client").click();
-    await vi.waitFor(() => expect(screen.root.querySelector(".clients-status")!.textContent).toContain('a client is already named "X"'));
+    await vi.waitFor(() => expect(screen.root.querySelector(".clients-status")!.textContent).toContain('A client is already named "X"'));
     expect(input.value).toBe("X");
     expect(screen.root.querySelector<HTMLElement>(".new-client")!.hidden).toBe(true);
   });

@@ -20,7 +20,7 @@ async function start({ current = overview, pending = [] as EditRecord[] } = {}) 
     list_sessions: () => [],
     list_history: () => [],
     get_settings: () => ({ ...settings, default_policy: "read-only" }),
-    launch_at_login: () => false,
+    launch_at_login: () => ({ enabled: false, refused: null, caveat: null }),
   });
   const app = new App();
   document.body.append(app.root);

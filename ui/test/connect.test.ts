@@ -77,7 +77,7 @@ describe("the connect screen", () => {
     });
     const { screen, root } = mount();
     await screen.signIn();
-    expect(text(root, ".account-status.error")).toBe("the sign-in page did not load — Check the network.");
+    expect(text(root, ".account-status.error")).toBe("The sign-in page did not load — Check the network.");
     root.querySelector<HTMLInputElement>("#instance-url")!.value = "https://docs.example.org";
     await screen.connect();
     expect(root.querySelector(".account-status.error")).toBeNull();
@@ -89,7 +89,7 @@ describe("the connect screen", () => {
     const { screen, root } = mount();
     root.querySelector<HTMLInputElement>("#instance-url")!.value = "nope";
     await screen.connect();
-    expect(text(root, ".form-status.error")).toBe("not a URL — Give an https:// address.");
+    expect(text(root, ".form-status.error")).toBe("Not a URL — Give an https:// address.");
   });
 });
 
@@ -166,7 +166,7 @@ describe("the account", () => {
     mockCommands({ sign_in: () => failure("INSTANCE_UNREACHABLE", "cannot reach docs.example.org", "Check the network.") });
     const { screen, root } = mount();
     await screen.signIn();
-    expect(text(root, ".account-status.error")).toBe("cannot reach docs.example.org — Check the network.");
+    expect(text(root, ".account-status.error")).toBe("Cannot reach docs.example.org — Check the network.");
   });
 
   it("Sign out calls sign_out and hands on the new overview", async () => {
@@ -195,6 +195,19 @@ describe("the demo", () => {
     expect(mountDemo({ ...overview, demo_available: true }, () => overview).offer.hidden).toBe(true);
   });
 
+  it("says the demo is starting from the first frame of --demo, and offers nothing to race it", () => {
+    const { screen, offer } = mountDemo({ ...overview, instance: null, demo_available: true, demo_starting: true }, () => overview);
+    expect(offer.hidden).toBe(false);
+    expect(screen.root.querySelector<HTMLButtonElement>(".demo-offer button")!.disabled).toBe(true);
+    expect(screen.root.querySelector(".demo-status")!.textContent).toBe("Starting the demo server…");
+    expect(screen.root.textContent).toContain("Starting the demo: its server and sample documents come in a few seconds.");
+    expect(screen.root.textContent).not.toContain("No instance yet");
+    // It did not start: the offer is there to try again.
+    screen.render({ ...overview, instance: null, demo_available: true, demo_starting: false });
+    expect(screen.root.querySelector<HTMLButtonElement>(".demo-offer button")!.disabled).toBe(false);
+    expect(screen.root.querySelector(".demo-status")!.textContent).toBe("");
+  });
+
   it("starts the demo and hands the new overview on; the screen says it is the demo", async () => {
     const started = { ...overview, instance: "http://127.0.0.1:41234", demo: true, demo_available: true };
     const { screen, calls, onOverview, offer } = mountDemo({ ...overview, instance: null, demo_available: true }, () => started);
@@ -214,7 +227,7 @@ describe("the demo", () => {
     button(screen.root, "Try with a demo document").click();
     const status = screen.root.querySelector(".demo-status")!;
     await vi.waitFor(() => expect(status.textContent).not.toBe("Starting the demo server…"));
-    expect(status.textContent).toBe("the demo did not start: Node.js is not on the PATH — Run scripts/run.sh --demo from the repository's folder: it installs what the demo needs.");
+    expect(status.textContent).toBe("The demo did not start: Node.js is not on the PATH — Run scripts/run.sh --demo from the repository's folder: it installs what the demo needs.");
     expect(status.classList.contains("error")).toBe(true);
     expect(button(screen.root, "Try with a demo document").disabled).toBe(false);
   });

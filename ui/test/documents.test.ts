@@ -114,7 +114,7 @@ describe("the documents screen, signed out", () => {
     screen.root.querySelector<HTMLInputElement>("#add-document-url")!.value = "0f4b";
     await screen.add();
     expect(screen.root.querySelector(".add-document .form-status.error")!.textContent).toBe(
-      "no document 0f4b at docs.example.org — Check the URL; private documents need sign-in.",
+      "No document 0f4b at docs.example.org — Check the URL; private documents need sign-in.",
     );
   });
 });
@@ -244,7 +244,7 @@ describe("policies", () => {
   it("a refused policy shows message and hint, and the select goes back", async () => {
     const { screen, calls } = await loaded();
     choose(select(screen, "b"), "");
-    await vi.waitFor(() => expect(screen.root.querySelector(".form-status.error")!.textContent).toBe("refused — Pick another policy."));
+    await vi.waitFor(() => expect(screen.root.querySelector(".form-status.error")!.textContent).toBe("Refused — Pick another policy."));
     expect(calls[1]).toEqual(["set_policy", { document_id: "b", policy: null }]);
     expect(select(screen, "b").value).toBe("read-only");
   });

@@ -19,8 +19,10 @@ export const overview: Overview = {
   listen_error: null,
   token: "tok_123",
   app_path: "/usr/bin/docs-mcp-app",
+  bridge_args: ["bridge", "--url", "http://127.0.0.1:7658/mcp", "--data-dir", "/home/ada/.local/share/lasuite-docs-mcp"],
   data_dir: "/home/ada/.local/share/lasuite-docs-mcp",
   demo: false,
+  demo_starting: false,
   demo_available: false,
 };
 

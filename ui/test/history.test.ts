@@ -1,7 +1,7 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTime } from "../src/dom";
-import { deciderLabel, HistoryScreen } from "../src/screens/history";
+import { approvedWhat, deciderLabel, HistoryScreen } from "../src/screens/history";
 import { EDIT_STATUSES, type EditRecord, type HistoryFilter } from "../src/types";
 import { edit } from "./fixtures";
 import { button, failure, mockCommands, texts } from "./ipc";
@@ -61,7 +61,7 @@ describe("the history screen", () => {
     expect(texts(entry(screen, "h2"), ".meta dd")).toEqual([
       "Fix the release day", "update_block", formatTime(1795000000000), formatTime(1795000120000), "You, in this window", "Not this week", "+1 −1",
     ]);
-    expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.");
+    expect(entry(screen, "h3").querySelector(".meta .error")!.textContent).toBe("Block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.");
     expect(entry(screen, "h2").querySelector(".meta .error")).toBeNull();
     expect(texts(entry(screen, "h1"), ".diff ins")).toEqual(["Friday."]);
     expect(texts(entry(screen, "h1"), ".diff del")).toEqual(["Monday."]);
@@ -85,7 +85,7 @@ describe("the history screen", () => {
     expect(option("#history-agent")).toEqual([["", "All agents"], ["Claude Code", "Claude Code"], ["Cursor", "Cursor"]]);
     expect(option("#history-status")).toEqual([
       ["", "Every status"], ["applying", "Applying — not yet saved"], ["applied", "Applied"], ["rejected", "Rejected"],
-      ["conflict", "Conflict"], ["failed", "Failed"], ["undone", "Undone"],
+      ["conflict", "Conflict"], ["failed", "Failed"], ["undone", "Undone"], ["withdrawn", "Withdrawn by the agent"],
     ]);
     const agent = screen.root.querySelector<HTMLSelectElement>("#history-agent")!;
     agent.value = "Cursor";
@@ -188,7 +188,7 @@ describe("the history screen", () => {
     await screen.load();
     const undo = button(screen.root, "Undo");
     undo.click();
-    await vi.waitFor(() => expect(screen.root.querySelector(".card-status.error")!.textContent).toBe("the block changed since — Edit it by hand in Docs."));
+    await vi.waitFor(() => expect(screen.root.querySelector(".card-status.error")!.textContent).toBe("The block changed since — Edit it by hand in Docs."));
     expect(undo.disabled).toBe(false);
   });
 
@@ -224,3 +224,31 @@ describe("who decided", () => {
     expect(deciderLabel(decidedBy)).toBe(label);
   });
 });
+
+describe("what the person approved", () => {
+  const parts = [
+    { label: "Insert heading “Plan”", text: null },
+    { label: "Update paragraph", text: "Keep it short." },
+    { label: "Delete paragraph", text: null },
+  ];
+
+  it("says which parts, with whose text, and what was refused", () => {
+    expect(approvedWhat({ ...applied, parts, approved_parts: [0, 1] })).toBe("2 of 3 parts; refused: Delete paragraph");
+    expect(approvedWhat({ ...applied, parts, approved_parts: [1], part_texts: { 1: "Keep it very short." } })).toBe(
+      "1 of 3 parts; with your text for 1 of them; refused: Insert heading “Plan”; Delete paragraph",
+    );
+  });
+
+  it("says the text was the person's, and nothing for an edit approved as asked", () => {
+    expect(approvedWhat({ ...applied, approved_text: "Our **plan**." })).toBe("Your text, instead of the agent's");
+    expect(approvedWhat(applied)).toBeNull();
+  });
+
+  it("shows it on the entry", () => {
+    const screen = new HistoryScreen();
+    document.body.append(screen.root);
+    screen.render([{ ...applied, parts, approved_parts: [0, 2] }]);
+    expect(texts(screen.root, ".approved-what")).toEqual(["2 of 3 parts; refused: Update paragraph"]);
+  });
+});
+

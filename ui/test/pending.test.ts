@@ -190,7 +190,7 @@ describe("decisions through IPC", () => {
     approve.click();
     await vi.waitFor(() => expect(screen.root.querySelector(".card-status.error")).not.toBeNull());
     expect(screen.root.querySelector(".card-status")!.textContent).toBe(
-      "the edit no longer applies: block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.",
+      "The edit no longer applies: block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.",
     );
     expect(approve.disabled).toBe(false);
   });
@@ -410,7 +410,7 @@ describe("deciding a group", () => {
     const { screen } = await mount([edit, another("e2")], () => failure("PAUSED", "agents are paused", "Resume agents first."));
     const approve = button(screen.root, "Approve all (2)");
     approve.click();
-    await vi.waitFor(() => expect(screen.root.querySelector(".group-status")!.textContent).toBe("agents are paused — Resume agents first."));
+    await vi.waitFor(() => expect(screen.root.querySelector(".group-status")!.textContent).toBe("Agents are paused — Resume agents first."));
     expect(screen.root.querySelector(".group-status")!.classList.contains("error")).toBe(true);
     expect(approve.disabled).toBe(false);
   });

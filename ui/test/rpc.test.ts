@@ -1,6 +1,6 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorText, RpcError, rpc, toRpcError } from "../src/rpc";
+import { errorText, personMessage, RpcError, rpc, toRpcError } from "../src/rpc";
 
 afterEach(() => clearMocks());
 
@@ -28,15 +28,28 @@ describe("rpc", () => {
       message: "document 1b2c… was not found",
       hint: "Check the document id or URL; list_documents shows the documents you can open.",
     });
-    expect(notFound).toBe("document 1b2c… was not found — Check the address: the document may have been deleted, or this account cannot see it.");
+    expect(notFound).toBe("Document 1b2c… was not found — Check the address: the document may have been deleted, or this account cannot see it.");
     const signedOut = errorText({
       code: "NOT_SIGNED_IN",
       message: "the instance wants a signed-in user",
       hint: "Sign in to the Docs instance in the Docs MCP app (or set DOCS_SESSION_COOKIE), or use a public document.",
     });
-    expect(signedOut).toBe("the instance wants a signed-in user — Sign in on the Connect screen, or use a public document.");
+    expect(signedOut).toBe("The instance wants a signed-in user — Sign in on the Connect screen, or use a public document.");
     // Hints written for anyone stay as the service gives them.
-    expect(errorText({ code: "RATE_LIMITED", message: "throttled", hint: "Wait 12 s and retry." })).toBe("throttled — Wait 12 s and retry.");
+    expect(errorText({ code: "RATE_LIMITED", message: "throttled", hint: "Wait 12 s and retry." })).toBe("Throttled — Wait 12 s and retry.");
+  });
+
+  it("says a failure in a sentence for a person: no library words, no ids, a capital first", () => {
+    const failed = {
+      code: "DOC_NOT_FOUND",
+      message: "not found: document 0b5e6b7e-1f6a-4a8e-9a55-5d1f6f0d2c11 (No Document matches the given query.)",
+      hint: "",
+    };
+    expect(errorText(failed)).toBe(
+      "Not found: this document — Check the address: the document may have been deleted, or this account cannot see it.",
+    );
+    expect(personMessage("cannot reach https://docs.example.org (error sending request for url (https://docs.example.org/api/v1.0/config/))"))
+      .toBe("Cannot reach https://docs.example.org");
   });
 
   it("wraps anything else as INTERNAL", () => {

@@ -22,7 +22,7 @@ describe("the sessions screen", () => {
     const screen = mount();
     await screen.load();
     expect(texts(screen.root, "thead th")).toEqual([
-      "Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions",
+      "Document", "State", "Collaborators", "Not yet saved in Docs", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions",
     ]);
     expect(texts(screen.root, "tbody tr > *")).toEqual([
       "Meeting notes", "Connected", "Ada, Claude Code", "2", "3", "2", "4", formatTime(1795000000000), "Disconnect",
@@ -73,7 +73,7 @@ describe("the sessions screen", () => {
     const screen = mount();
     await screen.load();
     await screen.disconnect(session.document_id, "Meeting notes");
-    expect(screen.root.querySelector(".form-status.error")!.textContent).toBe("no session for this document — It closed already.");
+    expect(screen.root.querySelector(".form-status.error")!.textContent).toBe("No session for this document — It closed already.");
   });
 
   it("reloads on sessions_changed", async () => {

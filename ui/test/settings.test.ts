@@ -10,12 +10,14 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-async function mount(save: (s: Settings) => Settings = (s) => s, launch: { enabled: boolean; set?: (enabled: boolean) => boolean } = { enabled: false }) {
+const launchState = (enabled: boolean, refused: string | null = null, caveat: string | null = null) => ({ enabled, refused, caveat });
+
+async function mount(save: (s: Settings) => Settings = (s) => s, launch: { enabled: boolean; set?: (enabled: boolean) => ReturnType<typeof launchState>; refused?: string; caveat?: string } = { enabled: false }) {
   const calls = mockCommands({
     get_settings: () => settings,
     save_settings: ({ settings }) => save(settings),
-    launch_at_login: () => launch.enabled,
-    set_launch_at_login: ({ enabled }) => (launch.set ? launch.set(enabled) : (launch.enabled = enabled)),
+    launch_at_login: () => launchState(launch.enabled, launch.refused ?? null, launch.caveat ?? null),
+    set_launch_at_login: ({ enabled }) => (launch.set ? launch.set(enabled) : launchState((launch.enabled = enabled))),
   });
   const onSettings = vi.fn();
   const screen = new SettingsScreen(onSettings);
@@ -54,7 +56,7 @@ describe("the settings screen", () => {
     expect(note.textContent).toBe("");
     port.value = "8000";
     port.dispatchEvent(new Event("input"));
-    expect(note.textContent).toBe("Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then.");
+    expect(note.textContent).toBe("Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then. Agents configured before must be added again with their new configuration (Agents screen): theirs names port 7658.");
   });
 
   it("Save sends save_settings with every field", async () => {
@@ -69,7 +71,7 @@ describe("the settings screen", () => {
     expect(status.textContent).toBe("Saved.");
     expect(onSettings).toHaveBeenLastCalledWith(saved);
     expect(document.querySelector("#settings-port-note")!.textContent).toBe(
-      "Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then.",
+      "Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then. Agents configured before must be added again with their new configuration (Agents screen): theirs names port 7658.",
     );
   });
 
@@ -96,7 +98,7 @@ describe("the settings screen", () => {
   it("shows a refused save's message and hint", async () => {
     const { screen, status } = await mount(() => failure("INVALID_INPUT", "port 8000 is taken", "Pick another port."));
     await screen.save();
-    expect(status.textContent).toBe("port 8000 is taken — Pick another port.");
+    expect(status.textContent).toBe("Port 8000 is taken — Pick another port.");
     expect(status.classList.contains("error")).toBe(true);
   });
 
@@ -131,9 +133,27 @@ describe("launch at login", () => {
     expect(launch.checked).toBe(true);
   });
 
+  it("is not offered in the demo, and says why", async () => {
+    const { launch, screen } = await mount(undefined, { enabled: false, refused: "Not in the demo: launch at login starts the app you use for real. Turn it on there." });
+    expect(launch.disabled).toBe(true);
+    expect(screen.root.querySelector("#settings-launch-note")!.textContent).toBe(
+      "Not in the demo: launch at login starts the app you use for real. Turn it on there.",
+    );
+    // The tray's state shown here leaves it disabled.
+    screen.showLaunchEnabled(false);
+    expect(launch.disabled).toBe(true);
+  });
+
+  it("says what a copy run from a build folder risks, and still offers it", async () => {
+    const caveat = "This copy runs from a build folder (/src/target/release/docs-mcp-app): the login entry points there and stops working if that build is cleaned or moved. The installed app (.deb, .rpm) keeps a lasting one.";
+    const { launch, screen } = await mount(undefined, { enabled: false, caveat });
+    expect(launch.disabled).toBe(false);
+    expect(screen.root.querySelector("#settings-launch-note")!.textContent).toBe(caveat);
+  });
+
   it("follows the tray: a change made there shows here", async () => {
     const { screen, launch } = await mount();
-    screen.showLaunchAtLogin(true);
+    screen.showLaunchEnabled(true);
     expect(launch.checked).toBe(true);
   });
 
@@ -145,7 +165,7 @@ describe("launch at login", () => {
     launch.checked = true;
     launch.dispatchEvent(new Event("change"));
     await vi.waitFor(() => expect(launchStatus.textContent).not.toBe(""));
-    expect(launchStatus.textContent).toBe("launch at login was not changed: cannot write /home/ada/.config/autostart/org.lasuite.docs-mcp.desktop: Permission denied (os error 13) — Start Docs MCP yourself meanwhile; check that your home folder is writable.");
+    expect(launchStatus.textContent).toBe("Launch at login was not changed: cannot write /home/ada/.config/autostart/org.lasuite.docs-mcp.desktop: Permission denied (os error 13) — Start Docs MCP yourself meanwhile; check that your home folder is writable.");
     expect(launchStatus.classList.contains("error")).toBe(true);
     await vi.waitFor(() => expect(launch.checked).toBe(false));
   });

@@ -57,7 +57,8 @@ impl std::str::FromStr for Policy {
 //   pending ──approve──▶ applying ──acknowledged──▶ applied ──its undo applied──▶ undone
 //      │                    ├──a block it depends on changed since it was planned──▶ conflict
 //      │                    └──it cannot be in the document──────────────────────────▶ failed
-//      └──reject──▶ rejected
+//      ├──reject──▶ rejected
+//      └──the agent that asked withdraws it──▶ withdrawn
 //
 //                       applied ──Docs lost it before a save, and it cannot be merged again──▶ conflict | failed
 //
@@ -69,7 +70,8 @@ impl std::str::FromStr for Policy {
 // lost it (`service::saving`).
 /// Where an edit stands: `pending` (waiting for a person), `applying` (approved and merged
 /// into the live document, not yet acknowledged by the collaboration server), `applied`, `rejected`, `conflict` or
-/// `failed` (not in the document), `undone`.
+/// `failed` (not in the document), `undone`, `withdrawn` (taken back by the agent that asked,
+/// before anyone decided: never in the document).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -81,6 +83,7 @@ pub enum EditStatus {
     Conflict,
     Failed,
     Undone,
+    Withdrawn,
 }
 
 impl EditStatus {
@@ -93,6 +96,7 @@ impl EditStatus {
             EditStatus::Conflict => "conflict",
             EditStatus::Failed => "failed",
             EditStatus::Undone => "undone",
+            EditStatus::Withdrawn => "withdrawn",
         }
     }
 
@@ -101,7 +105,7 @@ impl EditStatus {
         !matches!(self, EditStatus::Pending | EditStatus::Applying)
     }
 
-    pub const ALL: [EditStatus; 7] = [
+    pub const ALL: [EditStatus; 8] = [
         EditStatus::Pending,
         EditStatus::Applying,
         EditStatus::Applied,
@@ -109,6 +113,7 @@ impl EditStatus {
         EditStatus::Conflict,
         EditStatus::Failed,
         EditStatus::Undone,
+        EditStatus::Withdrawn,
     ];
 }
 
@@ -124,6 +129,7 @@ impl std::str::FromStr for EditStatus {
             "conflict" => EditStatus::Conflict,
             "failed" => EditStatus::Failed,
             "undone" => EditStatus::Undone,
+            "withdrawn" => EditStatus::Withdrawn,
             other => return Err(format!("unknown edit status {other:?}")),
         })
     }

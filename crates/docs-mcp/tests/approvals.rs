@@ -1466,3 +1466,124 @@ async fn a_stop_with_the_request_budget_spent_says_what_it_left_and_the_next_sta
     }
     assert_eq!(second.shutdown().await.left, []);
 }
+
+/// An agent lists what it asked that still waits and withdraws its own proposal: it leaves
+/// the person's queue, is never applied, and the person's later Approve says it is no longer
+/// pending. Another agent cannot withdraw it, nor a decided edit be withdrawn.
+#[tokio::test]
+async fn an_agent_withdraws_its_own_pending_edit_and_only_its_own() {
+    let server = DocsServer::start().await.unwrap();
+    let doc = server
+        .create_document(DocumentSpec::new("Plan").markdown("Keep it short."))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Review).await;
+    let block = block_ids(&agent, doc).await[0].clone();
+    let mut ids = vec![];
+    for text in ["A first idea.", "A better idea."] {
+        let pending = agent
+            .ok(
+                "update_block",
+                json!({"document": doc.to_string(), "block_id": block, "text": text, "reason": text}),
+            )
+            .await;
+        ids.push(edit_id(&pending));
+    }
+    let mine = agent.ok("my_edits", json!({})).await;
+    let listed: Vec<(&str, &str, &str)> = mine["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["edit_id"].as_str().unwrap(),
+                e["status"].as_str().unwrap(),
+                e["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (ids[1].to_string().as_str(), "pending", "A better idea."),
+            (ids[0].to_string().as_str(), "pending", "A first idea."),
+        ]
+    );
+
+    // Another agent of the same service cannot take it back.
+    let other = Agent {
+        client: connect(agent.service.clone(), "someone-else").await,
+        service: agent.service.clone(),
+        data: temp_dir(),
+    };
+    let refused = other
+        .call("withdraw_edit", json!({"edit_id": ids[0].to_string()}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused["code"], "INVALID_INPUT", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("another agent"),
+        "{refused}"
+    );
+    assert_eq!(other.ok("my_edits", json!({})).await["edits"], json!([]));
+
+    let withdrawn = agent
+        .ok("withdraw_edit", json!({"edit_id": ids[0].to_string()}))
+        .await;
+    assert_eq!(withdrawn["status"], "withdrawn");
+    let record = agent.service.edit(ids[0]).await.unwrap();
+    assert_eq!(
+        (record.status, record.decided_by),
+        (EditStatus::Withdrawn, None)
+    );
+    // The person's queue holds only the other one; approving the withdrawn one is refused.
+    let pending: Vec<Uuid> = agent
+        .service
+        .edits(&docs_mcp::record::EditFilter {
+            status: Some(vec![EditStatus::Pending]),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(pending, [ids[1]]);
+    let decided = agent
+        .service
+        .decide_all(true, &ids, None, Channel::Window, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        decided.decided.iter().map(|e| e.id).collect::<Vec<_>>(),
+        [ids[1]]
+    );
+    assert_eq!(decided.elsewhere, [ids[0]]);
+    assert_eq!(stored_texts(&server, doc).await, ["A better idea."]);
+    // Decided, it can no longer be withdrawn; the listing says what became of both.
+    let late = agent
+        .call("withdraw_edit", json!({"edit_id": ids[1].to_string()}))
+        .await
+        .unwrap_err();
+    assert_eq!(late["code"], "INVALID_INPUT", "{late}");
+    assert!(
+        late["message"]
+            .as_str()
+            .unwrap()
+            .contains("is applied, not pending"),
+        "{late}"
+    );
+    let all = agent
+        .ok("my_edits", json!({"status": ["applied", "withdrawn"]}))
+        .await;
+    let statuses: Vec<&str> = all["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["applied", "withdrawn"]);
+}

@@ -57,6 +57,68 @@ fn every_schema_is_an_object_whose_properties_are_object_schemas() {
     }
 }
 
+/// Every schema inside a schema (under properties, items, `$defs`, `anyOf`…), with its path.
+fn subschemas<'a>(schema: &'a Value, path: String, out: &mut Vec<(String, &'a Value)>) {
+    out.push((path.clone(), schema));
+    let Value::Object(object) = schema else {
+        return;
+    };
+    for (key, value) in object {
+        match (key.as_str(), value) {
+            ("properties" | "$defs" | "patternProperties", Value::Object(named)) => {
+                for (name, sub) in named {
+                    subschemas(sub, format!("{path}.{key}.{name}"), out);
+                }
+            }
+            ("items" | "additionalProperties" | "not" | "contains", sub) => {
+                subschemas(sub, format!("{path}.{key}"), out)
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(options)) => {
+                for (i, sub) in options.iter().enumerate() {
+                    subschemas(sub, format!("{path}.{key}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a strict client checks (the MCP Inspector's `--strict`): no schema is a bare
+/// boolean where an item or a property is described (`additionalProperties: true` says
+/// "any other key", and stays), and no input says `null` — an optional argument is one
+/// left out. (Outputs may: a field answered `null` must validate.)
+#[test]
+fn schemas_pass_a_strict_clients_checks() {
+    for tool in tools() {
+        let input = serde_json::to_value(&*tool.input_schema).unwrap();
+        let output = tool
+            .output_schema
+            .as_ref()
+            .map(|output| serde_json::to_value(&**output).unwrap());
+        let mut found = vec![];
+        subschemas(&input, "input".into(), &mut found);
+        if let Some(output) = &output {
+            subschemas(output, "output".into(), &mut found);
+        }
+        for (path, schema) in found {
+            assert!(
+                schema.is_object() || path.ends_with(".additionalProperties"),
+                "{} {path}: a bare {schema} schema",
+                tool.name
+            );
+            if path.starts_with("input") {
+                let says_null = schema.get("type").is_some_and(|t| {
+                    t == "null" || t.as_array().is_some_and(|a| a.iter().any(|t| t == "null"))
+                }) || schema.get("default").is_some_and(Value::is_null)
+                    || schema.get("enum").is_some_and(|e| {
+                        e.as_array().is_some_and(|a| a.iter().any(Value::is_null))
+                    });
+                assert!(!says_null, "{} {path}: says null: {schema}", tool.name);
+            }
+        }
+    }
+}
+
 fn type_of(schema: &Value) -> String {
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
         return reference.rsplit('/').next().unwrap_or(reference).to_owned();

@@ -41,6 +41,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
             "list_documents",
             "list_sessions",
             "move_block",
+            "my_edits",
             "read_document",
             "reopen_comment",
             "replace_text",
@@ -48,7 +49,8 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
             "resolve_comment",
             "search",
             "undo_edit",
-            "update_block"
+            "update_block",
+            "withdraw_edit"
         ]
     );
     for tool in &tools {
@@ -73,6 +75,7 @@ async fn tools_are_listed_with_hints_descriptions_and_flat_input_schemas() {
                 | "edit_status"
                 | "list_comments"
                 | "get_history"
+                | "my_edits"
         );
         assert_eq!(read_only, !writes, "{name}: read-only hint");
         let schema = serde_json::to_value(&*tool.input_schema).unwrap();

@@ -25,7 +25,7 @@ mod support;
 use support::hosted::{Hosted, TOKEN, cli, cli_in_terminal, control, temp_dir};
 use support::process::{BIN, free_port, isolate};
 
-const TOOLS: [&str; 22] = [
+const TOOLS: [&str; 24] = [
     "add_comment",
     "apply_edits",
     "create_document",
@@ -40,6 +40,7 @@ const TOOLS: [&str; 22] = [
     "list_documents",
     "list_sessions",
     "move_block",
+    "my_edits",
     "read_document",
     "reopen_comment",
     "replace_text",
@@ -48,6 +49,7 @@ const TOOLS: [&str; 22] = [
     "search",
     "undo_edit",
     "update_block",
+    "withdraw_edit",
 ];
 
 fn client_info() -> ClientConfig {

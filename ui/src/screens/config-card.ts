@@ -2,7 +2,7 @@
 // token may be masked), and a button copying the text whole.
 
 import type { AgentConfig } from "../configs";
-import { h } from "../dom";
+import { h, showPassing, showStatus } from "../dom";
 import { copyText } from "../rpc";
 
 /** `idPrefix` keeps ids apart when several sets of configurations are on screen; `extra`:
@@ -23,9 +23,9 @@ export function renderConfigCard(config: AgentConfig, shown: string, idPrefix: s
         onclick: async () => {
           try {
             await copyText(config.text);
-            status.textContent = "Copied.";
+            showPassing(status, "Copied.");
           } catch {
-            status.textContent = "Copy failed: select the text and copy it.";
+            showStatus(status, "Copy failed: select the text and copy it.", true);
           }
         },
       }, `Copy for ${config.client}`),

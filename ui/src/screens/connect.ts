@@ -28,6 +28,8 @@ export class ConnectScreen {
   private demo: HTMLElement;
   private demoButton: HTMLButtonElement;
   private demoStatus: HTMLElement;
+  /** `--demo` is starting the demo (shown as such, the button held). */
+  private demoStarting = false;
 
   constructor(private onOverview: (overview: Overview) => void) {
     this.input = h("input", {
@@ -108,10 +110,18 @@ export class ConnectScreen {
   render(overview: Overview): void {
     this.current.textContent = overview.demo
       ? `Connected to the demo server, ${overview.instance}: sample documents, nothing real.`
-      : overview.instance
-        ? `Connected to ${overview.instance}.`
-        : "No instance yet: give the address of your Docs.";
-    this.demo.hidden = !overview.demo_available || overview.demo || overview.instance !== null;
+      : overview.demo_starting
+        ? "Starting the demo: its server and sample documents come in a few seconds."
+        : overview.instance
+          ? `Connected to ${overview.instance}.`
+          : "No instance yet: give the address of your Docs.";
+    // While `--demo` starts it, the offer says so instead of racing it.
+    this.demo.hidden = !overview.demo_starting && (!overview.demo_available || overview.demo || overview.instance !== null);
+    if (overview.demo_starting !== this.demoStarting) {
+      this.demoStarting = overview.demo_starting;
+      this.demoButton.disabled = overview.demo_starting;
+      showStatus(this.demoStatus, overview.demo_starting ? "Starting the demo server…" : "");
+    }
     if (overview.instance && !this.input.value) this.input.value = overview.instance;
 
     const name = accountName(overview.account);

@@ -119,7 +119,7 @@ export class DocumentsScreen {
     this.root = h("section", { "aria-labelledby": "documents-title" },
       h("h2", { id: "documents-title" }, "Documents"),
       this.intro,
-      h("p", { class: "help" }, "Policy: Automatic applies agents' edits at once, Review waits for your approval, Read-only refuses them."),
+      h("p", { class: "help" }, "Policy: Automatic applies agents' edits at once; Review waits for your approval; Read-only refuses edits and comments; Comment only refuses edits and posts agents' comments at once; Default follows Settings."),
       this.browse,
       this.status,
       this.table,

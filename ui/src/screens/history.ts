@@ -1,7 +1,7 @@
 // History: the journal of decided edits, newest first, with Undo on applied ones. Live from
 // edit events (a status changed, a save of Docs now holds edits).
 
-import { h, shortName, showStatus, statusLine, timeElement } from "../dom";
+import { h, shortName, showPassing, showStatus, statusLine, timeElement } from "../dom";
 import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, statusLabel, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
 import { type Channel, EDIT_STATUSES, type EditRecord, type EditStatus, type Overview, type ServiceEvent } from "../types";
@@ -50,6 +50,24 @@ const OUTSIDE_WINDOW: Partial<Record<EditStatus, string>> = {
   undone: "Approved from a terminal",
   rejected: "Rejected from a terminal",
 };
+
+/** What the person approved when it was not the agent's edit as asked: their own text, or
+ * some parts of it ("2 of 3 parts; refused: Insert heading “Plan”"). */
+export function approvedWhat(edit: EditRecord): string | null {
+  const own = (n: number) => (n === 1 ? "with your text for 1 of them" : `with your text for ${n} of them`);
+  const parts = edit.parts ?? [];
+  if (edit.approved_parts !== undefined && parts.length > 0) {
+    const taken = new Set(edit.approved_parts);
+    const refused = parts.filter((_, i) => !taken.has(i)).map((part) => part.label);
+    const rewritten = Object.keys(edit.part_texts ?? {}).length;
+    const counted = `${taken.size} of ${parts.length} parts`;
+    return [counted, rewritten ? own(rewritten) : null, refused.length ? `refused: ${refused.join("; ")}` : null]
+      .filter((p) => p !== null)
+      .join("; ");
+  }
+  if (edit.approved_text !== undefined) return "Your text, instead of the agent's";
+  return null;
+}
 
 /** "Approved from a terminal at 14:02": a decision not made in this window stands out. */
 function outsideWindow(edit: EditRecord): HTMLElement | null {
@@ -157,8 +175,7 @@ export class HistoryScreen {
       showStatus(status, "Undoing…");
       try {
         await rpc("undo_edit", { id: edit.id });
-        showStatus(this.notice, "");
-        this.notice.append("Undid ", ...theEditOf(edit), ".");
+        showPassing(this.notice, "Undid ", ...theEditOf(edit), ".");
         await this.load();
       } catch (error) {
         showStatus(status, errorText(error), true);
@@ -182,6 +199,7 @@ export class HistoryScreen {
         field("Decided", "decided", edit.decided_at === null ? null : timeElement(edit.decided_at)),
         field("Saved in Docs", "saved", edit.saved_at === null ? null : timeElement(edit.saved_at)),
         field("By", "decided-by", edit.decided_by === null ? null : deciderLabel(edit.decided_by)),
+        field("Approved", "approved-what", approvedWhat(edit)),
         field("Comment", "comment", edit.comment),
         // A rejection's error is the agent's copy of the comment, already shown.
         field("Error", "error", edit.status !== "rejected" && edit.error ? errorText(edit.error) : null),

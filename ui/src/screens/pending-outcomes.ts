@@ -1,7 +1,7 @@
 // What became of a decision, as the Pending edits screen tells it.
 
 import { theEditOf } from "../preview";
-import { errorText } from "../rpc";
+import { errorClause } from "../rpc";
 import type { Decision, EditRecord, EditStatus, GroupDecision } from "../types";
 import { type EditGroup, groupLabel } from "./pending-groups";
 
@@ -14,7 +14,7 @@ export interface NoticeLine {
 /** An approved edit that ended as a conflict or failed, and why (the record's error). */
 function notApplied(edit: EditRecord): NoticeLine {
   const what = edit.status === "conflict" ? " conflicts with a change made to the document since its preview" : " failed";
-  const why = edit.error ? `: ${errorText(edit.error)}` : ".";
+  const why = edit.error ? `: ${errorClause(edit.error)}` : ".";
   return { problem: true, parts: ["Not applied: ", ...theEditOf(edit), what, why] };
 }
 
@@ -67,6 +67,7 @@ const COUNTED: Record<EditStatus, [one: string, many: string]> = {
   failed: ["failed", "failed"],
   rejected: ["rejected", "rejected"],
   undone: ["undone", "undone"],
+  withdrawn: ["withdrawn by its agent", "withdrawn by their agents"],
   pending: ["still pending", "still pending"],
 };
 
@@ -87,7 +88,7 @@ export function groupOutcome(
     : [];
   const failed: NoticeLine[] = outcome.failed.map(({ id, error }) => {
     const edit = named(id);
-    return { problem: true, parts: ["Not decided, still waiting: ", ...(edit ? theEditOf(edit) : [`edit ${id}`]), `: ${errorText(error)}`] };
+    return { problem: true, parts: ["Not decided, still waiting: ", ...(edit ? theEditOf(edit) : [`edit ${id}`]), `: ${errorClause(error)}`] };
   });
   const elsewhere: NoticeLine[] = skipped > 0
     ? [{ parts: [`${plural(skipped, "edit was", "edits were")} already decided elsewhere, and left as ${skipped === 1 ? "it was" : "they were"}.`] }]

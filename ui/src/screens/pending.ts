@@ -1,9 +1,9 @@
 // Pending edits: one card per edit (pending-card), group decisions per agent and per
 // document (pending-groups), what became of them (pending-outcomes), live from service events.
 
-import { h } from "../dom";
+import { h, showPassing, showStatus } from "../dom";
 import { theEditOf } from "../preview";
-import { errorText, rpc } from "../rpc";
+import { errorClause, errorText, rpc } from "../rpc";
 import type { ChangedEdit, EditRecord, EditStatus, Overview, ServiceEvent } from "../types";
 import { type CardActions, renderEditCard } from "./pending-card";
 import { type DecideGroup, editGroups, type EditGroup, GroupControls, type GroupRun } from "./pending-groups";
@@ -203,7 +203,7 @@ export class PendingScreen {
     try {
       await rpc("stop_decisions");
     } catch (error) {
-      this.say([{ problem: true, parts: [`Could not stop: ${errorText(error)}`] }]);
+      this.say([{ problem: true, parts: [`Could not stop: ${errorClause(error)}`] }]);
     }
   }
 
@@ -246,8 +246,15 @@ export class PendingScreen {
   /** Replaces the notice's lines, or adds to them. */
   private say(lines: NoticeLine[], add = false): void {
     const paragraphs = lines.map((line) => h("p", { class: line.problem ? "problem" : null }, ...line.parts));
-    if (add) this.notice.append(...paragraphs);
-    else this.notice.replaceChildren(...paragraphs);
+    // What went well passes; a problem stays until the next decision replaces it.
+    const passes = !lines.some((line) => line.problem) && !(add && this.notice.querySelector(".problem"));
+    const shown: Node[] = add ? [...Array.from(this.notice.children), ...paragraphs] : paragraphs;
+    if (passes) {
+      showPassing(this.notice, ...shown);
+    } else {
+      showStatus(this.notice, "");
+      this.notice.replaceChildren(...shown);
+    }
   }
 
   /** Loads the pending edits. Asked during a load (an event came meanwhile, and that load's

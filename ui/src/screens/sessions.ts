@@ -10,7 +10,7 @@ export function sessionState(row: SessionRow): string {
   return row.read_only ? "Connected (read-only)" : "Connected";
 }
 
-const COLUMNS = ["Document", "State", "Collaborators", "Unsaved writes", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions"];
+const COLUMNS = ["Document", "State", "Collaborators", "Not yet saved in Docs", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions"];
 
 export class SessionsScreen {
   readonly root: HTMLElement;

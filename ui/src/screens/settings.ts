@@ -4,7 +4,7 @@
 import { h, showStatus, statusLine } from "../dom";
 import { isPolicy, policyOptions } from "../policy";
 import { errorText, rpc } from "../rpc";
-import type { ServiceEvent, Settings } from "../types";
+import type { LaunchAtLogin, ServiceEvent, Settings } from "../types";
 
 /** A number field's value when it is a whole number in [min, max], else `null`. */
 function wholeNumber(input: HTMLInputElement): number | null {
@@ -21,6 +21,9 @@ export class SettingsScreen {
   private defaultPolicy: HTMLSelectElement;
   private launchAtLogin: HTMLInputElement;
   private launchStatus: HTMLElement;
+  private launchNote: HTMLElement;
+  /** This run offers launch at login (the demo does not). */
+  private launchOffered = true;
   private saveButton: HTMLButtonElement;
   private status: HTMLElement;
   /** As last loaded or saved; `null` until then (nothing to save). */
@@ -32,9 +35,10 @@ export class SettingsScreen {
     this.portNote = h("p", { id: "settings-port-note", class: "note", "aria-live": "polite" });
     this.wait = h("input", { id: "settings-wait", type: "number", min: 1, max: 600, step: 1, required: true, "aria-describedby": "settings-wait-help" });
     this.defaultPolicy = h("select", { id: "settings-default-policy", "aria-describedby": "settings-policy-help" }, ...policyOptions());
-    this.launchAtLogin = h("input", { id: "settings-launch", type: "checkbox", disabled: true, "aria-describedby": "settings-launch-help" });
+    this.launchAtLogin = h("input", { id: "settings-launch", type: "checkbox", disabled: true, "aria-describedby": "settings-launch-help settings-launch-note" });
     this.launchAtLogin.addEventListener("change", () => void this.setLaunchAtLogin(this.launchAtLogin.checked));
     this.launchStatus = statusLine("form-status launch-status");
+    this.launchNote = h("p", { id: "settings-launch-note", class: "note" });
     this.saveButton = h("button", { type: "submit", class: "primary", disabled: true }, "Save");
     this.status = statusLine("form-status");
     const form = h("form", { class: "settings-form", novalidate: true },
@@ -60,6 +64,7 @@ export class SettingsScreen {
     const launch = h("div", { class: "field" },
       h("label", { for: "settings-launch", class: "checkbox" }, this.launchAtLogin, " Launch at login"),
       h("p", { id: "settings-launch-help", class: "help" }, "Starts Docs MCP in the tray when you log in. Applies at once, like the tray's menu."),
+      this.launchNote,
       this.launchStatus,
     );
     form.addEventListener("submit", (event) => {
@@ -93,10 +98,18 @@ export class SettingsScreen {
     }
   }
 
+  /** Launch at login as the app offers it: the OS's state, and why it is not offered here
+   * (the demo) or what to know first (a copy run from a build folder). */
+  private showLaunchAtLogin(state: LaunchAtLogin): void {
+    this.launchOffered = state.refused === null;
+    this.launchNote.textContent = state.refused ?? state.caveat ?? "";
+    this.showLaunchEnabled(state.enabled);
+  }
+
   /** The OS's state, as the tray or this screen changed it. */
-  showLaunchAtLogin(enabled: boolean): void {
+  showLaunchEnabled(enabled: boolean): void {
     this.launchAtLogin.checked = enabled;
-    this.launchAtLogin.disabled = false;
+    this.launchAtLogin.disabled = !this.launchOffered;
   }
 
   private async setLaunchAtLogin(enabled: boolean): Promise<void> {
@@ -123,7 +136,7 @@ export class SettingsScreen {
   private updatePortNote(): void {
     const active = this.settings?.active_port;
     this.portNote.textContent = active !== undefined && this.port.value !== String(active)
-      ? `Applies at the next start of Docs MCP; the endpoint listens on port ${active} until then.`
+      ? `Applies at the next start of Docs MCP; the endpoint listens on port ${active} until then. Agents configured before must be added again with their new configuration (Agents screen): theirs names port ${active}.`
       : "";
   }
 

@@ -188,6 +188,19 @@ fn bridge_url(url: Option<String>, data_dir: &std::path::Path) -> anyhow::Result
 }
 
 /// Parses the command line and runs it.
+/// The arguments that run the stdio bridge to the service at `url` holding `data_dir` (what
+/// a client configuration that starts a program gives it): declared here, beside the
+/// arguments' definitions, so that what is written into clients' files is what parses.
+pub fn bridge_args(url: &str, data_dir: &std::path::Path) -> Vec<String> {
+    vec![
+        "bridge".into(),
+        "--url".into(),
+        url.into(),
+        "--data-dir".into(),
+        data_dir.display().to_string(),
+    ]
+}
+
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logging();
@@ -351,5 +364,22 @@ mod tests {
             output,
             "DEBUG tungstenite::handshake::client: Client handshake done.\nTRACE docs_client::session: synced\n"
         );
+    }
+
+    /// What the app writes into clients' configurations parses as the bridge to that endpoint
+    /// and data directory, spaces and all.
+    #[test]
+    fn bridge_arguments_parse_as_the_bridge_to_their_service() {
+        let dir = std::path::Path::new("/home/ada/.local/share/Docs MCP/demo");
+        let args = bridge_args("http://127.0.0.1:7659/mcp", dir);
+        let cli =
+            Cli::try_parse_from(std::iter::once("docs-mcp-app".to_owned()).chain(args)).unwrap();
+        assert_eq!(cli.data_dir.as_deref(), Some(dir));
+        match cli.command {
+            Command::Bridge(bridge) => {
+                assert_eq!(bridge.url.as_deref(), Some("http://127.0.0.1:7659/mcp"))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

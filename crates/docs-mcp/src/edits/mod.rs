@@ -98,6 +98,8 @@ pub struct InsertBlocks {
     /// Typed blocks instead of markdown: `{"type": "heading", "props": {"level": 2},
     /// "content": "Inline **markdown**", "children": []}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Each an object (a bare `true` item schema is refused by strict clients).
+    #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
     pub blocks: Option<Vec<serde_json::Value>>,
 }
 

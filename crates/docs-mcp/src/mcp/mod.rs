@@ -1,6 +1,7 @@
 //! The MCP face of the service — the only module that knows MCP. Tools are thin: they check
 //! and translate arguments, call [`DocsService`], and shape the answer.
 
+mod asked;
 mod comments;
 mod documents;
 mod errors;
@@ -40,7 +41,9 @@ apply_edits groups several operations into one atomic edit and one approval.
 4. Always give a short `reason`: the user sees it when approving.
 5. A write may wait for the user's approval. If it returns status `pending`, call \
 edit_status with its edit_id (and wait_seconds) instead of repeating the write. A \
-rejection (EDIT_REJECTED) carries the user's comment: do not retry the same edit.
+rejection (EDIT_REJECTED) carries the user's comment: do not retry the same edit. \
+my_edits lists what you asked that still waits; withdraw_edit takes back a proposal you no \
+longer stand by (e.g. before proposing a better one).
 6. Errors have a stable `code` and a `hint` saying what to do next.
 7. Asked to address the comments of a document: list_comments gives each thread (who said what, resolved or not) with the block and exact text it is attached to; read_document marks that text with <!-- comment:THREAD --> … <!-- /comment:THREAD --> (markers may stay in text you write back); read those blocks and edit them as usual.
 8. To review without editing, or to ask before changing something, comment: add_comment on a block (or exact text in it), reply_comment, resolve_comment once addressed. Comments follow the document's policy like edits; under `comment-only` (get_document's `policy`) edits are refused and comments are the way.";
@@ -72,7 +75,8 @@ impl DocsMcp {
             + Self::read_tools()
             + Self::write_tools()
             + Self::comment_tools()
-            + Self::history_tools();
+            + Self::history_tools()
+            + Self::asked_tools();
         schemas::for_clients(&mut tool_router);
         DocsMcp {
             service,

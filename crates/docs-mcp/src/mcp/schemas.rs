@@ -6,6 +6,12 @@
 //! `tools/list`, and spends time doing so. The ranges they stand for are kept as
 //! `minimum`/`maximum`, which schemars writes too.
 //!
+//! Input schemas say no `null`: an optional parameter is one left out (not `required`), which
+//! every client understands, where the `["string", "null"]` type arrays and `anyOf […, null]`
+//! schemars writes for `Option`s are what strict clients (the MCP Inspector's `--strict`) warn
+//! about. Output schemas keep them: a field the service answers with `null` must validate
+//! (the TypeScript SDK checks every structured answer against its output schema).
+//!
 //! Each output schema is named by its content (`$id`): the TypeScript SDK compiles a schema
 //! with an `$id` once per client and reuses it for every tool that has the same one (twelve
 //! tools answer with an edit's outcome). Compiling them is most of a client's start: with
@@ -57,6 +63,7 @@ pub(super) fn for_clients<S>(router: &mut ToolRouter<S>) {
             .map(|route| {
                 let mut input = (*route.attr.input_schema).clone();
                 clean(&mut input);
+                without_null(&mut input);
                 let output = route.attr.output_schema.as_deref().map(|output| {
                     let mut output = output.clone();
                     clean(&mut output);
@@ -84,6 +91,43 @@ fn clean(schema: &mut JsonObject) {
             .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
         {
             object.remove("format");
+        }
+        for value in object.values_mut() {
+            push_objects(value, &mut stack);
+        }
+    }
+}
+
+/// An input schema without `null`: `type` arrays lose it, `anyOf [X, null]` becomes X, and a
+/// `null` default or enum value goes.
+fn without_null(schema: &mut JsonObject) {
+    let mut stack: Vec<&mut JsonObject> = vec![schema];
+    while let Some(object) = stack.pop() {
+        if let Some(Value::Array(types)) = object.get_mut("type") {
+            types.retain(|t| t != "null");
+            if let [only] = types.as_slice() {
+                let only = only.clone();
+                object.insert("type".to_owned(), only);
+            }
+        }
+        if let Some(Value::Array(values)) = object.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        if object.get("default").is_some_and(Value::is_null) {
+            object.remove("default");
+        }
+        let is_null = |schema: &Value| schema.get("type").is_some_and(|t| t == "null");
+        let single = match object.get("anyOf") {
+            Some(Value::Array(options)) if options.len() == 2 && options.iter().any(is_null) => {
+                options.iter().find(|o| !is_null(o)).cloned()
+            }
+            _ => None,
+        };
+        if let Some(Value::Object(single)) = single {
+            object.remove("anyOf");
+            for (key, value) in single {
+                object.entry(key).or_insert(value);
+            }
         }
         for value in object.values_mut() {
             push_objects(value, &mut stack);
@@ -145,6 +189,41 @@ mod tests {
                 .clone();
         name_by_content(&mut renamed);
         assert_eq!(renamed["$id"], id);
+    }
+
+    #[test]
+    fn input_schemas_leave_null_out() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "reason": {"type": ["string", "null"], "description": "Why."},
+                "limit": {"type": ["integer", "null"], "default": null, "minimum": 1},
+                "policy": {"anyOf": [{"$ref": "#/$defs/Policy"}, {"type": "null"}], "description": "Which."},
+                "at": {"enum": ["start", "end", null]},
+                "pages": {"type": "array", "items": {"type": ["integer", "null"]}},
+                "both": {"type": ["string", "integer", "null"]}
+            },
+            "required": []
+        })
+        .as_object()
+        .unwrap()
+        .clone();
+        without_null(&mut schema);
+        assert_eq!(
+            Value::Object(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "reason": {"type": "string", "description": "Why."},
+                    "limit": {"type": "integer", "minimum": 1},
+                    "policy": {"$ref": "#/$defs/Policy", "description": "Which."},
+                    "at": {"enum": ["start", "end"]},
+                    "pages": {"type": "array", "items": {"type": "integer"}},
+                    "both": {"type": ["string", "integer"]}
+                },
+                "required": []
+            })
+        );
     }
 
     #[test]

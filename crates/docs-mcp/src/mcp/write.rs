@@ -113,6 +113,7 @@ impl EditResult {
                 None => "The user rejected the edit.".into(),
             },
             EditStatus::Undone => "Applied, then undone.".into(),
+            EditStatus::Withdrawn => "You withdrew it before anyone decided: nothing was changed.".into(),
             EditStatus::Conflict | EditStatus::Failed => record
                 .error
                 .as_ref()
@@ -207,6 +208,8 @@ pub struct InsertBlocksArgs {
     /// quote, codeBlock (props.language), divider, pageBreak, image, video, audio, file, pdf
     /// (props.url), table, callout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Each an object (a bare `true` item schema is refused by strict clients).
+    #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
     pub blocks: Option<Vec<serde_json::Value>>,
     /// Why you make this edit (shown to the user).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -459,9 +462,10 @@ impl DocsMcp {
                 }
                 Ok(Json(result))
             }
-            EditStatus::Pending | EditStatus::Applying | EditStatus::Undone => {
-                Ok(Json(EditResult::from_record(&record)))
-            }
+            EditStatus::Pending
+            | EditStatus::Applying
+            | EditStatus::Undone
+            | EditStatus::Withdrawn => Ok(Json(EditResult::from_record(&record))),
             EditStatus::Rejected | EditStatus::Conflict | EditStatus::Failed => {
                 let mut info = record.error.clone().unwrap_or_else(|| {
                     ServiceError::Internal("the edit was not applied".into()).info()

@@ -26,6 +26,7 @@ mod requests;
 mod saving;
 mod settle;
 mod undo;
+mod withdraw;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
