@@ -1040,7 +1040,7 @@ describe("change by change", () => {
     ],
   };
 
-  it("lists the parts, all checked; Approve checked parts is on only when some, not all, are checked", () => {
+  it("lists the parts, all checked; Approve checked parts shows only when some, not all, are checked", () => {
     const card = renderEditCard(threeParts, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     document.body.append(card);
     expect(card.querySelector(".parts legend")!.textContent).toBe("Parts (uncheck those to refuse; rewrite a block's text with Edit)");
@@ -1050,12 +1050,16 @@ describe("change by change", () => {
     const boxes = [...card.querySelectorAll<HTMLInputElement>(".parts input[type=checkbox]")];
     expect(boxes.map((b) => b.checked)).toEqual([true, true, true]);
     const partial = button(card, "Approve checked parts");
-    expect(partial.disabled).toBe(true);
+    // All checked as asked: Approve is it, and nothing beside it says the same.
+    expect(partial.hidden).toBe(true);
     boxes[1].click();
-    expect(partial.disabled).toBe(false);
+    expect([partial.hidden, partial.disabled]).toEqual([false, false]);
     boxes[0].click();
     boxes[2].click();
-    expect(partial.disabled).toBe(true);
+    expect([partial.hidden, partial.disabled]).toEqual([false, true]);
+    // Without a part to rewrite, the legend does not mention Edit.
+    const inserts = renderEditCard({ ...threeParts, parts: threeParts.parts!.map((p) => ({ ...p, text: null })) }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
+    expect(inserts.querySelector(".parts legend")!.textContent).toBe("Parts (uncheck those to refuse)");
     const single = renderEditCard(edit, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     expect(single.querySelector(".parts")).toBeNull();
     expect([...single.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Approve checked parts");
@@ -1092,11 +1096,11 @@ describe("change by change", () => {
     expect(area.hidden).toBe(false);
     expect(area.value).toBe("New intro");
     expect(document.activeElement).toBe(area);
-    expect(partial.disabled).toBe(true);
+    expect(partial.hidden).toBe(true);
     area.value = "A **better** intro";
     area.dispatchEvent(new Event("input"));
     // Every part kept, one rewritten: that is a change too.
-    expect(partial.disabled).toBe(false);
+    expect([partial.hidden, partial.disabled]).toEqual([false, false]);
     partial.click();
     await vi.waitFor(() => expect(approveParts).toHaveBeenCalled());
     expect(approveParts.mock.calls[0].slice(1)).toEqual([[0, 1, 2], { 1: "A **better** intro" }]);

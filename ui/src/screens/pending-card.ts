@@ -163,7 +163,8 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
   const partTexts = parts.map((part, i) => part.text === null ? null : h("textarea", {
     id: `edit-${edit.id}-part-${i}-text`, class: "part-text", rows: 2, hidden: true, "aria-label": `Your text for part ${i + 1}`,
   }, part.text));
-  const approvePartsButton = parts.length < 2 ? null : h("button", { type: "button", class: "secondary approve-parts", "aria-describedby": titleId, disabled: true }, "Approve checked parts");
+  // Shown once the person unchecked or rewrote a part: with all checked as asked, Approve is it.
+  const approvePartsButton = parts.length < 2 ? null : h("button", { type: "button", class: "secondary approve-parts", "aria-describedby": titleId, hidden: true }, "Approve checked parts");
   const checkedParts = () => partBoxes.flatMap((box, i) => (box.checked ? [i] : []));
   /** The texts the person changed, of the parts they keep. */
   const changedTexts = (): Record<number, string> => Object.fromEntries(partTexts.flatMap((area, i) => {
@@ -173,14 +174,19 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
   const refresh = () => {
     const count = checkedParts().length;
     // All checked and none rewritten is a plain approval; none checked is a rejection.
-    if (approvePartsButton) approvePartsButton.disabled = count === 0 || (count === partBoxes.length && Object.keys(changedTexts()).length === 0);
+    if (approvePartsButton) {
+      approvePartsButton.hidden = count === partBoxes.length && Object.keys(changedTexts()).length === 0;
+      approvePartsButton.disabled = count === 0;
+    }
   };
   for (const box of partBoxes) box.addEventListener("change", refresh);
   for (const area of partTexts) area?.addEventListener("input", refresh);
   approvePartsButton?.addEventListener("click", () =>
     decide(card, status, "Approving the checked parts…", () => actions.approveParts(edit, checkedParts(), changedTexts())));
   const partsList = parts.length < 2 ? null : h("fieldset", { class: "parts" },
-    h("legend", {}, "Parts (uncheck those to refuse; rewrite a block's text with Edit)"),
+    h("legend", {}, parts.some((part) => part.text !== null)
+      ? "Parts (uncheck those to refuse; rewrite a block's text with Edit)"
+      : "Parts (uncheck those to refuse)"),
     ...parts.map((part, i) => {
       const area = partTexts[i];
       const editButton = area === null ? null : h("button", {

@@ -336,6 +336,22 @@ pub const BLOCKS: &[BlockSpec] = &[
     block(DIAGRAM, &[], ContentKind::Code, MATH_ACCESS),
 ];
 
+/// What a person calls a block type ("bullet list item" for `bulletListItem`), for labels
+/// people read; a type without a name of its own is called by its node name.
+pub fn called(name: &str) -> &str {
+    match name {
+        "bulletListItem" => "bullet list item",
+        "numberedListItem" => "numbered list item",
+        "checkListItem" => "checklist item",
+        "toggleListItem" => "toggle list item",
+        "codeBlock" => "code block",
+        "pageBreak" => "page break",
+        "pdf" => "PDF",
+        MATH_BLOCK => "formula",
+        other => other,
+    }
+}
+
 /// Looks a block type up by its node name (case-sensitive).
 pub fn block_spec(name: &str) -> Option<&'static BlockSpec> {
     BLOCKS.iter().find(|b| b.name == name)

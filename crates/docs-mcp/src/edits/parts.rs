@@ -200,10 +200,11 @@ fn block_label(block: &NewBlock) -> String {
         Some(NewContent::Inline(inline)) => blocknote::tree::inline_plain_text(inline),
         Some(NewContent::Table(_)) | None => String::new(),
     };
+    let kind = blocknote::schema::called(&block.kind);
     if text.trim().is_empty() {
-        block.kind.clone()
+        kind.to_owned()
     } else {
-        format!("{} “{}”", block.kind, excerpt(&text))
+        format!("{kind} “{}”", excerpt(&text))
     }
 }
 
@@ -244,8 +245,8 @@ mod tests {
             [
                 "Insert heading “Plan”",
                 "Insert paragraph “First step.”",
-                "Insert bulletListItem “a”",
-                "Insert bulletListItem “b”"
+                "Insert bullet list item “a”",
+                "Insert bullet list item “b”"
             ]
         );
         let ops = accepted_ops("insert_blocks", parts, &[0, 2], &BTreeMap::new()).unwrap();
