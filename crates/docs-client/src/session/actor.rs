@@ -23,7 +23,7 @@ use super::confirm::Unconfirmed;
 use super::ledger::Ledger;
 use super::link::{self, Connection, Ended, Link, LinkEvent};
 use super::save::{Saver, Started};
-use super::touch::{self, Touches};
+use super::touch::{self, Touches, Watched};
 use super::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN, Shared};
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
@@ -286,17 +286,17 @@ impl Actor {
             return;
         }
         let watched = change.watched();
-        let (answer, update, around) = {
+        let (answer, update, watch) = {
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, LOCAL_ORIGIN).await;
             let answer = change.apply(&mut txn);
-            let around = if watched {
-                let deleted = txn.delete_set().clone();
-                Some((txn.before_state().clone(), txn.state_vector(), deleted))
+            let update = txn.encode_update_v1();
+            let watch = if watched {
+                Some(Watched::of(&update, &txn))
             } else {
                 touch::collect(&mut txn);
                 None
             };
-            (answer, txn.encode_update_v1(), around)
+            (answer, update, watch)
         };
         let decoded = match Update::decode_v1(&update) {
             Ok(decoded) if !decoded.is_empty() => decoded,
@@ -305,11 +305,9 @@ impl Actor {
                 return;
             }
         };
-        let sent = around.as_ref().map(|_| update.clone());
         let seq = self.send_written(update, &decoded);
-        if let (Some((before, after, deleted)), Some(sent)) = (around, sent) {
-            self.touches
-                .watch(&self.shared.touches, seq, &sent, &before, &after, deleted);
+        if let Some(watch) = watch {
+            self.touches.watch(&self.shared.touches, seq, watch);
         }
         answer(seq);
     }

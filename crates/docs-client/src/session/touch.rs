@@ -49,13 +49,41 @@ pub enum Touch {
 }
 
 /// One watched write: what it inserted and deleted, and the gaps its insertions went into.
-struct Watched {
+pub(super) struct Watched {
     seq: u64,
     inserted: IdSet,
     deleted: IdSet,
     gaps: Vec<(Option<Id>, Option<Id>)>,
     written_at: Instant,
     closes_at: Option<Instant>,
+}
+
+impl Watched {
+    /// A write made in `txn` (not committed yet) whose update is `update`: what it inserted
+    /// and deleted, and the gaps its insertions went into. Numbered by [`Touches::watch`].
+    pub(super) fn of(update: &[u8], txn: &TransactionMut<'_>) -> Watched {
+        let (before, after) = (txn.before_state(), txn.state_vector());
+        let mut inserted = IdSet::new();
+        for (client, clock) in after.iter() {
+            let from = before.get(client);
+            if *clock > from {
+                inserted.insert(ID::new(*client, from), clock - from);
+            }
+        }
+        let gaps = text_items(update)
+            .into_iter()
+            .filter(|(_, origin, _)| !origin.is_some_and(|o| inserted.contains(&id_of(o))))
+            .map(|(_, origin, right)| (origin, right))
+            .collect();
+        Watched {
+            seq: 0,
+            inserted,
+            deleted: txn.delete_set().clone(),
+            gaps,
+            written_at: Instant::now(),
+            closes_at: None,
+        }
+    }
 }
 
 /// The actor's watches.
@@ -87,37 +115,10 @@ fn text_items(update: &[u8]) -> Vec<(Id, Option<Id>, Option<Id>)> {
 }
 
 impl Touches {
-    /// Watches a write just made: `update` is what it sent, `before`/`after` the state
-    /// around its transaction and `deleted` its delete set.
-    pub fn watch(
-        &mut self,
-        board: &watch::Sender<TouchBoard>,
-        seq: u64,
-        update: &[u8],
-        before: &StateVector,
-        after: &StateVector,
-        deleted: IdSet,
-    ) {
-        let mut inserted = IdSet::new();
-        for (client, clock) in after.iter() {
-            let from = before.get(client);
-            if *clock > from {
-                inserted.insert(ID::new(*client, from), clock - from);
-            }
-        }
-        let gaps = text_items(update)
-            .into_iter()
-            .filter(|(_, origin, _)| !origin.is_some_and(|o| inserted.contains(&id_of(o))))
-            .map(|(_, origin, right)| (origin, right))
-            .collect();
-        self.watched.push_back(Watched {
-            seq,
-            inserted,
-            deleted,
-            gaps,
-            written_at: Instant::now(),
-            closes_at: None,
-        });
+    /// Watches write `seq` (see [`Watched::of`]).
+    pub fn watch(&mut self, board: &watch::Sender<TouchBoard>, seq: u64, mut watched: Watched) {
+        watched.seq = seq;
+        self.watched.push_back(watched);
         board.send_modify(|b| {
             b.watching.insert(seq);
         });
@@ -344,12 +345,11 @@ mod tests {
         text.remove_range(&mut txn, 4, 5);
         text.insert(&mut txn, 4, "Agent-edited");
         let write = txn.encode_update_v1();
-        let (before, after) = (txn.before_state().clone(), txn.state_vector());
-        let deleted = txn.delete_set().clone();
+        let watched = Watched::of(&write, &txn);
         drop(txn);
         let mut touches = Touches::default();
         let board = watch::Sender::new(TouchBoard::default());
-        touches.watch(&board, 1, &write, &before, &after, deleted);
+        touches.watch(&board, 1, watched);
         Crossing {
             agent,
             person,

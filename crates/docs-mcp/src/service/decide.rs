@@ -366,15 +366,21 @@ impl DocsService {
             }
             .info(),
         );
-        if !self
+        self.leave_pending(record).await
+    }
+
+    /// Records `record`'s new status as leaving `pending` (a compare-and-set: a decision made
+    /// elsewhere first stands, and `NotPending` says which) and announces it.
+    pub(super) async fn leave_pending(&self, record: EditRecord) -> ServiceResult<EditRecord> {
+        let moved = self
             .store
             .transition(Transition {
                 record: record.clone(),
                 from: EditStatus::Pending,
             })
-            .await?
-        {
-            return Err(self.not_pending(id).await);
+            .await?;
+        if !moved {
+            return Err(self.not_pending(record.id).await);
         }
         self.changed(&record);
         Ok(record)

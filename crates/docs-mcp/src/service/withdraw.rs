@@ -7,7 +7,6 @@ use uuid::Uuid;
 use super::DocsService;
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{AgentInfo, EditFilter, EditRecord, EditStatus, now_ms};
-use crate::store::Transition;
 
 /// Whether `asker` is the agent that asked for an edit of `owner`'s: the same configured
 /// client, or — on the shared token — an agent of the same name.
@@ -57,17 +56,6 @@ impl DocsService {
         }
         record.status = EditStatus::Withdrawn;
         record.decided_at = Some(now_ms());
-        if !self
-            .store
-            .transition(Transition {
-                record: record.clone(),
-                from: EditStatus::Pending,
-            })
-            .await?
-        {
-            return Err(self.not_pending(id).await);
-        }
-        self.changed(&record);
-        Ok(record)
+        self.leave_pending(record).await
     }
 }
