@@ -60,7 +60,7 @@ export function agentConfigs(
       where: "your user configuration (Command Palette → MCP: Open User Configuration), not a workspace's .vscode/mcp.json",
       text: json({
         inputs: [
-          { type: "promptString", id: tokenInput, description: "Docs MCP bearer token (Agents screen of the Docs MCP app)", password: true },
+          { type: "promptString", id: tokenInput, description: "Docs MCP bearer token (Connect agents screen of the Docs MCP app)", password: true },
         ],
         servers: {
           [SERVER_NAME]: { type: "http", url: overview.endpoint, headers: { Authorization: `Bearer \${input:${tokenInput}}` } },

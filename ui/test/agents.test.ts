@@ -48,7 +48,7 @@ describe("agent configurations", () => {
     );
     expect(JSON.parse(configs.vscode)).toEqual({
       inputs: [
-        { type: "promptString", id: "lasuite-docs-token", description: "Docs MCP bearer token (Agents screen of the Docs MCP app)", password: true },
+        { type: "promptString", id: "lasuite-docs-token", description: "Docs MCP bearer token (Connect agents screen of the Docs MCP app)", password: true },
       ],
       servers: {
         "lasuite-docs": { type: "http", url: "http://127.0.0.1:7659/mcp", headers: { Authorization: "Bearer ${input:lasuite-docs-token}" } },

@@ -56,7 +56,7 @@ describe("the settings screen", () => {
     expect(note.textContent).toBe("");
     port.value = "8000";
     port.dispatchEvent(new Event("input"));
-    expect(note.textContent).toBe("Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then. Agents configured before must be added again with their new configuration (Agents screen): theirs names port 7658.");
+    expect(note.textContent).toBe("Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then. Agents configured before must be added again with their new configuration (Connect agents screen): theirs names port 7658.");
   });
 
   it("Save sends save_settings with every field", async () => {
@@ -71,7 +71,7 @@ describe("the settings screen", () => {
     expect(status.textContent).toBe("Saved.");
     expect(onSettings).toHaveBeenLastCalledWith(saved);
     expect(document.querySelector("#settings-port-note")!.textContent).toBe(
-      "Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then. Agents configured before must be added again with their new configuration (Agents screen): theirs names port 7658.",
+      "Applies at the next start of Docs MCP; the endpoint listens on port 7658 until then. Agents configured before must be added again with their new configuration (Connect agents screen): theirs names port 7658.",
     );
   });
 

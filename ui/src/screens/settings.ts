@@ -136,7 +136,7 @@ export class SettingsScreen {
   private updatePortNote(): void {
     const active = this.settings?.active_port;
     this.portNote.textContent = active !== undefined && this.port.value !== String(active)
-      ? `Applies at the next start of Docs MCP; the endpoint listens on port ${active} until then. Agents configured before must be added again with their new configuration (Agents screen): theirs names port ${active}.`
+      ? `Applies at the next start of Docs MCP; the endpoint listens on port ${active} until then. Agents configured before must be added again with their new configuration (Connect agents screen): theirs names port ${active}.`
       : "";
   }
 
