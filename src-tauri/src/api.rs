@@ -203,6 +203,8 @@ pub struct SessionRow {
     #[cfg_attr(test, ts(type = "number"))]
     pub pending_saves: u64,
     pub collaborators: Vec<String>,
+    /// The agents that used the document since its session opened, most recent first.
+    pub agents: Vec<String>,
     /// Agent edits of this document in the journal: applied, and waiting for a decision.
     #[cfg_attr(test, ts(type = "number"))]
     pub edits_applied: u64,
@@ -252,6 +254,10 @@ pub struct DocumentRow {
     pub url: String,
     /// ISO 8601, when the instance says.
     pub updated_at: Option<String>,
+    /// When an agent or the person last opened it here (milliseconds since the Unix epoch);
+    /// set in the list of the documents known here, which the instance does not date.
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub last_used_at: Option<i64>,
     pub is_favorite: bool,
     /// Whether the user can edit it, when the instance says.
     pub can_edit: Option<bool>,
@@ -350,13 +356,14 @@ pub fn invalid(message: impl Into<String>, hint: impl Into<String>) -> CommandEr
     ServiceError::invalid(message, hint).into()
 }
 
-/// The session snapshots, with the titles of the documents known to the service and their
-/// edit counts.
+/// The session snapshots, with the titles of the documents known to the service, their
+/// edit counts and the agents that used them.
 pub fn session_rows(
     snapshots: Vec<SessionSnapshot>,
     known: &[KnownDocument],
     counts: &HashMap<Uuid, EditCounts>,
     open_threads: &HashMap<Uuid, usize>,
+    agents: &HashMap<Uuid, Vec<String>>,
 ) -> Vec<SessionRow> {
     let mut rows: Vec<SessionRow> = snapshots
         .into_iter()
@@ -364,6 +371,7 @@ pub fn session_rows(
             edits_applied: counts.get(&s.document_id).map_or(0, |c| c.applied),
             edits_pending: counts.get(&s.document_id).map_or(0, |c| c.pending),
             open_threads: open_threads.get(&s.document_id).copied(),
+            agents: agents.get(&s.document_id).cloned().unwrap_or_default(),
             title: known
                 .iter()
                 .find(|k| k.id == s.document_id)
@@ -429,6 +437,7 @@ mod tests {
             &known,
             &counts,
             &HashMap::from([(b, 2)]),
+            &HashMap::from([(a, vec!["Claude Code".to_owned()])]),
         );
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].document_id, b);
@@ -442,6 +451,8 @@ mod tests {
             (Some(2), None)
         );
         assert_eq!(rows[1].collaborators, vec!["Ada".to_owned()]);
+        assert_eq!(rows[1].agents, vec!["Claude Code".to_owned()]);
+        assert!(rows[0].agents.is_empty());
     }
 
     /// The UI tests render `ui/test/fixtures/edit-record.json`: it must be what the service

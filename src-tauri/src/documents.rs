@@ -103,6 +103,7 @@ fn instance_row(
         title: document.title.clone().filter(|t| !t.is_empty()),
         url: instance.document_page(&document.id).to_string(),
         updated_at: document.updated_at.clone(),
+        last_used_at: None,
         is_favorite: document.is_favorite.unwrap_or(false),
         can_edit: known_abilities.then(|| abilities.can_save_content()),
         policy,
@@ -121,6 +122,7 @@ fn known_row(
         title: known.title.clone().filter(|t| !t.is_empty()),
         url: instance.document_page(&known.id).to_string(),
         updated_at: None,
+        last_used_at: Some(known.last_opened_at),
         is_favorite: false,
         can_edit: None,
         policy,
@@ -155,6 +157,7 @@ mod tests {
                 title: Some("Plan".into()),
                 url: format!("https://docs.example.org/docs/{own}/"),
                 updated_at: Some("2026-11-20T10:00:00Z".into()),
+                last_used_at: None,
                 is_favorite: true,
                 can_edit: Some(true),
                 policy: Some(Policy::ReadOnly),
@@ -164,12 +167,17 @@ mod tests {
         let known = KnownDocument {
             id: other,
             title: Some(String::new()),
-            last_opened_at: 1,
+            last_opened_at: 1_795_000_000_000,
         };
         let row = known_row(&instance, &known, &policies);
         assert_eq!(
             (row.title, row.can_edit, row.policy, row.effective_policy),
             (None, None, None, Policy::Auto)
+        );
+        // The instance does not date it: the row says when it was last used here.
+        assert_eq!(
+            (row.updated_at, row.last_used_at),
+            (None, Some(1_795_000_000_000))
         );
     }
 }

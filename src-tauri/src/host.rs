@@ -344,6 +344,7 @@ impl Host {
             &self.service.known_documents().await?,
             &self.service.edit_counts().await?,
             &self.service.open_threads(&documents).await,
+            &self.service.session_agents(),
         ))
     }
 

@@ -283,6 +283,10 @@ export type SessionRow = { document_id: string, title: string | null, connected:
  */
 last_activity: number, pending_acks: number, pending_saves: number, collaborators: Array<string>, 
 /**
+ * The agents that used the document since its session opened, most recent first.
+ */
+agents: Array<string>, 
+/**
  * Agent edits of this document in the journal: applied, and waiting for a decision.
  */
 edits_applied: number, edits_pending: number, 
@@ -308,7 +312,12 @@ url: string,
 /**
  * ISO 8601, when the instance says.
  */
-updated_at: string | null, is_favorite: boolean, 
+updated_at: string | null, 
+/**
+ * When an agent or the person last opened it here (milliseconds since the Unix epoch);
+ * set in the list of the documents known here, which the instance does not date.
+ */
+last_used_at: number | null, is_favorite: boolean, 
 /**
  * Whether the user can edit it, when the instance says.
  */

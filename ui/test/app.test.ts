@@ -62,11 +62,11 @@ describe("the app", () => {
     expect(app.root.querySelector<HTMLSelectElement>('[data-panel="documents"] select')!.options[0].text).toBe("Default (Read-only)");
   });
 
-  it("on account_changed, reads the overview again and lists the account's documents", async () => {
+  it("on account_changed, reads the overview again and lists the documents again", async () => {
     const { app, calls, signIn } = await start();
     signIn();
     await serviceEvent({ type: "account_changed", signed_in: true });
-    await vi.waitFor(() => expect(calls.at(-1)).toEqual(["list_documents", { source: "all", query: null, page: null }]));
+    await vi.waitFor(() => expect(calls.at(-1)).toEqual(["list_documents", { source: "known", query: null, page: null }]));
     expect(calls.slice(-2)[0]).toEqual(["overview", {}]);
     expect(app.root.querySelector(".account-state")!.textContent).toBe("Signed in as Ada Lovelace (ada@example.org).");
   });

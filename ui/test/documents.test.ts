@@ -31,8 +31,9 @@ function choose(el: HTMLSelectElement | HTMLInputElement, value?: string) {
 }
 
 describe("the documents screen, signed out", () => {
-  it("lists the known documents: title, favorite mark, updated date, policy", async () => {
-    const calls = mockCommands({ list_documents: () => list(notes, untitled) });
+  it("lists the known documents: title, favorite mark, when last used here, policy", async () => {
+    const used = { ...notes, updated_at: null, last_used_at: Date.parse("2026-11-19T10:00:00Z") };
+    const calls = mockCommands({ list_documents: () => list(used, untitled) });
     const screen = mount();
     screen.setOverview(overview);
     await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(2));
@@ -40,6 +41,7 @@ describe("the documents screen, signed out", () => {
     expect(screen.root.querySelector<HTMLElement>(".browse")!.hidden).toBe(true);
     expect(texts(screen.root, "tbody th")).toEqual(["Meeting notes ★", "Untitled"]);
     expect(screen.root.querySelector(".favorite")!.getAttribute("aria-label")).toBe("favorite");
+    expect(texts(screen.root, "thead th")).toEqual(["Document", "Last used here", "Policy", "Actions"]);
     expect(screen.root.querySelector("tbody time")!.getAttribute("datetime")).toBe("2026-11-19T10:00:00.000Z");
     expect(texts(screen.root, 'tr[data-document-id="b"] td')[0]).toBe("—");
     expect(select(screen, "a").getAttribute("aria-label")).toBe("Policy for Meeting notes");
@@ -131,32 +133,26 @@ describe("the demo's documents", () => {
 });
 
 describe("the documents screen, signed in", () => {
-  it("lists all documents, then the favorites", async () => {
-    const calls = mockCommands({ list_documents: ({ source }) => (source === "all" ? list(notes, untitled) : list(notes)) });
+  it("shows the documents agents use first, then all documents, then the favorites", async () => {
+    const used = documentRow("c", { title: "Used by Claude", updated_at: null, last_used_at: 1795000000000 });
+    const calls = mockCommands({ list_documents: ({ source }) => ({ known: list(used), all: list(notes, untitled), favorites: list(notes) })[source as string]! });
     const screen = mount();
     screen.setOverview(signedIn);
-    await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(2));
+    await vi.waitFor(() => expect(texts(screen.root, "tbody th")).toEqual(["Used by Claude"]));
     expect(screen.root.querySelector<HTMLElement>(".browse")!.hidden).toBe(false);
     expect(screen.root.querySelector("legend")!.textContent).toBe("Show");
+    expect(texts(screen.root, ".source label")).toEqual([" Used by agents or added here", " All", " Favorites"]);
+    expect(texts(screen.root, "thead th")[1]).toBe("Last used here");
+    choose(screen.root.querySelector<HTMLInputElement>('input[value="all"]')!);
+    await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(2));
+    expect(texts(screen.root, "thead th")[1]).toBe("Updated");
     choose(screen.root.querySelector<HTMLInputElement>('input[value="favorites"]')!);
     await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(1));
     expect(calls).toEqual([
+      ["list_documents", { source: "known", query: null, page: null }],
       ["list_documents", { source: "all", query: null, page: null }],
       ["list_documents", { source: "favorites", query: null, page: null }],
     ]);
-  });
-
-  it("keeps the documents added here or opened by agents in reach, with their policies", async () => {
-    const added = documentRow("c", { title: "Added by URL", policy: "auto", effective_policy: "auto" });
-    const calls = mockCommands({ list_documents: ({ source }) => (source === "known" ? list(added) : list(notes)) });
-    const screen = mount();
-    screen.setOverview(signedIn);
-    await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(1));
-    expect(texts(screen.root, ".source label")).toEqual([" All", " Favorites", " Added here or opened by agents"]);
-    choose(screen.root.querySelector<HTMLInputElement>('input[value="known"]')!);
-    await vi.waitFor(() => expect(texts(screen.root, "tbody th")).toEqual(["Added by URL"]));
-    expect(screen.root.querySelector<HTMLSelectElement>("tbody select")!.value).toBe("auto");
-    expect(calls.at(-1)).toEqual(["list_documents", { source: "known", query: null, page: null }]);
   });
 
   it("searches once typing pauses", async () => {
@@ -175,8 +171,8 @@ describe("the documents screen, signed in", () => {
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(calls).toEqual([
-      ["list_documents", { source: "all", query: null, page: null }],
-      ["list_documents", { source: "all", query: "plan", page: null }],
+      ["list_documents", { source: "known", query: null, page: null }],
+      ["list_documents", { source: "known", query: "plan", page: null }],
     ]);
     expect(texts(screen.root, "tbody th")).toEqual(["Plan"]);
   });
@@ -203,10 +199,11 @@ describe("the documents screen, signed in", () => {
     });
     const screen = mount();
     screen.setOverview(signedIn);
+    choose(screen.root.querySelector<HTMLInputElement>('input[value="all"]')!);
     await vi.waitFor(() => expect(button(screen.root, "Load more").hidden).toBe(false));
     button(screen.root, "Load more").click();
     await vi.waitFor(() => expect(screen.root.querySelectorAll("tbody tr")).toHaveLength(2));
-    expect(calls[1]).toEqual(["list_documents", { source: "all", query: null, page: 2 }]);
+    expect(calls.at(-1)).toEqual(["list_documents", { source: "all", query: null, page: 2 }]);
     expect(texts(screen.root, "tbody th")).toEqual(["Meeting notes ★", "Untitled"]);
     expect(button(screen.root, "Load more").hidden).toBe(true);
   });

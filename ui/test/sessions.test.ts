@@ -17,17 +17,28 @@ function mount() {
 }
 
 describe("the sessions screen", () => {
-  it("renders one row per session: title, state, collaborators, writes, edits, open comments, activity, Disconnect", async () => {
+  it("renders one row per session: title, agents, people, state, edits, writes, open comments, activity, Disconnect", async () => {
     mockCommands({ list_sessions: () => [session] });
     const screen = mount();
     await screen.load();
     expect(texts(screen.root, "thead th")).toEqual([
-      "Document", "State", "Collaborators", "Not yet saved in Docs", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions",
+      "Document", "Agents", "People in the room", "State", "Agents' edits", "Not yet saved in Docs", "Open comments", "Last activity", "Actions",
     ]);
     expect(texts(screen.root, "tbody tr > *")).toEqual([
-      "Meeting notes", "Connected", "Ada, Claude Code", "2", "3", "2", "4", formatTime(1795000000000), "Disconnect",
+      "Meeting notes", "Claude Code, Cursor", "Ada, Claude Code", "Connected", "3 applied, 2 waiting for you", "2", "4", formatTime(1795000000000), "Disconnect",
     ]);
     expect(screen.root.querySelector("tbody th")!.getAttribute("scope")).toBe("row");
+  });
+
+  it("says what it does not know as a dash, and no edits as None", async () => {
+    mockCommands({ list_sessions: () => [{ ...session, agents: [], edits_applied: 0, edits_pending: 0 }] });
+    const screen = mount();
+    await screen.load();
+    expect(texts(screen.root, "tbody td")[0]).toBe("—");
+    expect(texts(screen.root, "tbody td")[3]).toBe("None");
+    mockCommands({ list_sessions: () => [{ ...session, edits_applied: 0, edits_pending: 1 }] });
+    await screen.load();
+    expect(texts(screen.root, "tbody td")[3]).toBe("1 waiting for you");
   });
 
   it("shows a dash when Docs did not say how many comment threads are open", async () => {
@@ -84,7 +95,7 @@ describe("the sessions screen", () => {
     open = [{ ...session, edits_pending: 0, collaborators: [] }];
     screen.onEvent({ type: "sessions_changed" });
     await vi.waitFor(() => expect(texts(screen.root, "tbody td")[1]).toBe("—"));
-    expect(texts(screen.root, "tbody td")[4]).toBe("0");
+    expect(texts(screen.root, "tbody td")[3]).toBe("3 applied");
   });
 
   it("reloads on edit_changed: the counts follow decisions", async () => {
@@ -94,8 +105,7 @@ describe("the sessions screen", () => {
     await screen.load();
     open = [{ ...session, edits_applied: 7, edits_pending: 0 }];
     screen.onEvent({ type: "edit_changed", edit_id: "e", document_id: session.document_id, status: "applied", agent: "Claude" });
-    await vi.waitFor(() => expect(texts(screen.root, "tbody td")[4]).toBe("0"));
-    expect(texts(screen.root, "tbody td")[3]).toBe("7");
+    await vi.waitFor(() => expect(texts(screen.root, "tbody td")[3]).toBe("7 applied"));
     expect(calls).toHaveLength(2);
   });
 });

@@ -216,6 +216,12 @@ async fn an_edit_pending_in_a_closed_document() -> (DocsServer, Agent, Uuid, Str
         .map(|s| s.document_id)
         .collect();
     assert_eq!(open, [second]);
+    // The Sessions screen names the agent that used the open document; the closed one's
+    // agents are forgotten with its session.
+    assert_eq!(
+        agent.service.session_agents(),
+        std::collections::HashMap::from([(second, vec!["test-agent".to_owned()])])
+    );
     (server, agent, first, block, pending)
 }
 

@@ -21,18 +21,25 @@ function title(row: DocumentRow): string {
   return row.title?.trim() || "Untitled";
 }
 
-function updated(row: DocumentRow): Node | string {
+/** When the instance last changed it, or (a document known here, which the instance does not
+ * date) when it was last used here. */
+function dated(row: DocumentRow): Node | string {
+  if (row.last_used_at !== null) return timeElement(row.last_used_at);
   const ms = row.updated_at ? Date.parse(row.updated_at) : NaN;
   return Number.isNaN(ms) ? "—" : timeElement(ms);
 }
 
-/** The sources a signed-in person picks from; "known" keeps the documents added by URL or
- * opened by agents (with their policies) in reach after signing in. */
+/** The sources a signed-in person picks from, in this order; "known" (the documents agents
+ * used or the person added, with their policies) comes first: what agents have open is what
+ * a person looks for here. */
+const SOURCES = ["known", "all", "favorites"] as const;
 const SOURCE_LABELS: Record<DocumentSource, string> = {
+  known: " Used by agents or added here",
   all: " All",
   favorites: " Favorites",
-  known: " Added here or opened by agents",
 };
+/** The date column: the instance's own for its lists, the last use here for the known ones. */
+const DATE_HEADERS: Record<DocumentSource, string> = { known: "Last used here", all: "Updated", favorites: "Updated" };
 
 export class DocumentsScreen {
   readonly root: HTMLElement;
@@ -41,6 +48,7 @@ export class DocumentsScreen {
   private search: HTMLInputElement;
   private table: HTMLTableElement;
   private tbody: HTMLTableSectionElement;
+  private dateHeader: HTMLElement;
   private note: HTMLElement;
   private moreButton: HTMLButtonElement;
   private status: HTMLElement;
@@ -64,8 +72,8 @@ export class DocumentsScreen {
     this.intro = h("p", { class: "lead" });
     const sources = h("fieldset", { class: "source" },
       h("legend", {}, "Show"),
-      ...(["all", "favorites", "known"] as const).map((source) => h("label", {},
-        h("input", { type: "radio", name: "document-source", value: source, checked: source === "all", onchange: () => this.setSource(source) }),
+      ...SOURCES.map((source) => h("label", {},
+        h("input", { type: "radio", name: "document-source", value: source, checked: source === "known", onchange: () => this.setSource(source) }),
         SOURCE_LABELS[source])),
     );
     this.search = h("input", { id: "documents-search", type: "search", name: "query", autocomplete: "off" });
@@ -85,9 +93,11 @@ export class DocumentsScreen {
     this.browse = h("div", { class: "browse", hidden: true }, sources, searchForm);
 
     this.tbody = h("tbody");
+    this.dateHeader = h("th", { scope: "col" }, DATE_HEADERS.known);
     this.table = h("table", { hidden: true },
       h("caption", { class: "visually-hidden" }, "Documents and their policies"),
-      h("thead", {}, h("tr", {}, ...["Document", "Updated", "Policy", "Actions"].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, "Document"), this.dateHeader, h("th", { scope: "col" }, "Policy"), h("th", { scope: "col" }, "Actions"))),
       this.tbody,
     );
     // Not `.empty`: the end-to-end test waits for the first `#main .empty`, the pending screen's.
@@ -157,7 +167,7 @@ export class DocumentsScreen {
 
   private checkedSource(): DocumentSource {
     const checked = this.browse.querySelector<HTMLInputElement>('input[name="document-source"]:checked')?.value;
-    return checked === "favorites" || checked === "known" ? checked : "all";
+    return checked === "favorites" || checked === "all" ? checked : "known";
   }
 
   private setSource(source: DocumentSource): void {
@@ -176,6 +186,7 @@ export class DocumentsScreen {
       const list = await rpc("list_documents", { source: this.source, query: query || null, page: page === 1 ? null : page });
       if (generation !== this.generation) return;
       this.page = page;
+      this.dateHeader.textContent = DATE_HEADERS[this.source];
       const rows = more ? [...[...this.entries.values()].map((e) => e.row), ...list.documents] : list.documents;
       this.showRows(rows, list.has_more, this.emptyText(query));
       if (!more) showStatus(this.status, "");
@@ -226,7 +237,7 @@ export class DocumentsScreen {
         h("th", { scope: "row", id: titleId },
           name,
           row.is_favorite ? [" ", h("span", { class: "favorite", role: "img", "aria-label": "favorite", title: "Favorite" }, "★")] : null),
-        h("td", {}, updated(row)),
+        h("td", {}, dated(row)),
         h("td", {}, select),
         h("td", {}, this.demo
           // The demo's server has no pages for people: nothing to open.

@@ -10,7 +10,21 @@ export function sessionState(row: SessionRow): string {
   return row.read_only ? "Connected (read-only)" : "Connected";
 }
 
-const COLUMNS = ["Document", "State", "Collaborators", "Not yet saved in Docs", "Edits applied", "Edits pending", "Open comments", "Last activity", "Actions"];
+const COLUMNS = ["Document", "Agents", "People in the room", "State", "Agents' edits", "Not yet saved in Docs", "Open comments", "Last activity", "Actions"];
+
+/** Names, comma-separated (each clamped), or a dash. */
+function names(list: string[], className: string): (Node | string)[] | string {
+  return list.length ? list.flatMap((name, i) => [i ? ", " : "", nameLabel(name, className)]) : "—";
+}
+
+/** An edit count as a person reads it: "3 applied, 1 waiting". */
+export function editCounts(row: SessionRow): string {
+  const counts = [
+    row.edits_applied ? `${row.edits_applied} applied` : null,
+    row.edits_pending ? `${row.edits_pending} waiting for you` : null,
+  ].filter((c) => c !== null);
+  return counts.length ? counts.join(", ") : "None";
+}
 
 export class SessionsScreen {
   readonly root: HTMLElement;
@@ -22,7 +36,7 @@ export class SessionsScreen {
     this.status = statusLine("form-status");
     this.root = h("section", { "aria-labelledby": "sessions-title" },
       h("h2", { id: "sessions-title" }, "Sessions"),
-      h("p", { class: "lead" }, "Documents agents have open, live in their collaboration rooms. Idle sessions close by themselves."),
+      h("p", { class: "lead" }, "Documents agents have open, live in their collaboration rooms, beside the people editing them. Idle sessions close by themselves."),
       this.status,
       this.body,
     );
@@ -59,12 +73,14 @@ export class SessionsScreen {
     const title = row.title?.trim() || row.document_id;
     return h("tr", { "data-document-id": row.document_id },
       h("th", { scope: "row", id: titleId }, title),
+      // The agents that used it here (their names as the person gave them, or self-reported).
+      h("td", { class: "agents" }, names(row.agents, "agent")),
+      // Names in the room's awareness (self-reported): clamped text.
+      h("td", {}, names(row.collaborators, "collaborator")),
       h("td", {}, sessionState(row)),
-      // Names in the room's awareness, agents' among them (self-reported): clamped text.
-      h("td", {}, row.collaborators.length ? row.collaborators.flatMap((name, i) => [i ? ", " : "", nameLabel(name, "collaborator")]) : "—"),
+      h("td", {}, editCounts(row)),
+      // Changes made here that Docs has not stored yet (sent, or waiting to be saved).
       h("td", {}, String(row.pending_acks + row.pending_saves)),
-      h("td", {}, String(row.edits_applied)),
-      h("td", {}, String(row.edits_pending)),
       // Unresolved comment threads, as Docs lists them ("—": Docs did not say).
       h("td", { class: "open-threads" }, row.open_threads === null ? "—" : String(row.open_threads)),
       h("td", {}, timeElement(row.last_activity)),

@@ -353,7 +353,8 @@ impl DocsService {
                 }
             }
         };
-        if new_session {
+        let new_user = agent.is_some_and(|agent| self.users.used(id, &agent.name, new_session));
+        if new_session || new_user {
             self.emit(ServiceEvent::SessionsChanged);
         }
         self.remember(id, session.metadata().title.clone()).await?;
@@ -440,6 +441,16 @@ impl DocsService {
         self.instance()
             .map(|i| i.registry.snapshot())
             .unwrap_or_default()
+    }
+
+    /// The agents that used each open document since its session opened, most recent first.
+    pub fn session_agents(&self) -> HashMap<Uuid, Vec<String>> {
+        let trackers = self.trackers.lock().expect("trackers lock");
+        self.users.of_open(|id| {
+            trackers
+                .get(&id)
+                .is_some_and(|(s, _, _)| s.strong_count() > 0)
+        })
     }
 
     pub async fn close_session(&self, id: Uuid) -> ServiceResult<()> {

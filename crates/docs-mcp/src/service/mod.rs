@@ -26,6 +26,7 @@ mod requests;
 mod saving;
 mod settle;
 mod undo;
+mod users;
 mod withdraw;
 
 use std::collections::{HashMap, HashSet};
@@ -94,6 +95,8 @@ pub struct DocsService {
     recent_reads: Arc<crate::revisions::RecentReads>,
     /// When each document was last written to the known documents (reads don't write again).
     remembered: Mutex<HashMap<Uuid, (Option<String>, Instant)>>,
+    /// The agents that used each open document (the Sessions screen's Agents column).
+    users: users::DocumentUsers,
     /// Unresolved comment threads per document, and when Docs was asked (see `comments`).
     open_threads: Mutex<HashMap<Uuid, (usize, Instant)>>,
     events: broadcast::Sender<ServiceEvent>,
@@ -193,6 +196,7 @@ impl DocsService {
             early_trackers: instance::EarlyTrackers::default(),
             recent_reads: Arc::default(),
             remembered: Mutex::new(HashMap::new()),
+            users: users::DocumentUsers::default(),
             open_threads: Mutex::new(HashMap::new()),
             events: broadcast::channel(256).0,
             decisions: watch::Sender::new(0),
