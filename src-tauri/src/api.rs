@@ -216,6 +216,15 @@ pub struct SessionRow {
     pub open_threads: Option<usize>,
 }
 
+/// A person's text for a block, as it would read: BlockNote inline JSON, rendered beside
+/// the text they type before approving it.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextPreview {
+    #[cfg_attr(test, ts(type = "InlineJson[]"))]
+    pub content: serde_json::Value,
+}
+
 /// A request asked from outside the window, as the person's click left it, and what it did.
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Serialize)]
@@ -607,12 +616,13 @@ mod tests {
             GrantedRequest::decl(),
             crate::claude_desktop::ClaudeDesktopAdded::decl(),
             LaunchAtLogin::decl(),
+            TextPreview::decl(),
         ];
         let mut generated = String::from(
             "// Generated from the Rust types by `api::tests::ui_bindings_are_generated_from_the_rust_types`\n\
              // (src-tauri/src/api.rs): do not edit. Regenerate with\n\
              // `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.\n\n\
-             import type { BlockJson } from \"./blocknote\";\n",
+             import type { BlockJson, InlineJson } from \"./blocknote\";\n",
         );
         for declaration in declarations {
             generated.push_str("\nexport ");

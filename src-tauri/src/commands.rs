@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::api::{
     ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource,
     GrantedRequest, HistoryFilter, InstanceCheck, LaunchAtLogin, Overview, SessionRow, Settings,
-    StartupProblem, browser_failed, invalid,
+    StartupProblem, TextPreview, browser_failed, invalid,
 };
 use crate::claude_desktop::ClaudeDesktopAdded;
 use crate::host::{DECIDER, Host};
@@ -188,6 +188,15 @@ pub async fn approve_with_text(
     text: String,
 ) -> CommandResult<EditRecord> {
     host.approve_with_text(id, &text).await
+}
+
+/// How a person's text for a block reads (inline markdown rendered as the block will hold
+/// it); bad markdown is refused as approving it would be.
+#[tauri::command(rename_all = "snake_case")]
+pub fn text_preview(text: String) -> CommandResult<TextPreview> {
+    Ok(TextPreview {
+        content: docs_mcp::service::text_preview(&text)?,
+    })
 }
 
 /// Approves some parts of an agent's edit (indexes into its `parts`), with the person's

@@ -161,6 +161,7 @@ fn run() -> anyhow::Result<()> {
             commands::stop_decisions,
             commands::changed_since_proposed,
             commands::approve_with_text,
+            commands::text_preview,
             commands::approve_parts,
             commands::start_demo,
             commands::demo_propose_edit,

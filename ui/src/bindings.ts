@@ -2,7 +2,7 @@
 // (src-tauri/src/api.rs): do not edit. Regenerate with
 // `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
 
-import type { BlockJson } from "./blocknote";
+import type { BlockJson, InlineJson } from "./blocknote";
 
 export type ErrorInfo = { code: string, message: string, hint: string, };
 
@@ -21,7 +21,13 @@ client_id: string | null,
  */
 reported_name: string | null, };
 
-export type PreviewBlock = { block_id: string, block_type: string, markdown: string, block?: BlockJson, };
+export type PreviewBlock = { block_id: string, block_type: string, markdown: string, 
+/**
+ * The block's own text as inline markdown (plain for code), without its block marker:
+ * what a person rewrites before approving. Absent for blocks with no text (an image, a
+ * table, a divider) and in records of earlier versions.
+ */
+text?: string, block?: BlockJson, };
 
 export type DiffSpan = { 
 /**
@@ -437,3 +443,5 @@ refused: string | null,
  * What to know before turning it on (a copy run from a build folder).
  */
 caveat: string | null, };
+
+export type TextPreview = { content: InlineJson[], };

@@ -2,7 +2,7 @@
 // `command_map::tests::ui_command_bindings_are_generated_from_the_commands`: do not edit.
 // Regenerate with `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
 
-import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, GroupDecision, HistoryFilter, InstanceCheck, LaunchAtLogin, NewAgentClient, Overview, Policy, SessionRow, Settings } from "./bindings";
+import type { AgentClient, ChangedEdit, ClaudeDesktopAdded, Decision, DecisionRequest, DocumentList, DocumentRow, DocumentSource, EditRecord, GrantedRequest, GroupDecision, HistoryFilter, InstanceCheck, LaunchAtLogin, NewAgentClient, Overview, Policy, SessionRow, Settings, TextPreview } from "./bindings";
 
 /** Every command: its arguments and its result. */
 export interface Commands {
@@ -43,6 +43,9 @@ export interface Commands {
   demo_propose_edit: { args: Record<string, never>; result: EditRecord };
   /** Approves an agent's rewrite of a block with the person's own text (inline markdown). */
   approve_with_text: { args: { id: string; text: string }; result: EditRecord };
+  /** How a person's text for a block reads (inline markdown rendered as the block will hold
+   * it); bad markdown is refused as approving it would be. */
+  text_preview: { args: { text: string }; result: TextPreview };
   /** Approves some parts of an agent's edit (indexes into its `parts`), with the person's
    * `texts` for parts that rewrite a block (by index), and refuses the others. */
   approve_parts: { args: { id: string; parts: number[]; texts: Record<number, string> }; result: EditRecord };

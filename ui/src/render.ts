@@ -175,7 +175,8 @@ function tokens(items: InlineJson[] | undefined): Token[] {
     if (item.type === "text") {
       const run = item as StyledText;
       const styles = JSON.stringify(run.styles ?? {});
-      for (const word of run.text.split(/(\s+)/).filter((w) => w !== "")) {
+      // Words, spaces and every other mark apart: "Ada" → "Ada," is a comma added.
+      for (const word of run.text.match(/[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu) ?? []) {
         out.push({ key: `${styles}|${word}`, node: () => styled({ ...run, text: word }) });
       }
     } else {

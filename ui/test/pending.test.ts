@@ -3,7 +3,7 @@ import { emit } from "@tauri-apps/api/event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTime, relativeTime } from "../src/dom";
 import { PendingScreen } from "../src/screens/pending";
-import { renderEditCard } from "../src/screens/pending-card";
+import { TEXT_PREVIEW_DELAY_MS, renderEditCard } from "../src/screens/pending-card";
 import { editGroups } from "../src/screens/pending-groups";
 import { onServiceEvent } from "../src/rpc";
 import type { EditRecord, GroupDecision, PreviewLink } from "../src/types";
@@ -913,7 +913,17 @@ describe("approving with one's own text", () => {
     ...edit,
     id: "e9",
     tool: "update_block",
-    preview: { ...edit.preview, after: [{ block_id: "b1", block_type: "heading", markdown: "## The team ships on **Friday**" }] },
+    preview: {
+      ...edit.preview,
+      before: [{
+        block_id: "b1", block_type: "heading", markdown: "## The team ships on Monday", text: "The team ships on Monday",
+        block: { id: "b1", type: "heading", props: { level: 2 }, children: [], content: [{ type: "text", text: "The team ships on Monday", styles: {} }] },
+      }],
+      after: [{
+        block_id: "b1", block_type: "heading", markdown: "## The team ships on **Friday**", text: "The team ships on **Friday**",
+        block: { id: "b1", type: "heading", props: { level: 2 }, children: [], content: [{ type: "text", text: "The team ships on ", styles: {} }, { type: "text", text: "Friday", styles: { bold: true } }] },
+      }],
+    },
   };
 
   it("is offered for one block's rewrite, prefilled with the agent's text without its block marker", () => {
@@ -923,10 +933,10 @@ describe("approving with one's own text", () => {
     const area = card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!;
     expect(area.value).toBe("The team ships on **Friday**");
     expect(document.activeElement).toBe(area);
-    // An insert of one block: its markdown, marker kept.
+    // An insert of one block: its text too, the block staying what the agent made.
     const insert = renderEditCard({ ...rewrite, tool: "insert_blocks", new_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     button(insert, "Edit text…").click();
-    expect(insert.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value).toBe("## The team ships on **Friday**");
+    expect(insert.querySelector<HTMLTextAreaElement>(".amend-form textarea")!.value).toBe("The team ships on **Friday**");
     // A find-and-replace in one block: the block's text, as for a rewrite.
     const replace = renderEditCard({ ...rewrite, tool: "replace_text", touched_blocks: ["b1"] }, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
     button(replace, "Edit text…").click();
@@ -935,6 +945,8 @@ describe("approving with one's own text", () => {
       { ...rewrite, tool: "delete_blocks" },
       { ...rewrite, tool: "insert_blocks", new_blocks: ["b1", "b2"] },
       { ...rewrite, tool: "replace_text", touched_blocks: ["b1", "b2"] },
+      // A block with no text (an image): nothing to rewrite.
+      { ...rewrite, preview: { ...rewrite.preview, after: [{ ...rewrite.preview.after[0], text: undefined }] } },
     ]) {
       const card = renderEditCard(other, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn() });
       expect([...card.querySelectorAll("button")].map((b) => b.textContent)).not.toContain("Edit text…");
@@ -962,6 +974,43 @@ describe("approving with one's own text", () => {
     expect(screen.root.querySelector(".notice")!.textContent).toBe(
       "Applied your text in place of the edit of Claude Code to Meeting notes; the agent is told. Not yet saved in Docs: History shows when it is.",
     );
+  });
+
+  it("shows the block as it will read beside the text, the person's changes to the document marked", async () => {
+    vi.useFakeTimers();
+    try {
+      const previewText = vi.fn(async (text: string) => [{ type: "text" as const, text: text.replaceAll("*", ""), styles: {} }]);
+      const card = renderEditCard(rewrite, { approve: vi.fn(), reject: vi.fn(), approveWithText: vi.fn(), approveParts: vi.fn(), previewText });
+      document.body.append(card);
+      button(card, "Edit text…").click();
+      await vi.advanceTimersByTimeAsync(0);
+      const preview = card.querySelector(".text-preview")!;
+      expect(preview.querySelector(".preview-label")!.textContent).toBe("As it will read");
+      expect(preview.querySelector(".bn-h2")).not.toBeNull();
+      expect(texts(preview, "ins")).toEqual(["Friday"]);
+      expect(texts(preview, "del")).toEqual(["Monday"]);
+
+      const area = card.querySelector<HTMLTextAreaElement>(".amend-form textarea")!;
+      area.value = "The team ships on Monday, at noon";
+      for (let i = 0; i < 3; i++) {
+        area.dispatchEvent(new Event("input"));
+        await vi.advanceTimersByTimeAsync(TEXT_PREVIEW_DELAY_MS - 1);
+      }
+      expect(previewText).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(previewText).toHaveBeenLastCalledWith("The team ships on Monday, at noon");
+      // Only what was added is marked: the comma after "Monday" is no removal of "Monday".
+      expect(texts(preview, "ins")).toEqual([", at noon"]);
+      expect(texts(preview, "del")).toEqual([]);
+
+      previewText.mockRejectedValueOnce({ code: "INVALID_INPUT", message: "the link has no target", hint: "Write [text](url)." });
+      area.value = "[broken]()";
+      area.dispatchEvent(new Event("input"));
+      await vi.advanceTimersByTimeAsync(TEXT_PREVIEW_DELAY_MS);
+      expect(preview.querySelector(".error")!.textContent).toBe("The link has no target — Write [text](url).");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("refuses an empty text without deciding", async () => {

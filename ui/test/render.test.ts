@@ -101,10 +101,11 @@ describe("the change in place", () => {
       [text("Ship on Monday.")],
       [text("Ship on "), text("Friday", { bold: true }), text(".")],
     ) as HTMLElement[]));
-    expect(texts(root, "del")).toEqual(["Monday."]);
-    expect(texts(root, "ins")).toEqual(["Friday."]);
+    // The full stop stays as it was: only the word changed.
+    expect(texts(root, "del")).toEqual(["Monday"]);
+    expect(texts(root, "ins")).toEqual(["Friday"]);
     expect(root.querySelector("ins strong")!.textContent).toBe("Friday");
-    expect(root.textContent).toBe("Ship on Monday.Friday.");
+    expect(root.textContent).toBe("Ship on MondayFriday.");
   });
 
   it("shows the context, an inserted block, a deleted one where it was, and a changed one", () => {
@@ -149,7 +150,7 @@ describe("a card's preview", () => {
       },
     };
     const root = html(h(renderPreview(record)));
-    expect(root.querySelector(".rendered .change-changed")!.textContent).toBe("ChangedThe team agreed to ship on Monday.Friday.");
+    expect(root.querySelector(".rendered .change-changed")!.textContent).toBe("ChangedThe team agreed to ship on MondayFriday.");
     const markdown = root.querySelector<HTMLDetailsElement>("details.markdown")!;
     expect(markdown.open).toBe(false);
     expect(markdown.querySelector("summary")!.textContent).toBe("Markdown");

@@ -274,6 +274,12 @@ pub struct PreviewBlock {
     pub block_id: String,
     pub block_type: String,
     pub markdown: String,
+    /// The block's own text as inline markdown (plain for code), without its block marker:
+    /// what a person rewrites before approving. Absent for blocks with no text (an image, a
+    /// table, a divider) and in records of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "BlockJson"))]
     pub block: Option<serde_json::Value>,

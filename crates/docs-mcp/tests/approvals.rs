@@ -496,16 +496,25 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         ["Attendees: Ada", "Notes."]
     );
 
-    // An inserted block can be given the person's text too.
+    // An inserted block can be given the person's text too: its text, offered without its
+    // block marker, the block staying what the agent made (a quote here).
     let insert = agent
         .ok(
             "insert_blocks",
-            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "More."}),
+            json!({"document": doc.to_string(), "position": {"at": "end"}, "markdown": "> More *soon*."}),
         )
         .await;
+    let proposed = agent.service.edit(edit_id(&insert)).await.unwrap();
+    assert_eq!(
+        (
+            proposed.preview.after[0].markdown.as_str(),
+            proposed.preview.after[0].text.as_deref()
+        ),
+        ("> More *soon*.", Some("More *soon*."))
+    );
     let inserted = agent
         .service
-        .approve_with_text(edit_id(&insert), Channel::Window, "## Next steps")
+        .approve_with_text(edit_id(&insert), Channel::Window, "Next **steps**")
         .await
         .unwrap();
     assert_eq!(inserted.status, EditStatus::Applied);
@@ -513,7 +522,13 @@ async fn a_person_approves_with_their_own_text_and_the_agent_is_told() {
         stored_texts(&server, doc).await,
         ["Attendees: Ada", "Notes.", "Next steps"]
     );
-    assert_eq!(inserted.preview.after[0].block_type, "heading");
+    assert_eq!(
+        (
+            inserted.preview.after[0].block_type.as_str(),
+            inserted.preview.after[0].markdown.as_str()
+        ),
+        ("quote", "> Next **steps**")
+    );
 
     // A find-and-replace in one block: the person writes that block's text.
     let replace = agent

@@ -4,13 +4,16 @@
 import { h, nameLabel, showStatus, timeAgoElement } from "../dom";
 import { agentName, documentLabel, editVerb, renderPreview, renderWords } from "../preview";
 import { errorText } from "../rpc";
-import type { EditRecord, ProposedDocument } from "../types";
+import { inlineDiff, renderBlock, renderInline } from "../render";
+import type { EditRecord, InlineJson, ProposedDocument } from "../types";
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
   reject(edit: EditRecord, comment: string | null): Promise<void>;
   /** Approve with the person's own text for the block (inline markdown). */
   approveWithText(edit: EditRecord, text: string): Promise<void>;
+  /** How the person's text for a block reads (absent: no preview beside it). */
+  previewText?(text: string): Promise<InlineJson[]>;
   /** Approve only these parts of the edit (indexes into `edit.parts`), with the person's
    * texts for the parts they rewrote. */
   approveParts(edit: EditRecord, parts: number[], texts: Record<number, string>): Promise<void>;
@@ -44,16 +47,55 @@ function placeOf(proposed: ProposedDocument): (Node | string)[] | string {
 }
 
 /** The text a person may change before approving: the one block an `update_block` (or a
- * `replace_text` within one block) rewrites, as inline markdown (its block marker — `## `,
- * `- `, `1. `, `- [ ] `, `> ` — left out), or the one block an `insert_blocks` adds, as
- * markdown. `null` for other edits. */
+ * `replace_text` within one block) rewrites, or the one block an `insert_blocks` adds, as
+ * the service gives it (inline markdown, without its block marker). `null` for other edits,
+ * and for a block with no text. */
 export function amendableText(edit: EditRecord): string | null {
   const after = edit.preview.after;
   if (after.length !== 1) return null;
   const rewrite = edit.tool === "update_block" || (edit.tool === "replace_text" && edit.touched_blocks.length === 1);
-  if (rewrite) return after[0].markdown.replace(/^(#{1,6} |[-*+] \[[ xX]\] |[-*+] |\d+\. |> )/, "");
-  if (edit.tool === "insert_blocks" && edit.new_blocks.length === 1) return after[0].markdown;
-  return null;
+  const insert = edit.tool === "insert_blocks" && edit.new_blocks.length === 1;
+  return rewrite || insert ? after[0].text ?? null : null;
+}
+
+/** Typing pauses this long before the preview of the person's text is asked for. */
+export const TEXT_PREVIEW_DELAY_MS = 200;
+
+/** Beside the person's text for a block: the block as it will read, their changes to the
+ * document's text marked (or, for a new block, the block as it will be); an error where the
+ * text is not valid. Plain text for blocks of code (their text is not markdown). */
+function textPreviewOf(edit: EditRecord, area: HTMLTextAreaElement, preview: CardActions["previewText"]) {
+  const after = edit.preview.after[0];
+  if (!preview || !after?.block) return null;
+  const block = after.block;
+  const code = ["codeBlock", "mathBlock", "diagram"].includes(block.type);
+  const before = edit.preview.before.find((b) => b.block_id === after.block_id)?.block;
+  const body = h("div", { class: "text-preview-body" });
+  const problem = h("p", { class: "error", role: "alert", hidden: true });
+  const root = h("div", { class: "text-preview" }, h("p", { class: "preview-label" }, "As it will read"), body, problem);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Counts requests: an older answer arriving late is dropped. */
+  let asked = 0;
+  const show = async () => {
+    const mine = ++asked;
+    const text = area.value.trim();
+    try {
+      const content: InlineJson[] = code ? [{ type: "text", text, styles: {} }] : await preview(text);
+      if (mine !== asked) return;
+      const words = before && Array.isArray(before.content) ? inlineDiff(before.content, content) : renderInline(content);
+      body.replaceChildren(renderBlock({ ...block, children: [] }, words));
+      problem.hidden = true;
+    } catch (error) {
+      if (mine !== asked) return;
+      problem.textContent = errorText(error);
+      problem.hidden = false;
+    }
+  };
+  area.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void show(), TEXT_PREVIEW_DELAY_MS);
+  });
+  return { root, refresh: () => void show() };
 }
 
 /** A reject form: an optional comment for the agent, Send and Cancel. */
@@ -127,9 +169,11 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
   const text = amendableText(edit);
   const amendId = `edit-${edit.id}-text`;
   const amendArea = h("textarea", { id: amendId, rows: 3, name: "text" });
+  const textPreview = textPreviewOf(edit, amendArea, actions.previewText);
   const amendForm = h("form", { class: "amend-form", hidden: true },
     h("label", { for: amendId }, "Your text for the block (markdown: **bold**, *italic*, [link](url))"),
     amendArea,
+    textPreview?.root,
     h("div", { class: "actions" },
       h("button", { type: "submit", class: "primary" }, "Approve with this text"),
       h("button", { type: "button", class: "secondary", onclick: () => toggleAmend(false) }, "Cancel"),
@@ -141,6 +185,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
     amendButton?.setAttribute("aria-expanded", String(open));
     if (open) {
       if (!amendArea.value) amendArea.value = text ?? "";
+      textPreview?.refresh();
       amendArea.focus();
     } else amendButton?.focus();
   }

@@ -83,6 +83,7 @@ export class PendingScreen {
       this.say([approvalOutcome(result), ...this.follow([result])]);
       await this.load();
     }),
+    previewText: async (text) => (await rpc("text_preview", { text })).content,
     approveParts: (edit, parts, texts) => this.deciding(async () => {
       const result = await rpc("approve_parts", { id: edit.id, parts, texts });
       this.say([approvalOutcome(result), ...this.follow([result])]);

@@ -18,6 +18,7 @@ fn preview_block(b: &Block) -> PreviewBlock {
             .markdown
             .trim_end()
             .to_owned(),
+        text: b.inline().map(|_| blocknote::inline_markdown(b)),
         block: Some(blocknote::json::block_json(b)),
     }
 }
@@ -168,6 +169,43 @@ fn added_links(before: &Document, after: &Document, ids: &[String]) -> Vec<Previ
     links
 }
 
+/// `text` cut into what a word diff compares: runs of letters and digits (a word), runs of
+/// whitespace, and every other character alone — so a comma added after a word is an added
+/// comma, not the word removed and the word with its comma added.
+fn word_tokens(text: &str) -> Vec<&str> {
+    #[derive(PartialEq)]
+    enum Class {
+        Word,
+        Space,
+        Mark,
+    }
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            Class::Word
+        } else if c.is_whitespace() {
+            Class::Space
+        } else {
+            Class::Mark
+        }
+    };
+    let mut tokens = vec![];
+    let mut start = 0;
+    let mut previous: Option<Class> = None;
+    for (i, c) in text.char_indices() {
+        let this = class(c);
+        let joins = previous.as_ref() == Some(&this) && this != Class::Mark;
+        if !joins && i > start {
+            tokens.push(&text[start..i]);
+            start = i;
+        }
+        previous = Some(this);
+    }
+    if start < text.len() {
+        tokens.push(&text[start..]);
+    }
+    tokens
+}
+
 /// `before`: the whole document; `after`: the blocks the edit changes or creates, read with
 /// the two around them.
 pub(super) fn preview(
@@ -188,7 +226,8 @@ pub(super) fn preview(
             .join("\n\n")
     };
     let (old, new_text) = (join(&before_blocks), join(&after_blocks));
-    let diff = similar::TextDiff::from_words(&old, &new_text);
+    let (old_tokens, new_tokens) = (word_tokens(&old), word_tokens(&new_text));
+    let diff = similar::TextDiff::from_slices(&old_tokens, &new_tokens);
     let mut spans: Vec<DiffSpan> = vec![];
     let (mut added, mut removed) = (0, 0);
     for change in diff.iter_all_changes() {
@@ -197,7 +236,7 @@ pub(super) fn preview(
             similar::ChangeTag::Insert => "added",
             similar::ChangeTag::Delete => "removed",
         };
-        let words = change.value().split_whitespace().count();
+        let words = usize::from(change.value().chars().any(char::is_alphanumeric));
         match kind {
             "added" => added += words,
             "removed" => removed += words,
@@ -236,5 +275,22 @@ pub(super) fn preview(
         words_added: added,
         words_removed: removed,
         links: added_links(before, &after.document, &ids),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_spaces_and_marks_are_apart() {
+        assert_eq!(
+            word_tokens("Ada, **Grace**  and x_1!"),
+            [
+                "Ada", ",", " ", "*", "*", "Grace", "*", "*", "  ", "and", " ", "x_1", "!"
+            ]
+        );
+        assert_eq!(word_tokens(""), Vec::<&str>::new());
+        assert_eq!(word_tokens("é"), ["é"]);
     }
 }

@@ -1,5 +1,6 @@
 //! A person approves an agent's edit with changes: their own text for the one block it writes
-//! (an `update_block`'s text, or the one block an `insert_blocks` adds), or only some of its
+//! (an `update_block`'s text, or the text of the one block an `insert_blocks` adds — its
+//! type, properties and children kept), or only some of its
 //! parts (`edits::parts`). The edit is planned again with those changes, from the document as
 //! the person saw it — or, when a block the edit depends on changed since, the decision is a
 //! conflict, as an approval would be. The new plan and the decision are stored together
@@ -12,13 +13,16 @@ use uuid::Uuid;
 use super::DocsService;
 use super::decide::{keep, plan_on_fork};
 use super::merge::{MergeRefused, describe_change};
+use docs_client::blocknote::{NewBlock, NewContent};
+
 use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{BlockState, Channel, EditRecord};
 
-/// The operation of an edit with the person's text in place of the agent's: an
-/// `update_block`'s text (inline markdown), the markdown of an `insert_blocks` that adds one
-/// block, or the text of the one block a `replace_text` changes. `None` for any other edit.
+/// The operation of an edit with the person's text (inline markdown, plain for code) in place
+/// of the agent's: an `update_block`'s text, the text of the one block an `insert_blocks`
+/// adds, or the text of the one block a `replace_text` changes. `None` for any other edit,
+/// and for a block with no text (an image, a table).
 fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
     let stored = |e: serde_json::Error| {
         ServiceError::Internal(format!("stored arguments of {}: {e}", record.id))
@@ -33,8 +37,20 @@ fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
         "insert_blocks" if record.new_blocks.len() == 1 => {
             let mut insert: InsertBlocks =
                 serde_json::from_value(record.arguments.clone()).map_err(stored)?;
-            insert.markdown = Some(text.to_owned());
-            insert.blocks = None;
+            let [mut block] = <[NewBlock; 1]>::try_from(insert.new_blocks()?).map_err(|_| {
+                ServiceError::Internal(format!("edit {} adds one block", record.id))
+            })?;
+            if !matches!(
+                block.content,
+                Some(NewContent::Markdown(_) | NewContent::Inline(_))
+            ) {
+                return Ok(None);
+            }
+            block.content = Some(NewContent::Markdown(text.to_owned()));
+            let block = serde_json::to_value(block)
+                .map_err(|e| ServiceError::Internal(format!("the person's block: {e}")))?;
+            insert.markdown = None;
+            insert.blocks = Some(vec![block]);
             Some(EditOp::InsertBlocks(insert))
         }
         // A find-and-replace within one block: the person writes that block's text.
@@ -50,9 +66,18 @@ fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
     })
 }
 
+/// What `text` (a person's inline markdown for a block) reads as, as BlockNote inline JSON:
+/// the preview beside the text they type. Bad markdown is `INVALID_INPUT`, as approving
+/// it would be.
+pub fn text_preview(text: &str) -> ServiceResult<serde_json::Value> {
+    Ok(docs_client::blocknote::json::inline_json(
+        &docs_client::blocknote::parse_inline(text)?,
+    ))
+}
+
 impl DocsService {
-    /// Approves a pending edit of one block with `text` in place of the agent's: inline
-    /// markdown for an `update_block`, markdown for an `insert_blocks` adding one block. Runs in a task of its own, like an approval, and answers as `approve` does.
+    /// Approves a pending edit of one block with `text` (inline markdown) in place of the
+    /// agent's. Runs in a task of its own, like an approval, and answers as `approve` does.
     pub async fn approve_with_text(
         &self,
         id: Uuid,

@@ -13,6 +13,7 @@
 //! compare-and-set in the store, persisted before it takes effect.
 
 mod amend;
+pub use amend::text_preview;
 mod clients;
 mod commenting;
 mod comments;

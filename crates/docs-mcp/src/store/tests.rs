@@ -523,6 +523,7 @@ async fn records_deeper_than_serde_jsons_default_round_trip_and_deeper_ones_are_
         block_id: "b1".into(),
         block_type: "bulletListItem".into(),
         markdown: "- x".into(),
+        text: Some("x".into()),
         block: Some(nested_arrays(200)),
     }];
     let mut deep_payload = payload();

@@ -514,3 +514,32 @@ fn an_undo_puts_back_links_and_media_of_any_scheme() {
     let restored: Vec<&str> = undo.preview.links.iter().map(|l| l.url.as_str()).collect();
     assert_eq!(restored, ["tel:+33123456789", "file:///srv/logo.png"]);
 }
+
+/// A comma and a name added after a word read as an addition only — the word is not shown
+/// removed and added again with its comma — and the block's text comes without its marker.
+#[test]
+fn a_words_diff_shows_an_addition_as_an_addition_only() {
+    let doc = live_doc("> Attendees: Ada");
+    let id = block_ids(&doc)[0].clone();
+    let plan = plan(
+        &fork(&doc),
+        &[update_text(&id, "Attendees: Ada, Grace")],
+        &TextBases::new(),
+    )
+    .unwrap();
+    let spans: Vec<(&str, &str)> = plan
+        .preview
+        .diff
+        .iter()
+        .map(|s| (s.kind.as_str(), s.text.as_str()))
+        .collect();
+    assert_eq!(spans, [("equal", "> Attendees: Ada"), ("added", ", Grace")]);
+    assert_eq!(
+        (plan.preview.words_added, plan.preview.words_removed),
+        (1, 0)
+    );
+    assert_eq!(
+        plan.preview.after[0].text.as_deref(),
+        Some("Attendees: Ada, Grace")
+    );
+}
