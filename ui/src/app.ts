@@ -12,6 +12,7 @@ import { RequestsBanner } from "./screens/requests";
 import { SessionsScreen } from "./screens/sessions";
 import { SettingsScreen } from "./screens/settings";
 import { SCREENS, type Overview, type Screen, type ServiceEvent } from "./types";
+import { showError } from "./failure";
 
 const LABELS: Record<Screen, string> = {
   connect: "Connect",
@@ -177,7 +178,7 @@ export class App {
       showPassing(this.demoStatus, "The demo agent proposed an edit: it waits in Pending edits.");
       this.show("pending");
     } catch (error) {
-      showStatus(this.demoStatus, errorText(error), true);
+      showError(this.demoStatus, error);
     }
   }
 

@@ -76,6 +76,17 @@ export function errorText(error: unknown, capital = true): string {
   return hint ? `${message} — ${hint}` : message;
 }
 
+/** What {@link errorText} left out — the service's own message where ids or library words
+ * were taken out of it, its hint where a person's replaced it — with the stable code, for
+ * whoever reports a problem; `null` when the person read it all. */
+export function errorDetail(error: unknown): string | null {
+  const e = toRpcError(error);
+  const stripped = personMessage(e.message, false) !== e.message.trim();
+  const hintReplaced = e.code in PERSON_HINTS && e.hint !== "" && e.hint !== PERSON_HINTS[e.code];
+  if (!stripped && !hintReplaced) return null;
+  return [`${e.code}: ${e.message}`, hintReplaced ? `Hint for agents: ${e.hint}` : null].filter((l) => l !== null).join("\n");
+}
+
 /** {@link errorText} inside a sentence ("…failed: the instance did not answer — …"): the
  * message's case as the service wrote it. */
 export function errorClause(error: unknown): string {

@@ -189,8 +189,16 @@ describe("decisions through IPC", () => {
     const approve = [...screen.root.querySelectorAll("button")].find((b) => b.textContent === "Approve")!;
     approve.click();
     await vi.waitFor(() => expect(screen.root.querySelector(".card-status.error")).not.toBeNull());
-    expect(screen.root.querySelector(".card-status")!.textContent).toBe(
+    const status = screen.root.querySelector(".card-status")!;
+    expect(status.firstChild!.textContent).toBe(
       "The edit no longer applies: block b1 was deleted — Nothing was applied; ask the agent to redo it on the current text.",
+    );
+    // The hint written for agents is folded under it, with the code.
+    const detail = status.querySelector<HTMLDetailsElement>("details.error-detail")!;
+    expect(detail.open).toBe(false);
+    expect(detail.querySelector("summary")!.textContent).toBe("Details");
+    expect(detail.querySelector("pre")!.textContent).toBe(
+      "EDIT_CONFLICT: the edit no longer applies: block b1 was deleted\nHint for agents: Read the document again.",
     );
     expect(approve.disabled).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorText, personMessage, RpcError, rpc, toRpcError } from "../src/rpc";
+import { errorDetail, errorText, personMessage, RpcError, rpc, toRpcError } from "../src/rpc";
 
 afterEach(() => clearMocks());
 
@@ -50,6 +50,17 @@ describe("rpc", () => {
     );
     expect(personMessage("cannot reach https://docs.example.org (error sending request for url (https://docs.example.org/api/v1.0/config/))"))
       .toBe("Cannot reach https://docs.example.org");
+  });
+
+  it("keeps what the sentence left out as a detail, with the code, and nothing when nothing was", () => {
+    expect(errorDetail({
+      code: "DOC_NOT_FOUND",
+      message: "not found: document 0b5e6b7e-1f6a-4a8e-9a55-5d1f6f0d2c11 (No Document matches the given query.)",
+      hint: "",
+    })).toBe("DOC_NOT_FOUND: not found: document 0b5e6b7e-1f6a-4a8e-9a55-5d1f6f0d2c11 (No Document matches the given query.)");
+    expect(errorDetail({ code: "SYNC_TIMEOUT", message: "no answer in 10 s", hint: "Retry the tool call." }))
+      .toBe("SYNC_TIMEOUT: no answer in 10 s\nHint for agents: Retry the tool call.");
+    expect(errorDetail({ code: "INVALID_INPUT", message: "port 80 is reserved", hint: "Pick a port between 1024 and 65535." })).toBeNull();
   });
 
   it("wraps anything else as INTERNAL", () => {

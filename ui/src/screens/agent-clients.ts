@@ -4,9 +4,10 @@
 
 import { agentConfigs } from "../configs";
 import { clear, h, showStatus, statusLine, timeElement } from "../dom";
-import { errorText, rpc } from "../rpc";
+import { rpc } from "../rpc";
 import type { AgentClient, NewAgentClient, Overview } from "../types";
 import { renderConfigCard } from "./config-card";
+import { showError } from "../failure";
 
 export class AgentClientsSection {
   readonly root: HTMLElement;
@@ -54,7 +55,7 @@ export class AgentClientsSection {
       this.clients = await rpc("list_agent_clients");
       this.renderList();
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
@@ -72,7 +73,7 @@ export class AgentClientsSection {
       showStatus(this.status, `${added.client.name} added.`);
       await this.load();
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
@@ -104,7 +105,7 @@ export class AgentClientsSection {
       showStatus(this.status, `${revoked.name} revoked: its token no longer works.`);
       await this.load();
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 

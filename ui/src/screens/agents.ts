@@ -7,6 +7,7 @@ import { errorText, rpc } from "../rpc";
 import type { Overview } from "../types";
 import { AgentClientsSection } from "./agent-clients";
 import { renderConfigCard } from "./config-card";
+import { showError } from "../failure";
 
 /** `text` with the token shown as dots and its last four characters (enough to tell two
  * tokens apart, not to use one). */
@@ -79,7 +80,7 @@ export class AgentsScreen {
       showStatus(this.tokenStatus, "New token made: copy the configurations above into your agents again.");
       this.onOverview(overview);
     } catch (error) {
-      showStatus(this.tokenStatus, errorText(error), true);
+      showError(this.tokenStatus, error);
     }
   }
 

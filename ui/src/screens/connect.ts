@@ -2,8 +2,9 @@
 // account signed in on it.
 
 import { h, showStatus, statusLine } from "../dom";
-import { errorText, rpc, toRpcError } from "../rpc";
+import { rpc, toRpcError } from "../rpc";
 import type { Account, InstanceCheck, Overview } from "../types";
+import { showError } from "../failure";
 
 /** "Ada Lovelace (ada@example.org)", or whichever of the two is known. */
 export function accountName(account: Account | null): string | null {
@@ -101,7 +102,7 @@ export class ConnectScreen {
       showStatus(this.demoStatus, "");
       this.onOverview(overview);
     } catch (error) {
-      showStatus(this.demoStatus, errorText(error), true);
+      showError(this.demoStatus, error);
     } finally {
       this.demoButton.disabled = false;
     }
@@ -150,7 +151,7 @@ export class ConnectScreen {
       showStatus(this.accountStatus, "");
       this.onOverview(overview);
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
       this.input.focus();
     }
   }
@@ -167,7 +168,7 @@ export class ConnectScreen {
       this.signOutButton.focus();
     } catch (error) {
       if (toRpcError(error).code === "SIGN_IN_CANCELLED") showStatus(this.accountStatus, "Sign-in cancelled.");
-      else showStatus(this.accountStatus, errorText(error), true);
+      else showError(this.accountStatus, error);
       this.setSigningIn(false);
     }
   }
@@ -187,7 +188,7 @@ export class ConnectScreen {
       this.onOverview(overview);
       this.signInButton.focus();
     } catch (error) {
-      showStatus(this.accountStatus, errorText(error), true);
+      showError(this.accountStatus, error);
     }
   }
 }

@@ -3,8 +3,9 @@
 
 import { h, showStatus, statusLine, timeElement } from "../dom";
 import { isPolicy, POLICY_LABELS, policyOptions } from "../policy";
-import { errorText, rpc } from "../rpc";
+import { rpc } from "../rpc";
 import type { DocumentRow, DocumentSource, Overview, Policy, ServiceEvent } from "../types";
+import { showError } from "../failure";
 
 /** Typing in the search box waits this long for the next key before asking the instance. */
 export const SEARCH_DELAY_MS = 300;
@@ -192,7 +193,7 @@ export class DocumentsScreen {
       if (!more) showStatus(this.status, "");
     } catch (error) {
       if (generation !== this.generation) return;
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     } finally {
       this.moreButton.disabled = false;
     }
@@ -268,7 +269,7 @@ export class DocumentsScreen {
       showStatus(this.status, `Policy of ${name}: ${entry.select.selectedOptions[0].text}.`);
     } catch (error) {
       entry.select.value = entry.row.policy ?? "";
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
@@ -277,7 +278,7 @@ export class DocumentsScreen {
       await rpc("open_in_browser", { document_id: row.id, block_id: null });
       showStatus(this.status, `Opened ${name} in the browser.`);
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
@@ -291,7 +292,7 @@ export class DocumentsScreen {
       this.addInput.value = "";
       showStatus(this.addStatus, `Added ${title(row)}.`);
     } catch (error) {
-      showStatus(this.addStatus, errorText(error), true);
+      showError(this.addStatus, error);
       this.addInput.focus();
     }
   }

@@ -5,6 +5,7 @@ import { h, shortName, showPassing, showStatus, statusLine, timeElement } from "
 import { agentName, documentLabel, documentName, renderPreview, renderWords, STATUS_LABELS, statusLabel, theEditOf } from "../preview";
 import { errorText, rpc } from "../rpc";
 import { type Channel, EDIT_STATUSES, type EditRecord, type EditStatus, type Overview, type ServiceEvent } from "../types";
+import { failureNodes, showError } from "../failure";
 
 /** The journal's statuses: every one but pending, in the order of `EditStatus`. */
 const DECIDED: EditStatus[] = EDIT_STATUSES.filter((s) => s !== "pending");
@@ -136,7 +137,7 @@ export class HistoryScreen {
       this.render(edits);
     } catch (error) {
       if (generation !== this.generation) return;
-      this.list.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(error)));
+      this.list.replaceChildren(h("p", { class: "error", role: "alert" }, ...failureNodes(error)));
     }
   }
 
@@ -178,7 +179,7 @@ export class HistoryScreen {
         showPassing(this.notice, "Undid ", ...theEditOf(edit), ".");
         await this.load();
       } catch (error) {
-        showStatus(status, errorText(error), true);
+        showError(status, error);
         undoButton.disabled = false;
       }
     });

@@ -6,6 +6,7 @@ import { agentName, documentLabel, editVerb, renderPreview, renderWords } from "
 import { errorText } from "../rpc";
 import { inlineDiff, renderBlock, renderInline } from "../render";
 import type { EditRecord, InlineJson, ProposedDocument } from "../types";
+import { showError } from "../failure";
 
 export interface CardActions {
   approve(edit: EditRecord): Promise<void>;
@@ -134,7 +135,7 @@ export async function decide(container: HTMLElement, status: HTMLElement, doing:
     await run();
     showStatus(status, "");
   } catch (error) {
-    showStatus(status, errorText(error), true);
+    showError(status, error);
   } finally {
     // A group decision that started meanwhile keeps every decision locked.
     const locked = container.closest("[data-locked]") !== null;
@@ -257,7 +258,7 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
       type: "button",
       class: "secondary open-at",
       title: "Open the document in the browser at the block this edit touches",
-      onclick: () => void openAt(edit).catch((error: unknown) => showStatus(status, errorText(error), true)),
+      onclick: () => void openAt(edit).catch((error: unknown) => showError(status, error)),
     }, "Open in browser")
     : null;
   const card = h(

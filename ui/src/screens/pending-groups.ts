@@ -3,9 +3,9 @@
 
 import { h, nameLabel, showStatus } from "../dom";
 import { agentName, documentName } from "../preview";
-import { errorText } from "../rpc";
 import type { Decision, EditRecord } from "../types";
 import { rejectForm } from "./pending-card";
+import { showError } from "../failure";
 
 /** Pending edits decided together: all of one agent's, or all of one document's, as shown. */
 export interface EditGroup {
@@ -78,7 +78,7 @@ export class GroupControls {
       try {
         await decideGroup(this.group, decision, comment);
       } catch (error) {
-        showStatus(this.status, errorText(error), true);
+        showError(this.status, error);
       }
     };
     this.approve.addEventListener("click", () => run("approve", null));

@@ -3,11 +3,12 @@
 
 import { h, showPassing, showStatus } from "../dom";
 import { theEditOf } from "../preview";
-import { errorClause, errorText, rpc } from "../rpc";
+import { errorClause, rpc } from "../rpc";
 import type { ChangedEdit, EditRecord, EditStatus, Overview, ServiceEvent } from "../types";
 import { type CardActions, renderEditCard } from "./pending-card";
 import { type DecideGroup, editGroups, type EditGroup, GroupControls, type GroupRun } from "./pending-groups";
 import { approvalOutcome, confirmationOutcome, groupOutcome, type NoticeLine } from "./pending-outcomes";
+import { failureNodes } from "../failure";
 
 /** How long after a decision moved the focus to the next card a or r does nothing there. */
 const DECISION_KEY_PAUSE_MS = 700;
@@ -287,7 +288,7 @@ export class PendingScreen {
       this.render(edits);
       void this.checkChanged();
     } catch (error) {
-      this.list.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(error)));
+      this.list.replaceChildren(h("p", { class: "error", role: "alert" }, ...failureNodes(error)));
     }
   }
 

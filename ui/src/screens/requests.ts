@@ -5,8 +5,9 @@
 // never what the asker said.
 
 import { h, showStatus, timeElement } from "../dom";
-import { errorText, rpc } from "../rpc";
+import { rpc } from "../rpc";
 import type { Action, DecisionRequest, GrantedRequest, ServiceEvent } from "../types";
+import { showError } from "../failure";
 
 /** The button that carries a request out, by what it asks. */
 function actionLabel(action: Action): string {
@@ -56,7 +57,7 @@ export class RequestsBanner {
     try {
       this.render(await rpc("list_decision_requests"));
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
@@ -99,7 +100,7 @@ export class RequestsBanner {
         showStatus(this.status, `Declined: ${request.summary}. Nothing was done.`);
       }
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
     await this.load();
   }

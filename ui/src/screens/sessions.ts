@@ -1,8 +1,9 @@
 // Sessions: the documents the service has open, live.
 
 import { clear, h, nameLabel, showStatus, statusLine, timeElement } from "../dom";
-import { errorText, rpc } from "../rpc";
+import { rpc } from "../rpc";
 import type { ServiceEvent, SessionRow } from "../types";
+import { failureNodes, showError } from "../failure";
 
 export function sessionState(row: SessionRow): string {
   if (row.error) return `Ended: ${row.error}`;
@@ -47,7 +48,7 @@ export class SessionsScreen {
       this.render(await rpc("list_sessions"));
     } catch (error) {
       clear(this.body);
-      this.body.append(h("p", { class: "error", role: "alert" }, errorText(error)));
+      this.body.append(h("p", { class: "error", role: "alert" }, ...failureNodes(error)));
     }
   }
 
@@ -99,7 +100,7 @@ export class SessionsScreen {
       showStatus(this.status, `Disconnected from ${title}.`);
       await this.load();
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 

@@ -3,8 +3,9 @@
 
 import { h, showStatus, statusLine } from "../dom";
 import { isPolicy, policyOptions } from "../policy";
-import { errorText, rpc } from "../rpc";
+import { rpc } from "../rpc";
 import type { LaunchAtLogin, ServiceEvent, Settings } from "../types";
+import { showError } from "../failure";
 
 /** A number field's value when it is a whole number in [min, max], else `null`. */
 function wholeNumber(input: HTMLInputElement): number | null {
@@ -86,7 +87,7 @@ export class SettingsScreen {
     try {
       this.render(await rpc("get_settings"));
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
@@ -94,7 +95,7 @@ export class SettingsScreen {
     try {
       this.showLaunchAtLogin(await rpc("launch_at_login"));
     } catch (error) {
-      showStatus(this.launchStatus, errorText(error), true);
+      showError(this.launchStatus, error);
     }
   }
 
@@ -118,7 +119,7 @@ export class SettingsScreen {
     try {
       this.showLaunchAtLogin(await rpc("set_launch_at_login", { enabled }));
     } catch (error) {
-      showStatus(this.launchStatus, errorText(error), true);
+      showError(this.launchStatus, error);
       await this.loadLaunchAtLogin();
     }
   }
@@ -166,7 +167,7 @@ export class SettingsScreen {
       this.render(saved);
       showStatus(this.status, "Saved.");
     } catch (error) {
-      showStatus(this.status, errorText(error), true);
+      showError(this.status, error);
     }
   }
 
