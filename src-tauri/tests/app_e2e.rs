@@ -310,6 +310,46 @@ impl WebDriver {
         }
     }
 
+    /// Sets the window's outer size (no window manager under Xvfb: no decorations).
+    async fn resize(&self, width: u32, height: u32) {
+        let rect = self
+            .post("/window/rect", json!({"width": width, "height": height}))
+            .await;
+        assert_eq!(
+            (rect["width"].as_u64(), rect["height"].as_u64()),
+            (Some(u64::from(width)), Some(u64::from(height))),
+            "the window was not resized: {rect}"
+        );
+    }
+
+    /// At the default and at the minimum window size, as the screen first shows (not
+    /// scrolled): the first card's title and its Approve are on screen together, photographed
+    /// as `tests/artifacts/<name>-<width>x<height>.png`. Leaves the default size.
+    async fn card_at_window_sizes(&self, name: &str) {
+        for (width, height) in [(960, 720), (560, 420)] {
+            self.resize(width, height).await;
+            tokio::time::sleep(Duration::from_millis(500)).await; // let it lay out and paint
+            let seen = self
+                .execute_async(
+                    "const seen = (css) => { \
+                       const r = document.querySelector(css).getBoundingClientRect(); \
+                       return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; }; \
+                     done({title: seen('.edit-card h3'), approve: seen('.edit-card button.primary'), \
+                           reject: seen('.edit-card button.reject'), width: window.innerWidth});",
+                    Duration::from_secs(5),
+                )
+                .await;
+            assert_eq!(
+                (&seen["title"], &seen["approve"], &seen["reject"]),
+                (&json!(true), &json!(true), &json!(true)),
+                "at {width}×{height} the card's title and its decision are not on screen together: {seen}"
+            );
+            self.screenshot(&artifacts().join(format!("{name}-{width}x{height}.png")))
+                .await;
+        }
+        self.resize(960, 720).await;
+    }
+
     async fn screenshot(&self, path: &Path) {
         let value = self.get("/screenshot").await;
         if let Some(data) = value.as_str() {
@@ -556,10 +596,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
             Duration::from_secs(30),
         )
         .await;
-    tokio::time::sleep(Duration::from_millis(500)).await; // let it paint
-    driver
-        .screenshot(&artifacts().join("e2e-pending-edit.png"))
-        .await;
+    driver.card_at_window_sizes("e2e-pending-edit").await;
     let text = driver.text(&card).await;
     assert!(text.contains("E2E agent wants to edit Plan"), "{text}");
     assert!(text.contains("close the plan"), "{text}");
@@ -1124,10 +1161,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
         )
         .await;
     assert_eq!(dark, json!(true), "the window follows the dark theme");
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    driver
-        .screenshot(&artifacts().join("e2e-demo-card-dark.png"))
-        .await;
+    driver.card_at_window_sizes("e2e-demo-card-dark").await;
     assert!(
         !demo_stored(&url, &welcome)
             .await

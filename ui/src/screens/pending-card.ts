@@ -261,29 +261,36 @@ export function renderEditCard(edit: EditRecord, actions: CardActions, instance:
       onclick: () => void openAt(edit).catch((error: unknown) => showError(status, error)),
     }, "Open in browser")
     : null;
+  // Compact: the title and the decision on one row, so that whatever the window's size the
+  // card's who-and-where and its Approve are on screen together; what the change is, below.
+  const more = [approvePartsButton, amendButton, openButton].filter((b) => b !== null);
   const card = h(
     "article",
     { class: "card edit-card", "aria-labelledby": titleId, "data-edit-id": edit.id, tabindex: -1 },
-    h("h3", { id: titleId },
-      agentName(edit.agent.name),
-      editVerb(edit),
-      documentLabel(edit),
+    h("div", { class: "card-head" },
+      h("h3", { id: titleId },
+        agentName(edit.agent.name),
+        editVerb(edit),
+        documentLabel(edit),
+      ),
+      h("div", { class: "actions decide" }, approveButton, rejectButton),
     ),
+    reject.form,
+    status,
     h("p", { class: "changed-since problem", role: "note", hidden: true }),
+    // Each label with its value (a `div` per pair): a wrapping line never parts them.
     h("dl", { class: "meta" },
-      h("dt", {}, "Asked by"), askedBy(edit),
-      edit.proposed_document ? [h("dt", {}, "Where"), h("dd", { class: "where" }, placeOf(edit.proposed_document))] : null,
-      h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)"),
-      h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at)),
-      h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool)),
-      edit.proposed_comment ? null : [h("dt", {}, "Words"), renderWords(edit)],
+      h("div", {}, h("dt", {}, "Asked by"), askedBy(edit)),
+      edit.proposed_document ? h("div", {}, h("dt", {}, "Where"), h("dd", { class: "where" }, placeOf(edit.proposed_document))) : null,
+      h("div", {}, h("dt", {}, "Reason"), h("dd", { class: "reason" }, edit.reason?.trim() || "(none given)")),
+      h("div", { class: "when" }, h("dt", {}, "When"), h("dd", {}, timeAgoElement(edit.created_at))),
+      h("div", { class: "tool-pair" }, h("dt", {}, "Tool"), h("dd", { class: "tool" }, h("code", {}, edit.tool))),
+      edit.proposed_comment ? null : h("div", { class: "words-pair" }, h("dt", {}, "Words"), renderWords(edit)),
     ),
     ...renderPreview(edit, instance),
     partsList,
-    h("div", { class: "actions" }, approveButton, approvePartsButton, amendButton, rejectButton, openButton),
+    more.length > 0 ? h("div", { class: "actions more" }, ...more) : null,
     amendForm,
-    reject.form,
-    status,
   );
   return card;
 }
