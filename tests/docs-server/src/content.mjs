@@ -33,6 +33,19 @@ const editor = ServerBlockNoteEditor.create({
   ],
 });
 
+/** The ProseMirror schema of Docs' editor (with the `comment` mark), as a browser holds it. */
+export const pmSchema = editor.editor.pmSchema;
+
+/** BlockNote blocks of a Y.Doc, as BlockNote's own parser reads them (no markdown). */
+export function yDocBlocks(ydoc) {
+  return editor.yDocToBlocks(ydoc, FRAGMENT);
+}
+
+/** BlockNote blocks written into `fragment` (of a Y.Doc whose client id the caller chose). */
+export function blocksIntoFragment(blocks, fragment) {
+  editor.blocksToYXmlFragment(blocks, fragment);
+}
+
 /** Markdown → BlockNote blocks (BlockNote's own markdown import). */
 export async function markdownToBlocks(markdown) {
   return editor.tryParseMarkdownToBlocks(markdown);

@@ -1,0 +1,125 @@
+// Browser stand-ins for the convergence test (crates/docs-mcp/tests/convergence), driven over
+// stdin/stdout, one JSON object per line each way: `{"cmd": ..., ...}` → `{"ok": {...}}` or
+// `{"error": "..."}`. Updates, state vectors are base64 (Yjs v1 encoding).
+//
+//   seed {markdown, client}        → {update}: the document BlockNote makes of the markdown,
+//                                     written by a Y.Doc of that client id
+//   peer {name, client, relay}     → {}: a new browser (a Y.Doc with that client id), or with
+//                                     `relay` the room: it renders nothing and passes on every
+//                                     update it integrates, as the collaboration server does
+//   forget {}                      → {}: every browser dropped (the next scenario starts)
+//   apply {name, update}           → {out}: a remote update applied, then rendered as the
+//                                     editor does (rendering may write: `out`)
+//   edit {name, seed}              → {kind, out}: one random edit of a person (src/browser.mjs)
+//   sv {name}                      → {sv, pending}: state vector; whether updates wait aside
+//   diff {name, sv}                → {update}: what a peer at `sv` lacks (sync step 2)
+//   upstream {case}                → {updates, tree}: an upstream report's shape
+//                                     (src/upstream.mjs): updates in order, and Yjs' tree
+//   read {name} / read_update {update}
+//                                  → {blocks, tree, pending, rendered, rewritten}: BlockNote's
+//                                     blocks, the canonical tree (src/browser.mjs `tree`), and
+//                                     how many updates a browser opening it writes when it renders
+//                                     it (`rendered`) and when it writes the rendered document
+//                                     back unchanged (`rewritten`); `read_update` on a fresh doc
+import { createInterface } from 'node:readline';
+
+import * as Y from 'yjs';
+
+import { FRAGMENT, blocksIntoFragment, markdownToBlocks, yDocBlocks } from '../src/content.mjs';
+import { randomEdit, render, tree, writeBack } from '../src/browser.mjs';
+import { CASES } from '../src/upstream.mjs';
+
+const REMOTE = 'remote';
+const b64 = (bytes) => Buffer.from(bytes).toString('base64');
+const bytes = (s) => new Uint8Array(Buffer.from(s, 'base64'));
+
+/** A Y.Doc whose local writes (any origin but a remote update's; a relay's: all) are collected. */
+function newDoc(client, relay = false) {
+  const doc = new Y.Doc();
+  doc.clientID = client;
+  const out = [];
+  doc.on('update', (update, origin) => {
+    if (relay || origin !== REMOTE) out.push(b64(update));
+  });
+  return { doc, out, relay };
+}
+
+const drain = (peer) => peer.out.splice(0);
+const pending = (doc) => doc.store.pendingStructs !== null || doc.store.pendingDs !== null;
+
+function read(peer) {
+  const { doc } = peer;
+  const blocks = yDocBlocks(doc);
+  const state = { blocks, tree: tree(doc), pending: pending(doc) };
+  drain(peer);
+  const { doc: shown, meta } = render(doc.getXmlFragment(FRAGMENT));
+  const rendered = drain(peer).length;
+  writeBack(doc, shown, meta);
+  return { ...state, rendered, rewritten: drain(peer).length };
+}
+
+const peers = new Map();
+const peer = (name) => {
+  const p = peers.get(name);
+  if (!p) throw new Error(`no peer ${name}`);
+  return p;
+};
+
+const commands = {
+  async seed({ markdown, client }) {
+    const seed = newDoc(client);
+    blocksIntoFragment(await markdownToBlocks(markdown), seed.doc.getXmlFragment(FRAGMENT));
+    return { update: b64(Y.encodeStateAsUpdate(seed.doc)) };
+  },
+  peer({ name, client, relay }) {
+    peers.set(name, newDoc(client, relay));
+    return {};
+  },
+  forget() {
+    for (const { doc } of peers.values()) doc.destroy();
+    peers.clear();
+    return {};
+  },
+  apply({ name, update }) {
+    const p = peer(name);
+    Y.applyUpdate(p.doc, bytes(update), REMOTE);
+    if (!p.relay) render(p.doc.getXmlFragment(FRAGMENT));
+    return { out: drain(p) };
+  },
+  edit({ name, seed }) {
+    const p = peer(name);
+    const kind = randomEdit(p.doc, seed);
+    return { kind, out: drain(p) };
+  },
+  sv({ name }) {
+    const { doc } = peer(name);
+    return { sv: b64(Y.encodeStateVector(doc)), pending: pending(doc) };
+  },
+  diff({ name, sv }) {
+    return { update: b64(Y.encodeStateAsUpdate(peer(name).doc, bytes(sv))) };
+  },
+  upstream({ name }) {
+    const { updates, tree: yjs } = CASES[name]();
+    return { updates: updates.map(b64), tree: yjs };
+  },
+  read({ name }) {
+    return read(peer(name));
+  },
+  read_update({ update }) {
+    const fresh = newDoc(1);
+    Y.applyUpdate(fresh.doc, bytes(update), REMOTE);
+    return read(fresh);
+  },
+};
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  let answer;
+  try {
+    const request = JSON.parse(line);
+    answer = { ok: await commands[request.cmd](request) };
+  } catch (error) {
+    answer = { error: String(error?.stack ?? error) };
+  }
+  process.stdout.write(JSON.stringify(answer) + '\n');
+}
