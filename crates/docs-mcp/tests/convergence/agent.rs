@@ -1,0 +1,369 @@
+//! Our peer: a document held as a live session holds it (UTF-16 offsets, deleted content
+//! collected in the transaction that deleted it, local writes under `LOCAL_ORIGIN`, remote ones
+//! under `REMOTE_ORIGIN`), written to only through the service's own paths: an edit is planned
+//! on a fork taken from [`Forks`] (`edits::plan`, `edits::plan_undo`), its update merged into
+//! the document — at once, or later, after others' changes came, as an edit waiting for a
+//! person is — and the fork given back; a comment's mark is written by
+//! `blocknote::add_comment_mark` in a transaction of the document, as `commenting` does.
+
+use docs_client::blocknote::json::blocks_json;
+use docs_client::blocknote::{self, Block, text_occurrences};
+use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, REMOTE_ORIGIN};
+use docs_mcp::edits::{
+    Anchor, DeleteBlocks, EditOp, Fork, Forks, InsertBlocks, MoveBlock, Plan, Position,
+    ReplaceText, TextBases, UndoOp, UpdateBlock, plan, plan_undo,
+};
+use rand::Rng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use serde_json::{Value, json};
+use yrs::updates::decoder::Decode;
+use yrs::updates::encoder::Encode;
+use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, TransactionMut, Update};
+
+/// An edit planned and not merged yet, with the fork it was planned on.
+struct Held {
+    fork: Doc,
+    plan: Plan,
+}
+
+pub struct Agent {
+    doc: Doc,
+    forks: Forks,
+    held: Vec<Held>,
+    /// What the agent last read of each block: the base its rewrites are rebased from.
+    reads: TextBases,
+    /// The inverses of merged edits, for undos.
+    undos: Vec<Vec<UndoOp>>,
+    /// Every update that changed the document, in order (its own writes too): replayed into a
+    /// fresh document, they make the same one — how a failure of yrs is reduced to a fixture.
+    history: Vec<Vec<u8>>,
+}
+
+const WORDS: &[&str] = &[
+    "agent", "wrote", "this", "très", "中文", "👍", "**bold**", "_it_",
+];
+
+const MARKDOWN: &[&str] = &[
+    "A paragraph from the agent.",
+    "## A heading\n\nWith **bold** text and a [link](https://example.com/a).",
+    "- first point\n  - nested point\n- second point",
+    "1. one\n2. two",
+    "- [ ] to do\n- [x] done",
+    "> quoted words",
+    "```rust\nfn main() {}\n```",
+    "| a | b |\n| --- | --- |\n| 1 | 2 |",
+    "---",
+];
+
+impl Agent {
+    /// A session's document holding `state`, with client id `client` (its own writes: comment
+    /// marks; edits are written by forks, each with a client id of its own).
+    pub fn new(client: u64, state: &[u8]) -> Agent {
+        let doc = Doc::with_options(Options {
+            client_id: yrs::block::ClientID::new(client),
+            offset_kind: OffsetKind::Utf16,
+            skip_gc: true,
+            ..Options::default()
+        });
+        blocknote::document_fragment(&doc);
+        let mut agent = Agent {
+            forks: Forks::new(doc.clone()),
+            doc,
+            held: vec![],
+            reads: TextBases::new(),
+            undos: vec![],
+            history: vec![],
+        };
+        agent.apply(state).expect("the first state applies");
+        agent
+    }
+
+    /// A remote update, applied as the session applies the room's; yrs' panic, if it panics.
+    pub fn apply(&mut self, update: &[u8]) -> Result<(), String> {
+        self.history.push(update.to_vec());
+        let update = Update::decode_v1(update).expect("a valid update");
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut txn = self.doc.transact_mut_with(REMOTE_ORIGIN);
+            txn.apply_update(update).expect("applies");
+            collect(&mut txn);
+        }))
+        .map_err(|panic| {
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        })
+    }
+
+    pub fn state_vector(&self) -> Vec<u8> {
+        self.doc.transact().state_vector().encode_v1()
+    }
+
+    pub fn pending(&self) -> bool {
+        self.doc.transact().has_missing_updates()
+    }
+
+    /// What a peer at `state_vector` lacks.
+    pub fn diff(&self, state_vector: &[u8]) -> Vec<u8> {
+        let sv = StateVector::decode_v1(state_vector).expect("a state vector");
+        self.doc.transact().encode_state_as_update_v1(&sv)
+    }
+
+    pub fn state(&self) -> Vec<u8> {
+        self.diff(&StateVector::default().encode_v1())
+    }
+
+    pub fn history(&self) -> &[Vec<u8>] {
+        &self.history
+    }
+
+    pub fn doc(&self) -> &Doc {
+        &self.doc
+    }
+
+    /// The document as our reader reads it, in BlockNote's JSON.
+    pub fn blocks_json(&self) -> Value {
+        let fragment = self.doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        blocks_json(&blocknote::read_document(&self.doc.transact(), &fragment).blocks)
+    }
+
+    fn blocks(&self) -> Vec<Block> {
+        let fragment = self.doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let document = blocknote::read_document(&self.doc.transact(), &fragment);
+        document.all_blocks().into_iter().cloned().collect()
+    }
+
+    /// One random write of a kind the service makes: its name, and the update sent to the
+    /// room (none when the write was refused, as the service refuses it, or is held).
+    pub fn write(&mut self, rng: &mut StdRng) -> (String, Option<Vec<u8>>) {
+        let blocks = self.blocks();
+        if rng.random_bool(0.3) {
+            self.read_some(&blocks, rng);
+        }
+        if rng.random_bool(0.1) {
+            return ("comment".into(), self.comment(&blocks, rng));
+        }
+        let (kind, planned) = if rng.random_bool(0.08) && !self.undos.is_empty() {
+            let inverse = self
+                .undos
+                .swap_remove(rng.random_range(0..self.undos.len()));
+            (
+                "undo".to_owned(),
+                self.plan(|fork| plan_undo(fork, &inverse)),
+            )
+        } else {
+            let op = random_op(&blocks, &self.reads, rng);
+            let kind = serde_json::to_value(&op).expect("serializes")["op"]
+                .as_str()
+                .expect("tagged")
+                .to_owned();
+            let bases = self.reads.clone();
+            (kind, self.plan(|fork| plan(fork, &[op], &bases)))
+        };
+        let Some(held) = planned else {
+            return (format!("{kind} (refused)"), None);
+        };
+        if rng.random_bool(0.25) {
+            self.held.push(held);
+            return (format!("{kind} (held)"), None);
+        }
+        (kind, Some(self.merge(held)))
+    }
+
+    /// Merges the oldest held edit, if any: others' changes came since it was planned.
+    pub fn merge_held(&mut self) -> Option<Vec<u8>> {
+        if self.held.is_empty() {
+            return None;
+        }
+        let held = self.held.remove(0);
+        Some(self.merge(held))
+    }
+
+    pub fn has_held(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    fn plan(&mut self, run: impl FnOnce(&Fork) -> docs_mcp::ServiceResult<Plan>) -> Option<Held> {
+        let (fork, ()) = self.forks.take(|| ()).expect("a fork");
+        let fork = Fork {
+            doc: fork,
+            blocks: None,
+        };
+        let planned = run(&fork).ok()?;
+        Some(Held {
+            fork: fork.doc,
+            plan: planned,
+        })
+    }
+
+    /// The plan's update merged in a local transaction of the document, as `merge` does;
+    /// the fork given back. Returns what the session sends.
+    fn merge(&mut self, held: Held) -> Vec<u8> {
+        let update = {
+            let mut txn = self.doc.transact_mut_with(LOCAL_ORIGIN);
+            let decoded = Update::decode_v1(&held.plan.update).expect("a planned update");
+            txn.apply_update(decoded).expect("merges");
+            let update = txn.encode_update_v1();
+            collect(&mut txn);
+            update
+        };
+        self.history.push(update.clone());
+        self.forks.give_back(held.fork, &held.plan.update);
+        self.forks.refill().expect("a fork made ahead");
+        if let Some(inverse) = held.plan.inverse {
+            self.undos.push(inverse);
+        }
+        update
+    }
+
+    /// A comment's mark on a word of a block, as the service writes it once its thread exists.
+    fn comment(&mut self, blocks: &[Block], rng: &mut StdRng) -> Option<Vec<u8>> {
+        let block = blocks.choose(rng)?;
+        let text = block.plain_text();
+        let word = text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .choose(rng)?
+            .to_string();
+        let range = text_occurrences(&text, &word).first()?.clone();
+        let thread = uuid(rng);
+        let fragment = self.doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let mut txn = self.doc.transact_mut_with(LOCAL_ORIGIN);
+        blocknote::add_comment_mark(&mut txn, &fragment, &block.id, range, &thread).ok()?;
+        let update = txn.encode_update_v1();
+        collect(&mut txn);
+        self.history.push(update.clone());
+        Some(update)
+    }
+
+    /// The agent reads some blocks (their inline markdown is then its base for them).
+    fn read_some(&mut self, blocks: &[Block], rng: &mut StdRng) {
+        for block in blocks {
+            if rng.random_bool(0.5) {
+                self.reads
+                    .insert(block.id.clone(), blocknote::inline_markdown(block));
+            }
+        }
+    }
+}
+
+/// What a session's transaction does after a change: its deletions collected (`touch::collect`).
+fn collect(txn: &mut TransactionMut<'_>) {
+    let deleted = txn.delete_set().clone();
+    txn.gc(Some(&deleted));
+}
+
+fn uuid(rng: &mut StdRng) -> String {
+    let n: u128 = rng.random();
+    let s = format!("{n:032x}");
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &s[..8],
+        &s[8..12],
+        &s[13..16],
+        &s[17..20],
+        &s[20..]
+    )
+}
+
+fn position(blocks: &[Block], rng: &mut StdRng) -> Position {
+    let at = *[
+        Anchor::Start,
+        Anchor::End,
+        Anchor::Before,
+        Anchor::After,
+        Anchor::FirstChildOf,
+        Anchor::LastChildOf,
+    ]
+    .choose(rng)
+    .expect("anchors");
+    let block_id = match at {
+        Anchor::Start | Anchor::End => None,
+        _ => blocks.choose(rng).map(|b| b.id.clone()),
+    };
+    Position { at, block_id }
+}
+
+/// The block's text with a word changed, added or taken out.
+fn rewritten(text: &str, rng: &mut StdRng) -> String {
+    let mut words: Vec<String> = text.split(' ').map(str::to_owned).collect();
+    let i = rng.random_range(0..words.len());
+    let new = WORDS.choose(rng).expect("words").to_string();
+    match rng.random_range(0..3) {
+        0 => words[i] = new,
+        1 => words.insert(i, new),
+        _ if words.len() > 1 => {
+            words.remove(i);
+        }
+        _ => words.push(new),
+    }
+    words.join(" ")
+}
+
+fn random_op(blocks: &[Block], reads: &TextBases, rng: &mut StdRng) -> EditOp {
+    let block = blocks.choose(rng);
+    let id = block.map(|b| b.id.clone()).unwrap_or_default();
+    match rng.random_range(0..10) {
+        0..=1 => EditOp::InsertBlocks(InsertBlocks {
+            position: position(blocks, rng),
+            markdown: Some(MARKDOWN.choose(rng).expect("markdown").to_string()),
+            blocks: None,
+        }),
+        2..=3 => {
+            // From its last read when it has one (others may have typed since), else now.
+            let base = reads
+                .get(&id)
+                .cloned()
+                .or_else(|| block.map(blocknote::inline_markdown))
+                .unwrap_or_default();
+            EditOp::UpdateBlock(UpdateBlock {
+                block_id: id,
+                text: Some(rewritten(&base, rng)),
+                block_type: None,
+                props: None,
+            })
+        }
+        4 => {
+            let (block_type, props) = match rng.random_range(0..4) {
+                0 => (Some("heading"), json!({"level": rng.random_range(1..=3)})),
+                1 => (
+                    Some("checkListItem"),
+                    json!({"checked": rng.random_bool(0.5)}),
+                ),
+                2 => (Some("bulletListItem"), json!({})),
+                _ => (None, json!({"textAlignment": "center"})),
+            };
+            EditOp::UpdateBlock(UpdateBlock {
+                block_id: id,
+                text: None,
+                block_type: block_type.map(str::to_owned),
+                props: props.as_object().filter(|p| !p.is_empty()).cloned(),
+            })
+        }
+        5..=6 => {
+            let text = block.map(Block::plain_text).unwrap_or_default();
+            let old = text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .choose(rng)
+                .map(|w| w.to_string())
+                .unwrap_or_else(|| "absent".into());
+            EditOp::ReplaceText(ReplaceText {
+                old_text: old,
+                new_text: WORDS.choose(rng).expect("words").replace('*', ""),
+                block_id: Some(id),
+                all: rng.random_bool(0.5),
+            })
+        }
+        7 => EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: vec![id],
+            keep_children: rng.random_bool(0.5),
+        }),
+        _ => EditOp::MoveBlock(MoveBlock {
+            block_id: id,
+            position: position(blocks, rng),
+        }),
+    }
+}

@@ -1,0 +1,472 @@
+//! One seeded scenario: our peer and browsers edit one document at random while their updates
+//! cross a network that reorders, drops and duplicates them, and reconnects peers (a sync by
+//! state vector both ways, as after a dropped connection). Then every peer syncs with every
+//! other, and all must hold the same document.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+use yrs::StateVector;
+use yrs::updates::decoder::Decode;
+
+use crate::agent::Agent;
+use crate::browsers::{Browsers, Reading};
+use crate::tree;
+
+/// What the document starts as: BlockNote's import of it, every kind of block a browser edits.
+const SEED_MARKDOWN: &str = "# Plan
+
+Some **bold**, *italic* and a [link](https://example.com/page) here.
+
+- bullet one
+  - nested bullet
+- bullet two
+
+1. first
+2. second
+
+- [ ] todo item
+
+```rust
+fn main() {}
+```
+
+> A quoted line
+
+| Name | Value |
+| --- | --- |
+| a | **1** |
+| b | 2 |
+
+Last paragraph.
+";
+
+/// The check yrs fails when it panics integrating an update (see `fixtures/`).
+pub const YRS_PANIC: &str = "yrs integrates the update";
+
+/// Chances, in percent, that an update sent on a link is lost, or arrives twice.
+const DROP_PERCENT: u32 = 8;
+const DUPLICATE_PERCENT: u32 = 5;
+/// Most rounds of all-pairs syncing at the end (one should do; renders that write add some).
+const SYNC_ROUNDS: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub seed: u64,
+    pub steps: usize,
+    pub browsers: usize,
+}
+
+/// How a scenario failed: which check, and the first difference.
+#[derive(Debug, Clone)]
+pub struct Divergence {
+    pub check: &'static str,
+    pub detail: String,
+    pub log: Vec<String>,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}: {}", self.check, self.detail)?;
+        for (i, line) in self.log.iter().enumerate() {
+            writeln!(f, "  {i:>3} {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a scenario did, by kind of action.
+pub type Tally = BTreeMap<String, usize>;
+
+struct Run<'a> {
+    browsers: &'a mut Browsers,
+    agent: Agent,
+    names: Vec<String>,
+    /// Updates on their way, per link (from, to); peer 0 is ours.
+    links: BTreeMap<(usize, usize), Vec<Vec<u8>>>,
+    /// Links of our peer whose connection was lost, until a reconnection.
+    down: BTreeSet<(usize, usize)>,
+    rng: StdRng,
+    log: Vec<String>,
+    tally: Tally,
+}
+
+pub fn run(browsers: &mut Browsers, config: Config) -> Result<Tally, Divergence> {
+    browsers.forget();
+    let mut rng = StdRng::seed_from_u64(config.seed);
+    let seed = browsers.seed(SEED_MARKDOWN, rng.random_range(1..1 << 31));
+    let agent = Agent::new(rng.random_range(1..1 << 31), &seed);
+    // Peer 1 is the room (the collaboration server: a Yjs document that relays what it
+    // integrates), the only peer ours is connected to; the browsers follow.
+    let names: Vec<String> = std::iter::once("room".to_owned())
+        .chain((1..=config.browsers).map(|i| format!("b{i}")))
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        browsers.add_peer(name, rng.random_range(1..1 << 31), i == 0);
+        browsers.apply(name, &seed);
+    }
+    let mut run = Run {
+        browsers,
+        agent,
+        names,
+        links: BTreeMap::new(),
+        down: BTreeSet::new(),
+        rng,
+        log: vec![],
+        tally: Tally::new(),
+    };
+    for _ in 0..config.steps {
+        run.step()?;
+    }
+    run.converge()?;
+    Ok(run.tally)
+}
+
+impl Run<'_> {
+    fn peers(&self) -> usize {
+        self.names.len() + 1
+    }
+
+    fn note(&mut self, kind: &str, line: String) {
+        *self.tally.entry(kind.to_owned()).or_default() += 1;
+        self.log.push(line);
+    }
+
+    fn fail(&self, check: &'static str, detail: String) -> Divergence {
+        Divergence {
+            check,
+            detail,
+            log: self.log.clone(),
+        }
+    }
+
+    fn step(&mut self) -> Result<(), Divergence> {
+        match self.rng.random_range(0..100) {
+            0..30 => {
+                let i = self.rng.random_range(2..self.peers());
+                let seed = self.rng.random();
+                let (kind, out) = self.browsers.edit(&self.names[i - 1], seed);
+                let kind = kind.unwrap_or_else(|| "nothing".into());
+                let line = format!("{} {kind} (edit seed {seed})", self.names[i - 1]);
+                self.note(&format!("browser {kind}"), line);
+                self.send_all(i, out);
+            }
+            30..45 => {
+                let before = self.agent.state();
+                let (kind, update) = self.agent.write(&mut self.rng);
+                self.note(&format!("agent {kind}"), format!("agent {kind}"));
+                if let Some(update) = update {
+                    self.check_write(&before)?;
+                    self.send_all(0, vec![update]);
+                }
+            }
+            45..50 if self.agent.has_held() => {
+                let before = self.agent.state();
+                if let Some(update) = self.agent.merge_held() {
+                    self.note("agent merge held", "agent merges a held edit".into());
+                    self.check_write(&before)?;
+                    self.send_all(0, vec![update]);
+                }
+            }
+            50..55 => {
+                let n = self.peers();
+                let pairs: Vec<(usize, usize)> = (0..n)
+                    .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                    .filter(|&(a, b)| linked(a, b))
+                    .collect();
+                let (a, b) = pairs[self.rng.random_range(0..pairs.len())];
+                for link in [(a, b), (b, a)] {
+                    self.links.remove(&link);
+                    self.down.remove(&link);
+                }
+                self.sync(a, b)?;
+                self.sync(b, a)?;
+                self.note("reconnect", format!("reconnect {a} <-> {b}"));
+            }
+            _ => self.deliver()?,
+        }
+        Ok(())
+    }
+
+    /// Sends `updates` of peer `from` on every link from it. Between browsers, some are lost,
+    /// some come twice, in any order. Our peer's links are a session's connection: in order,
+    /// and a loss is the connection's, which stays down until a reconnection.
+    fn send_all(&mut self, from: usize, updates: Vec<Vec<u8>>) {
+        for update in updates {
+            for to in (0..self.peers()).filter(|&to| linked(from, to)) {
+                let ours = from == 0 || to == 0;
+                if self.down.contains(&(from, to)) {
+                    continue;
+                }
+                let roll = self.rng.random_range(0..100);
+                if roll < DROP_PERCENT && ours {
+                    for link in [(from, to), (to, from)] {
+                        self.links.remove(&link);
+                        self.down.insert(link);
+                    }
+                    self.note("connection lost", format!("{from} -> {to} connection lost"));
+                    continue;
+                }
+                if roll < DROP_PERCENT {
+                    self.note("dropped", format!("{from} -> {to} dropped"));
+                    continue;
+                }
+                let queue = self.links.entry((from, to)).or_default();
+                queue.push(update.clone());
+                if roll >= 100 - DUPLICATE_PERCENT && !ours {
+                    queue.push(update.clone());
+                }
+            }
+        }
+    }
+
+    /// Delivers one update, of a random link, not necessarily the oldest: links reorder.
+    fn deliver(&mut self) -> Result<(), Divergence> {
+        let busy: Vec<(usize, usize)> = self
+            .links
+            .iter()
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(k, _)| *k)
+            .collect();
+        if busy.is_empty() {
+            return Ok(());
+        }
+        let (from, to) = busy[self.rng.random_range(0..busy.len())];
+        let queue = self.links.get_mut(&(from, to)).expect("busy");
+        let next = if from == 0 || to == 0 {
+            0
+        } else {
+            self.rng.random_range(0..queue.len())
+        };
+        let update = queue.remove(next);
+        self.note("delivered", format!("{from} -> {to} delivered"));
+        self.apply(to, &update)
+    }
+
+    fn apply(&mut self, to: usize, update: &[u8]) -> Result<(), Divergence> {
+        if to == 0 {
+            self.agent.apply(update).map_err(|panic| {
+                let history: Vec<String> =
+                    self.agent.history().iter().map(|u| B64.encode(u)).collect();
+                let detail = format!("{panic}; updates in order: {}", json!(history));
+                self.fail(YRS_PANIC, detail)
+            })
+        } else {
+            let out = self.browsers.apply(&self.names[to - 1], update);
+            self.send_all(to, out);
+            Ok(())
+        }
+    }
+
+    fn state_vector(&mut self, peer: usize) -> Vec<u8> {
+        match peer {
+            0 => self.agent.state_vector(),
+            i => self.browsers.state_vector(&self.names[i - 1]),
+        }
+    }
+
+    /// Sync step 1 and 2 from `a` to `b`: `b` gets what it lacks of `a`.
+    fn sync(&mut self, a: usize, b: usize) -> Result<(), Divergence> {
+        let sv = self.state_vector(b);
+        let update = match a {
+            0 => self.agent.diff(&sv),
+            i => self.browsers.diff(&self.names[i - 1], &sv),
+        };
+        self.apply(b, &update)
+    }
+
+    /// BlockNote keeps what our write wrote: a browser opening our document right after it
+    /// deletes nothing, rewrites nothing, and reads what our reader reads. (Unless it did not
+    /// already before the write: a browser's change may have left it so.)
+    fn check_write(&mut self, before: &[u8]) -> Result<(), Divergence> {
+        let after = self.browsers.read_update(&self.agent.state());
+        let ours = self.agent.blocks_json();
+        if kept(&after) && after.blocks == ours {
+            return Ok(());
+        }
+        let earlier = self.browsers.read_update(before);
+        if !kept(&earlier) || earlier.blocks != Agent::new(1, before).blocks_json() {
+            return Ok(());
+        }
+        Err(self.fail(
+            "blocknote keeps our write",
+            format!(
+                "rendered {} rewritten {}; {}\nours:\n{}blocknote:\n{}xml: {}",
+                after.rendered,
+                after.rewritten,
+                first_difference("blocks", &ours, &after.blocks).unwrap_or_default(),
+                outline(&ours, 0),
+                outline(&after.blocks, 0),
+                shape(&tree::of_doc(self.agent.doc())),
+            ),
+        ))
+    }
+
+    /// Every peer syncs with every other until all hold the same state, then the documents are
+    /// compared: state vectors, trees (yrs' and Yjs'), BlockNote's blocks and ours.
+    fn converge(&mut self) -> Result<(), Divergence> {
+        while let Some(update) = self.agent.merge_held() {
+            self.send_all(0, vec![update]);
+        }
+        self.links.clear();
+        self.down.clear();
+        for _ in 0..SYNC_ROUNDS {
+            for a in 0..self.peers() {
+                for b in (0..self.peers()).filter(|&b| linked(a, b)) {
+                    self.sync(a, b)?;
+                }
+            }
+            self.links.clear();
+            if self.synced() {
+                break;
+            }
+        }
+        let vectors: Vec<StateVector> = (0..self.peers())
+            .map(|p| StateVector::decode_v1(&self.state_vector(p)).expect("a state vector"))
+            .collect();
+        if vectors.iter().any(|v| v != &vectors[0]) || self.agent.pending() {
+            return Err(self.fail("same state vector", format!("{vectors:?}")));
+        }
+        let ours = self.browsers.read_update(&self.agent.state());
+        let our_tree = tree::normalized(&tree::of_doc(self.agent.doc()));
+        let our_blocks = self.agent.blocks_json();
+        let their_tree = tree::normalized(&ours.tree);
+        if let Some(d) = first_difference("tree", &our_tree, &their_tree) {
+            return Err(self.fail("yrs and yjs read the same tree", d));
+        }
+        // A block holding two contents (concurrent changes of its type each put theirs)
+        // is read differently by BlockNote (it drops the block) and by us: not compared.
+        if doubled(&our_tree) {
+            self.note(
+                "block with two contents",
+                "a block holds two contents".into(),
+            );
+        } else if let Some(d) = first_difference("blocks", &our_blocks, &ours.blocks) {
+            return Err(self.fail("our reader reads as blocknote", d));
+        }
+        if !kept(&ours) {
+            let detail = format!("rendered {} rewritten {}", ours.rendered, ours.rewritten);
+            return Err(self.fail("a browser keeps the document", detail));
+        }
+        for i in 0..self.names.len() {
+            let theirs = self.browsers.read(&self.names[i]);
+            if theirs.pending {
+                return Err(self.fail("nothing pending", self.names[i].clone()));
+            }
+            let tree = tree::normalized(&theirs.tree);
+            if let Some(d) = first_difference("tree", &our_tree, &tree) {
+                let detail = format!("{}: {d}", self.names[i]);
+                return Err(self.fail("every peer holds the same tree", detail));
+            }
+            if let Some(d) = first_difference("blocks", &ours.blocks, &theirs.blocks) {
+                let detail = format!("{}: {d}", self.names[i]);
+                return Err(self.fail("every peer reads the same blocks", detail));
+            }
+        }
+        Ok(())
+    }
+
+    fn synced(&mut self) -> bool {
+        let first = self.state_vector(0);
+        (1..self.peers()).all(|p| {
+            let sv = self.state_vector(p);
+            StateVector::decode_v1(&sv).ok() == StateVector::decode_v1(&first).ok()
+        })
+    }
+}
+
+/// Whether peers `a` and `b` exchange updates: ours (0) only with the room (1).
+fn linked(a: usize, b: usize) -> bool {
+    a != b && (a.min(b) != 0 || a.max(b) == 1)
+}
+
+/// Whether a browser opening the document keeps it as it is.
+fn kept(reading: &Reading) -> bool {
+    reading.rendered == 0 && reading.rewritten == 0 && !reading.pending
+}
+
+/// Whether a block of the tree holds more than one content node.
+fn doubled(tree: &Value) -> bool {
+    match tree {
+        Value::Array(nodes) => nodes.iter().any(doubled),
+        Value::Object(node) => {
+            let children = node
+                .get("children")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            let contents = children
+                .iter()
+                .filter(|c| c["name"] != "blockGroup")
+                .count();
+            let container = node.get("name") == Some(&json!("blockContainer"));
+            (container && contents > 1) || children.iter().any(doubled)
+        }
+        _ => false,
+    }
+}
+
+/// A tree's elements and their ids, as XML without attributes or text, for failures.
+fn shape(tree: &Value) -> String {
+    match tree {
+        Value::Array(nodes) => nodes.iter().map(shape).collect(),
+        Value::Object(node) if node.contains_key("name") => {
+            let name = node["name"].as_str().unwrap_or_default();
+            let id = node["attrs"]["id"]
+                .as_str()
+                .map(|id| format!(" {}", &id[..8]));
+            format!(
+                "<{name}{}>{}</>",
+                id.unwrap_or_default(),
+                shape(&node["children"])
+            )
+        }
+        _ => "t".into(),
+    }
+}
+
+/// Blocks JSON as one line a block (id, type, text), indented by nesting, for failures.
+fn outline(blocks: &Value, depth: usize) -> String {
+    let mut out = String::new();
+    for block in blocks.as_array().into_iter().flatten() {
+        let id = block["id"].as_str().unwrap_or_default();
+        let content = serde_json::to_string(&block["content"]).unwrap_or_default();
+        out += &format!(
+            "{:depth$}{} {} {}\n",
+            "",
+            &id[..id.len().min(8)],
+            block["type"],
+            &content[..content.len().min(120)],
+            depth = depth * 2
+        );
+        out += &outline(&block["children"], depth + 1);
+    }
+    out
+}
+
+/// Where two JSON values first differ, for a readable failure.
+pub fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.keys()
+                .chain(y.keys())
+                .find_map(|k| match (x.get(k), y.get(k)) {
+                    (Some(va), Some(vb)) => first_difference(&format!("{path}.{k}"), va, vb),
+                    (va, vb) => Some(format!("{path}.{k}: {va:?} / {vb:?}")),
+                })
+        }
+        (Value::Array(x), Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (va, vb))| first_difference(&format!("{path}[{i}]"), va, vb))
+            .or_else(|| {
+                (x.len() != y.len()).then(|| format!("{path}: {} items / {}", x.len(), y.len()))
+            }),
+        _ => (a != b).then(|| format!("{path}: {a} / {b}")),
+    }
+}
