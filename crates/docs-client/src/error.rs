@@ -73,6 +73,13 @@ pub enum Error {
     #[error("the stored content of document {document} is not a valid Yjs update: {detail}")]
     BadContent { document: String, detail: String },
 
+    /// yrs failed integrating an update from the room (it panicked): the session's copy of
+    /// the document cannot be trusted, so the session ended without writing or saving more.
+    #[error(
+        "an update from the collaboration room of document {document} could not be integrated ({detail}); the session ended without saving anything more, and the document is opened afresh at the next call"
+    )]
+    NotIntegrated { document: String, detail: String },
+
     #[error(
         "document {document} nests its content {depth} levels deep, deeper than the {limit} levels this client can safely edit; flatten its lists in Docs and open it again"
     )]

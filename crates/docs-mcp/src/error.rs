@@ -177,7 +177,10 @@ impl ServiceError {
                 }
                 D::ReadOnly { .. } => ErrorCode::DocReadonly,
                 D::SyncTimeout { .. } => ErrorCode::SyncTimeout,
-                D::NotAcknowledged { .. } | D::NotSaved { .. } => ErrorCode::NotAcknowledged,
+                // The session ended on an update yrs could not take: opened afresh next time.
+                D::NotAcknowledged { .. } | D::NotSaved { .. } | D::NotIntegrated { .. } => {
+                    ErrorCode::NotAcknowledged
+                }
                 D::TooDeep { .. } => ErrorCode::DocUnsupported,
                 D::Closed { .. } | D::Protocol { .. } | D::BadContent { .. } => ErrorCode::Internal,
             },

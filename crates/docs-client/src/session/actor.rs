@@ -20,6 +20,7 @@ use yrs::updates::encoder::Encode;
 use yrs::{AsyncTransact, ReadTxn, StateVector, TransactionMut, Update};
 
 use super::confirm::Unconfirmed;
+use super::integrate::{NotIntegrated, integrate};
 use super::ledger::Ledger;
 use super::link::{self, Connection, Ended, Link, LinkEvent};
 use super::save::{Saver, Started};
@@ -522,21 +523,36 @@ impl Actor {
             && crate::yjs::contains(&AsyncTransact::transact(&self.shared.doc).await, &update);
         if !known {
             let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
-            let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
+            let txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
             let met = if self.touches.is_empty() {
                 None
             } else {
                 self.touches.met_by(bytes, &txn.state_vector())
             };
             let before = (nesting > 0).then(|| txn.state_vector());
-            txn.apply_update(update)
-                .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
-            // Only new types can deepen the document.
-            if before.is_some_and(|before| txn.state_vector() != before) {
-                super::depth_after(document, &txn, &self.shared.fragment).map_err(Ended::Final)?;
+            let fragment = &self.shared.fragment;
+            let deepened = integrate(txn, update, |txn| {
+                touch::collect(txn);
+                // Only new types can deepen the document.
+                if before.is_some_and(|before| txn.state_vector() != before) {
+                    super::depth_after(document, &*txn, fragment)
+                } else {
+                    Ok(())
+                }
+            });
+            match deepened {
+                Ok(depth) => depth.map_err(Ended::Final)?,
+                Err(NotIntegrated::Refused(e)) => {
+                    return Err(Ended::Lost(format!("bad {what} from the room: {e}")));
+                }
+                Err(NotIntegrated::Panicked(detail)) => {
+                    tracing::error!(%document, %detail, "yrs failed integrating an update from the room; the session ends");
+                    return Err(Ended::Final(Error::NotIntegrated {
+                        document: document.to_string(),
+                        detail,
+                    }));
+                }
             }
-            touch::collect(&mut txn);
-            drop(txn);
             if let Some(seq) = met {
                 self.take_back(seq).await;
             }

@@ -34,6 +34,7 @@
 
 mod actor;
 mod confirm;
+mod integrate;
 mod ledger;
 mod link;
 mod load;

@@ -1,0 +1,100 @@
+//! A room's update integrated into the session's document with yrs' own failures caught.
+//! yrs 0.28.1 panics on some updates Yjs sends (a sync step 2 whose deleted range overlaps
+//! items yrs keeps aside, their dependencies missing: found by the convergence test, its
+//! reduced case in `docs-mcp/tests/convergence/fixtures/yrs-pending-gc-panic.json`). Such a
+//! panic must end the session — its document may be half integrated, and nothing of it may
+//! be written or saved — never the process, and never leave the document locked.
+
+use std::panic::AssertUnwindSafe;
+
+use yrs::{TransactionMut, Update};
+
+/// How integrating an update went wrong.
+#[derive(Debug, PartialEq)]
+pub(super) enum NotIntegrated {
+    /// yrs refused it (a malformed update): nothing of it was applied.
+    Refused(String),
+    /// yrs panicked integrating it, or committing it: the document cannot be trusted.
+    Panicked(String),
+}
+
+/// Applies `update` in `txn`, then `then` (the transaction's own checks and bookkeeping),
+/// and commits; a panic anywhere in that is caught and told.
+pub(super) fn integrate<T>(
+    txn: TransactionMut<'_>,
+    update: Update,
+    then: impl FnOnce(&mut TransactionMut<'_>) -> T,
+) -> Result<T, NotIntegrated> {
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(move || {
+        let mut txn = txn;
+        let applied = txn.apply_update(update).map(|()| then(&mut txn));
+        // The commit (observers included) inside the guard too.
+        drop(txn);
+        applied
+    }));
+    match outcome {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(NotIntegrated::Refused(error.to_string())),
+        Err(panic) => Err(NotIntegrated::Panicked(
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "no message".to_owned()),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine;
+    use yrs::updates::decoder::Decode;
+    use yrs::{Doc, Options, ReadTxn, Transact};
+
+    /// The convergence test's reduced case: a state, an update whose dependencies are
+    /// missing, then Yjs' sync step 2 that makes yrs 0.28.1 panic.
+    fn fixture() -> Vec<Vec<u8>> {
+        let fixture: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../docs-mcp/tests/convergence/fixtures/yrs-pending-gc-panic.json"
+        ))
+        .unwrap();
+        fixture["updates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(u.as_str().unwrap())
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_panic_of_yrs_is_told_and_the_document_stays_usable() {
+        let doc = Doc::with_options(Options {
+            skip_gc: true,
+            ..Options::default()
+        });
+        let outcomes: Vec<_> = fixture()
+            .into_iter()
+            .map(|bytes| {
+                integrate(
+                    doc.transact_mut(),
+                    Update::decode_v1(&bytes).unwrap(),
+                    |_| (),
+                )
+            })
+            .collect();
+        assert_eq!(outcomes[..2], [Ok(()), Ok(())]);
+        assert!(
+            matches!(&outcomes[2], Err(NotIntegrated::Panicked(m)) if m.contains("overflow")),
+            "{:?}",
+            outcomes[2]
+        );
+        // Not left locked: the document can be read and written after.
+        let _ = doc.transact().state_vector();
+        drop(doc.transact_mut());
+    }
+}
