@@ -15,6 +15,8 @@ mod command_map;
 mod commands;
 mod demo;
 mod documents;
+#[cfg(target_os = "linux")]
+mod gtk_log;
 mod host;
 mod notify;
 mod settings;
@@ -64,6 +66,8 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     }
     let _log_guard = init_logging();
+    #[cfg(target_os = "linux")]
+    gtk_log::route();
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
