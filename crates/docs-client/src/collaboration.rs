@@ -11,7 +11,10 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::config::InstanceUrl;
-use crate::rest::Document;
+
+/// What an agent's connection tags its writes with where the server keeps such tags (yhub):
+/// in the room's URL, and on a write merged over REST.
+pub const ATTRIBUTIONS: [(&str, &str); 2] = [("source", "ai"), ("tool", "lasuite-docs-mcp")];
 
 /// The kind of collaboration server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -55,22 +58,17 @@ impl CollaborationEndpoint {
         CollaborationEndpoint { server, base: url }
     }
 
-    /// What Docs' frontend falls back to on the instance's origin when nothing is configured:
-    /// yhub's path when the document has no content endpoint nor field (yhub removed both),
-    /// else Hocuspocus's.
-    pub fn derived(instance: &InstanceUrl, document: &Document) -> Self {
+    /// What Docs' frontend falls back to on the instance's origin when nothing is configured,
+    /// for a document served by `server` (`Document::collaboration_server`): yhub's path, or
+    /// Hocuspocus's.
+    pub fn derived(instance: &InstanceUrl, server: CollaborationServer) -> Self {
         let base = instance.default_collaboration_ws();
-        let yhub = document.abilities.content_retrieve.is_none() && document.content.is_none();
-        if yhub {
-            CollaborationEndpoint {
-                server: CollaborationServer::Yhub,
+        match server {
+            CollaborationServer::Yhub => CollaborationEndpoint {
+                server,
                 base: base.join("v1/docs").expect("static path"),
-            }
-        } else {
-            CollaborationEndpoint {
-                server: CollaborationServer::Hocuspocus,
-                base,
-            }
+            },
+            CollaborationServer::Hocuspocus => CollaborationEndpoint { server, base },
         }
     }
 
@@ -149,15 +147,6 @@ fn clean(tag: &str) -> String {
 mod tests {
     use super::*;
 
-    fn document(json: serde_json::Value) -> Document {
-        let mut value = serde_json::json!({"id": "9a3c6c0e-6c9b-4b8e-9d36-1b2a7e0c4f11"});
-        value
-            .as_object_mut()
-            .unwrap()
-            .extend(json.as_object().unwrap().clone());
-        serde_json::from_value(value).unwrap()
-    }
-
     const DOC: &str = "9a3c6c0e-6c9b-4b8e-9d36-1b2a7e0c4f11";
 
     #[test]
@@ -201,21 +190,18 @@ mod tests {
     }
 
     #[test]
-    fn without_configuration_the_documents_abilities_say_which_server() {
+    fn without_configuration_the_server_gives_the_path() {
         let instance = InstanceUrl::parse("https://docs.example.org").unwrap();
-        let docs5 = document(serde_json::json!({"abilities": {"content_retrieve": true}}));
-        let docs4 = document(serde_json::json!({"content": ""}));
-        let yhub = document(serde_json::json!({"abilities": {"retrieve": true}}));
-        let derived = |d| CollaborationEndpoint::derived(&instance, d);
-        assert_eq!(derived(&docs5).server(), CollaborationServer::Hocuspocus);
-        assert_eq!(derived(&docs4).server(), CollaborationServer::Hocuspocus);
+        let hocuspocus = CollaborationEndpoint::derived(&instance, CollaborationServer::Hocuspocus);
+        assert_eq!(hocuspocus.server(), CollaborationServer::Hocuspocus);
         assert_eq!(
-            derived(&docs5).base().as_str(),
+            hocuspocus.base().as_str(),
             "wss://docs.example.org/collaboration/ws/"
         );
-        assert_eq!(derived(&yhub).server(), CollaborationServer::Yhub);
+        let yhub = CollaborationEndpoint::derived(&instance, CollaborationServer::Yhub);
+        assert_eq!(yhub.server(), CollaborationServer::Yhub);
         assert_eq!(
-            derived(&yhub).room(DOC.parse().unwrap(), &[]).as_str(),
+            yhub.room(DOC.parse().unwrap(), &[]).as_str(),
             format!("wss://docs.example.org/collaboration/ws/v1/docs/{DOC}")
         );
     }

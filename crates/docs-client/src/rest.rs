@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 use uuid::Uuid;
 
-use crate::collaboration::CollaborationEndpoint;
+use crate::collaboration::{CollaborationEndpoint, CollaborationServer};
 use crate::config::{ClientConfig, InstanceUrl};
 use crate::error::{Error, Result};
 use crate::rate_limit::RateLimiter;
@@ -100,6 +100,19 @@ pub struct Document {
     /// Instances before 5.0 return the stored content (base64) here.
     #[serde(default, skip_serializing)]
     pub content: Option<String>,
+}
+
+impl Document {
+    /// The collaboration server Docs runs for it, as its frontend tells when nothing is
+    /// configured: yhub when the document has neither a content endpoint nor a content field
+    /// (yhub removed both), else Hocuspocus.
+    pub fn collaboration_server(&self) -> CollaborationServer {
+        if self.abilities.content_retrieve.is_none() && self.content.is_none() {
+            CollaborationServer::Yhub
+        } else {
+            CollaborationServer::Hocuspocus
+        }
+    }
 }
 
 /// One page of a paginated list.
@@ -301,7 +314,9 @@ impl DocsClient {
     pub async fn collaboration(&self, document: &Document) -> Result<CollaborationEndpoint> {
         Ok(match self.configured_collaboration().await? {
             Some(endpoint) => endpoint,
-            None => CollaborationEndpoint::derived(self.instance(), document),
+            None => {
+                CollaborationEndpoint::derived(self.instance(), document.collaboration_server())
+            }
         })
     }
 
@@ -787,6 +802,29 @@ mod tests {
         assert_eq!(retry_after(&h), Duration::from_secs(1));
         h.insert(header::RETRY_AFTER, HeaderValue::from_static("7"));
         assert_eq!(retry_after(&h), Duration::from_secs(7));
+    }
+
+    #[test]
+    fn a_documents_fields_say_which_collaboration_server_serves_it() {
+        let document = |json: serde_json::Value| -> Document {
+            let mut value = serde_json::json!({"id": "9a3c6c0e-6c9b-4b8e-9d36-1b2a7e0c4f11"});
+            value
+                .as_object_mut()
+                .unwrap()
+                .extend(json.as_object().unwrap().clone());
+            serde_json::from_value(value).unwrap()
+        };
+        let docs5 = document(serde_json::json!({"abilities": {"content_retrieve": true}}));
+        let docs4 = document(serde_json::json!({"content": ""}));
+        let yhub = document(serde_json::json!({"abilities": {"retrieve": true}}));
+        assert_eq!(
+            [docs5, docs4, yhub].map(|d| d.collaboration_server()),
+            [
+                CollaborationServer::Hocuspocus,
+                CollaborationServer::Hocuspocus,
+                CollaborationServer::Yhub
+            ]
+        );
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub enum RequestState {
     /// Nobody settled it in time, or a wrong code was typed.
     Expired { why: String },
     /// Carrying it out failed (e.g. the edit was decided meanwhile).
-    Failed { error: crate::error::ErrorInfo },
+    Failed { error: crate::record::ErrorInfo },
 }
 
 /// A decision asked over the control channel, as the window and the asker see it.
@@ -302,6 +302,63 @@ pub fn new_code() -> String {
         .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
         .collect();
     format!("{}-{}", &chars[..4], &chars[4..])
+}
+
+/// Why a decision asked over the control channel was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AskError {
+    #[error(
+        "a decision asked of a headless Docs MCP needs a person at a terminal; it was asked by {asker}"
+    )]
+    TerminalRequired { asker: String },
+    #[error("{} decisions already wait for the person", MAX_WAITING)]
+    TooMany,
+    #[error("no decision request {id}")]
+    UnknownRequest { id: String },
+    #[error("decision request {id} is {state} already")]
+    Settled { id: String, state: String },
+    #[error("the code typed back is not the one shown: the request is cancelled")]
+    WrongCode,
+    #[error("the code could not be shown on the asker's terminal: {reason}")]
+    TerminalUnreachable { reason: String },
+    #[error("the code must be typed back by the process that asked, in its terminal")]
+    NotTheAsker,
+}
+
+impl AskError {
+    /// The control API's code for it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AskError::TerminalRequired { .. } => "TERMINAL_REQUIRED",
+            AskError::TooMany => "TOO_MANY_REQUESTS",
+            AskError::UnknownRequest { .. } => "REQUEST_NOT_FOUND",
+            AskError::Settled { .. } => "REQUEST_SETTLED",
+            AskError::WrongCode => "WRONG_CODE",
+            AskError::TerminalUnreachable { .. } => "TERMINAL_UNREACHABLE",
+            AskError::NotTheAsker => "NOT_THE_ASKER",
+        }
+    }
+
+    pub fn hint(&self) -> &'static str {
+        match self {
+            AskError::TerminalRequired { .. } => {
+                "Run `docs-mcp edits approve|reject ID` yourself, in a terminal, and type back the code it shows. Agents with a shell cannot decide; where they have one, prefer the Docs MCP app: every decision is then a click in its window."
+            }
+            AskError::TooMany => {
+                "Settle or decline the waiting requests (in the Docs MCP window), or wait for them to expire (10 minutes)."
+            }
+            AskError::UnknownRequest { .. } | AskError::Settled { .. } => {
+                "Ask again: `docs-mcp edits approve|reject ID`."
+            }
+            AskError::WrongCode => {
+                "Ask again, and type the code exactly as your terminal shows it."
+            }
+            AskError::TerminalUnreachable { .. } => {
+                "Run the command in an ordinary terminal window."
+            }
+            AskError::NotTheAsker => "Type the code in the terminal that asked, at its prompt.",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::record::ErrorInfo;
+
 /// Stable error codes agents and scripts can rely on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -61,15 +63,6 @@ impl ErrorCode {
             ErrorCode::Internal => "INTERNAL",
         }
     }
-}
-
-/// An error as it leaves the service: a code, what happened, and what to do next.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
-pub struct ErrorInfo {
-    pub code: String,
-    pub message: String,
-    pub hint: String,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -133,7 +126,7 @@ pub enum ServiceError {
     #[error("{0}")]
     DataDirInUse(String),
     #[error(transparent)]
-    Ask(#[from] crate::service::AskError),
+    Ask(#[from] crate::decisions::AskError),
     #[error("no edit {id}")]
     EditNotFound { id: String },
     #[error("edit {id} is {status}, not pending")]

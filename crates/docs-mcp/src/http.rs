@@ -30,8 +30,9 @@ use uuid::Uuid;
 
 use crate::clients::{ActiveClients, AgentClient};
 use crate::decisions::Action;
-use crate::error::{ErrorCode, ErrorInfo, ServiceError};
+use crate::error::{ErrorCode, ServiceError};
 use crate::mcp::DocsMcp;
+use crate::record::ErrorInfo;
 use crate::record::{EditFilter, EditStatus, Policy};
 use crate::service::DocsService;
 use crate::token::{BearerToken, SharedToken};
@@ -328,7 +329,7 @@ impl From<ServiceError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if let ServiceError::Ask(ask) = &self.0 {
-            use crate::service::AskError as A;
+            use crate::decisions::AskError as A;
             let status = match ask {
                 A::TooMany => StatusCode::TOO_MANY_REQUESTS,
                 A::UnknownRequest { .. } => StatusCode::NOT_FOUND,

@@ -6,7 +6,6 @@
 //! app and the headless `docs-mcp` binary both host the same service.
 
 pub mod authority;
-pub mod bridge;
 pub mod cli;
 pub mod clients;
 pub mod config;
@@ -29,5 +28,6 @@ pub mod store;
 pub mod token;
 
 pub use config::ServiceConfig;
-pub use error::{ErrorCode, ErrorInfo, ServiceError, ServiceResult};
+pub use error::{ErrorCode, ServiceError, ServiceResult};
+pub use record::ErrorInfo;
 pub use service::DocsService;

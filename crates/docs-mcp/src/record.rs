@@ -6,7 +6,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::error::ErrorInfo;
+/// An error as it leaves the service: a code, what happened, and what to do next.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ErrorInfo {
+    pub code: String,
+    pub message: String,
+    pub hint: String,
+}
 
 /// How agent writes to a document are handled.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

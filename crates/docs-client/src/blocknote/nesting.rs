@@ -7,7 +7,6 @@
 use serde_json::Value;
 
 use super::error::{ModelError, ModelResult};
-use super::tree::NewBlock;
 
 /// The deepest nesting of blocks the model reads and writes: a top-level block is at depth 1,
 /// its children at depth 2, and so on up to this depth.
@@ -28,24 +27,13 @@ pub const MAX_NESTING: usize = 64;
 /// items and their attributes).
 const MAX_JSON_DEPTH: usize = 2 * MAX_NESTING + 16;
 
-/// Levels of blocks in a new block's tree: 1 for a block without children.
-pub(crate) fn new_block_height(block: &NewBlock) -> usize {
-    let mut height = 0;
-    let mut stack = vec![(block, 1)];
-    while let Some((b, depth)) = stack.pop() {
-        height = height.max(depth);
-        stack.extend(b.children.iter().map(|c| (c, depth + 1)));
-    }
-    height
-}
-
-/// Refuses new blocks that would nest deeper than [`MAX_NESTING`] once put at `depth` (the
-/// depth of the position they are inserted at, 1 for the top level). Iterative, so it is safe
-/// to call before anything recursive looks at the blocks.
-pub(crate) fn check_new_blocks(blocks: &[NewBlock], depth: usize) -> ModelResult<()> {
-    match blocks.iter().map(new_block_height).max() {
-        Some(height) => check_depth(depth + height - 1),
-        None => Ok(()),
+/// Refuses new blocks `height` levels tall (their tallest, `NewBlock::height`; 0 for none)
+/// that would nest deeper than [`MAX_NESTING`] once put at `depth` (the depth of the position
+/// they are inserted at, 1 for the top level).
+pub(crate) fn check_height(height: usize, depth: usize) -> ModelResult<()> {
+    match height {
+        0 => Ok(()),
+        height => check_depth(depth + height - 1),
     }
 }
 

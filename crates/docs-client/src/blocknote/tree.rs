@@ -412,6 +412,23 @@ impl NewBlock {
     /// [`MAX_NESTING`](super::nesting::MAX_NESTING) are refused
     /// ([`ModelError::NestingTooDeep`](super::ModelError::NestingTooDeep)) before serde
     /// recurses on them.
+    /// Levels of blocks in its tree: 1 for a block without children. Iterative, so it is
+    /// safe to call before anything recursive looks at the blocks.
+    pub(crate) fn height(&self) -> usize {
+        let mut height = 0;
+        let mut stack = vec![(self, 1)];
+        while let Some((b, depth)) = stack.pop() {
+            height = height.max(depth);
+            stack.extend(b.children.iter().map(|c| (c, depth + 1)));
+        }
+        height
+    }
+
+    /// The tallest of `blocks` (see [`NewBlock::height`]); 0 for none.
+    pub(crate) fn tallest(blocks: &[NewBlock]) -> usize {
+        blocks.iter().map(NewBlock::height).max().unwrap_or(0)
+    }
+
     pub fn from_json(value: serde_json::Value) -> Result<Self, super::ModelError> {
         if let Err(e) = super::nesting::check_block_json(&value) {
             super::nesting::drop_json(value);

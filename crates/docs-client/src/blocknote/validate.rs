@@ -2,7 +2,7 @@
 
 use super::error::{ModelError, ModelResult};
 use super::markdown::import::{MathInput, parse_inline_with};
-use super::nesting::check_new_blocks;
+use super::nesting::check_height;
 use super::read::default_value;
 use super::schema::{
     ALIGNMENTS, BlockSpec, CELL_PROPS, COLORS, ContentKind, INTERLINK_ATTRS,
@@ -307,7 +307,7 @@ pub(crate) fn prepare_blocks(
     depth: usize,
     urls: &UrlInput,
 ) -> ModelResult<Vec<PreparedBlock>> {
-    check_new_blocks(blocks, depth)?;
+    check_height(NewBlock::tallest(blocks), depth)?;
     blocks.iter().map(|block| prepare(block, urls)).collect()
 }
 

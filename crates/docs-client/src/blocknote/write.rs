@@ -18,7 +18,7 @@ use super::locate::{
     subtree_height,
 };
 use super::markdown::import::MathInput;
-use super::nesting::{MAX_NESTING, check_depth, check_new_blocks};
+use super::nesting::{MAX_NESTING, check_depth, check_height};
 use super::read::{container_parts, hidden_blocks, read_block_alone, root_group};
 use super::schema::{
     BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, ContentKind, TABLE_CELL, TABLE_HEADER,
@@ -171,7 +171,7 @@ fn insert_blocks_with(
             }
         }
     };
-    check_new_blocks(blocks, depth)?;
+    check_height(NewBlock::tallest(blocks), depth)?;
     let target = resolve_target(txn, frag, pos)?;
     if prepared.is_empty() {
         return Ok(vec![]);

@@ -44,8 +44,6 @@ const LEAVE_BUDGET: Duration = Duration::from_secs(1);
 /// Writes a server that does not acknowledge (yhub) may leave unconfirmed before the
 /// connection is deemed stuck and redone (its first message then shows what it holds).
 const UNCONFIRMED_LIMIT: usize = 1024;
-/// What an agent's connection tags its writes with where the server keeps such tags (yhub).
-pub(super) const ATTRIBUTIONS: [(&str, &str); 2] = [("source", "ai"), ("tool", "lasuite-docs-mcp")];
 
 fn leave_budget(options: &super::SessionOptions) -> Duration {
     LEAVE_BUDGET.min(options.write_timeout / 4)
@@ -747,7 +745,7 @@ impl Actor {
 
     fn next_delay(&mut self) -> Duration {
         self.attempt += 1;
-        link::backoff(&self.shared.options, self.attempt)
+        super::retry::backoff(&self.shared.options, self.attempt)
     }
 
     /// What a save would cover now. Hocuspocus: the acknowledged writes no save holds yet.
@@ -801,7 +799,7 @@ impl Actor {
         self.saver.start(started, async move {
             let state = encode_state(doc, id).await?;
             client
-                .patch_ydoc(&endpoint, id, &state, &ATTRIBUTIONS)
+                .patch_ydoc(&endpoint, id, &state, &crate::collaboration::ATTRIBUTIONS)
                 .await
         });
     }

@@ -15,7 +15,6 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
-use rand::Rng;
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -23,8 +22,8 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite};
 use url::Url;
 
+use super::Shared;
 use super::outbox::{Outbox, Overflow};
-use super::{SessionOptions, Shared};
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
 use crate::protocol::Message;
@@ -359,7 +358,9 @@ pub(super) fn connect_first(
 
 /// The socket URL of the session's room; on yhub it tags what we write as an agent's.
 pub(super) fn room_url(shared: &Shared) -> Url {
-    shared.endpoint.room(shared.id, &super::actor::ATTRIBUTIONS)
+    shared
+        .endpoint
+        .room(shared.id, &crate::collaboration::ATTRIBUTIONS)
 }
 
 /// One connection attempt to the room at `room_url`: the rate budget (unless already
@@ -494,15 +495,6 @@ fn closed_by_server(
     }
 }
 
-/// Exponential backoff with jitter between the first and the longest reconnect delay.
-pub(super) fn backoff(options: &SessionOptions, attempt: u32) -> Duration {
-    let exp = options
-        .reconnect_initial
-        .saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
-    let capped = exp.min(options.reconnect_max);
-    capped.mul_f64(rand::rng().random_range(0.75..1.25))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,23 +548,5 @@ mod tests {
             closed_by_server(CollaborationServer::Hocuspocus, None),
             Ended::Lost(_)
         ));
-    }
-
-    #[test]
-    fn backoff_grows_to_the_cap_with_jitter() {
-        let options = SessionOptions::default();
-        for attempt in 1..40 {
-            let delay = backoff(&options, attempt);
-            let base = options
-                .reconnect_initial
-                .saturating_mul(1 << (attempt - 1).min(16))
-                .min(options.reconnect_max);
-            assert!(
-                delay >= base.mul_f64(0.75) && delay <= base.mul_f64(1.25),
-                "{attempt}: {delay:?}"
-            );
-        }
-        assert!(backoff(&options, 1) <= Duration::from_millis(1250));
-        assert!(backoff(&options, 30) >= Duration::from_millis(22_500));
     }
 }

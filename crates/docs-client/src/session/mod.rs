@@ -41,6 +41,7 @@ mod load;
 mod open;
 mod outbox;
 mod pending;
+mod retry;
 mod save;
 mod touch;
 

@@ -66,8 +66,9 @@ impl DocumentSession {
                 detail: format!("document {id} may not be read by this user"),
             });
         }
-        let endpoint =
-            configured.unwrap_or_else(|| CollaborationEndpoint::derived(client.instance(), &meta));
+        let endpoint = configured.unwrap_or_else(|| {
+            CollaborationEndpoint::derived(client.instance(), meta.collaboration_server())
+        });
         let content_api = DocsClient::content_api_of(&meta);
         let legacy_content = meta.content.take();
         let at_endpoint = endpoint.server() == CollaborationServer::Hocuspocus

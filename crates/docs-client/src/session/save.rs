@@ -16,7 +16,7 @@ use futures_util::future::BoxFuture;
 use tokio::time::Instant;
 
 use super::SessionOptions;
-use super::link::backoff;
+use super::retry::backoff;
 use crate::error::Result;
 
 /// What a save started from.

@@ -4,8 +4,6 @@
 mod control;
 mod serve;
 
-pub(crate) use serve::announce;
-
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -279,7 +277,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 );
             }
             let url = bridge_url(args.url, &data_dir)?;
-            crate::bridge::run_bridge(url, token, Some(data_dir)).await
+            crate::stdio::bridge::run_bridge(url, token, Some(data_dir)).await
         }
         Command::Edits(args) => control::edits(args, data_dir).await,
         Command::Clients(args) => control::clients(args, data_dir).await,

@@ -64,7 +64,7 @@ pub(super) async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<
         .await
         .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
         .context("starting the service")?;
-    announce(&service).await;
+    service.announce().await;
 
     let shutdown = CancellationToken::new();
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -98,37 +98,6 @@ pub(super) async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<
     tracing::info!("shutting down: saving pending work");
     service.shutdown().await;
     result
-}
-
-/// Checks the stored Docs session and says what the service runs with.
-pub(crate) async fn announce(service: &DocsService) {
-    // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
-    if let Err(e) = service.restore_session().await {
-        tracing::warn!(error = %e, "could not check the Docs session");
-    }
-    match &service.config().instance {
-        Some(instance) => tracing::info!(
-            "Docs instance: {instance} ({})",
-            if service.has_user_session() {
-                "signed in"
-            } else {
-                "anonymous: public documents only"
-            }
-        ),
-        None => {
-            tracing::warn!("no Docs instance configured: pass --instance or set DOCS_INSTANCE_URL")
-        }
-    }
-    let policy = service.config().default_policy;
-    tracing::info!(
-        "agent edits: {} by default{}",
-        policy.as_str(),
-        if policy == crate::record::Policy::Review {
-            " — review them with `docs-mcp edits list` / `docs-mcp edits approve ID`"
-        } else {
-            ""
-        }
-    );
 }
 
 /// Ctrl-C or SIGTERM.

@@ -5,7 +5,8 @@
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 
-use crate::error::{ErrorInfo, ServiceError};
+use crate::error::ServiceError;
+use crate::record::ErrorInfo;
 
 /// A failed tool call, as the agent receives it.
 #[derive(Debug)]

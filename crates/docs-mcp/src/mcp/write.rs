@@ -19,8 +19,9 @@ use super::params::Parameters;
 use crate::edits::{
     DeleteBlocks, EditOp, InsertBlocks, MoveBlock, Position, ReplaceText, UpdateBlock,
 };
-use crate::error::{ErrorInfo, ServiceError, ServiceResult};
+use crate::error::{ServiceError, ServiceResult};
 use crate::record::CommentAction;
+use crate::record::ErrorInfo;
 use crate::record::{EditRecord, EditStatus};
 use crate::service::EditRequest;
 

@@ -460,6 +460,39 @@ impl DocsService {
         Ok(())
     }
 
+    /// Checks the stored Docs session and says what the service runs with.
+    pub async fn announce(&self) {
+        // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
+        if let Err(e) = self.restore_session().await {
+            tracing::warn!(error = %e, "could not check the Docs session");
+        }
+        match &self.config().instance {
+            Some(instance) => tracing::info!(
+                "Docs instance: {instance} ({})",
+                if self.has_user_session() {
+                    "signed in"
+                } else {
+                    "anonymous: public documents only"
+                }
+            ),
+            None => {
+                tracing::warn!(
+                    "no Docs instance configured: pass --instance or set DOCS_INSTANCE_URL"
+                )
+            }
+        }
+        let policy = self.config().default_policy;
+        tracing::info!(
+            "agent edits: {} by default{}",
+            policy.as_str(),
+            if policy == crate::record::Policy::Review {
+                " — review them with `docs-mcp edits list` / `docs-mcp edits approve ID`"
+            } else {
+                ""
+            }
+        );
+    }
+
     /// Records that a document was opened here — at most once a minute per document unless
     /// its title changed, so reads do not write to the database every time.
     async fn remember(&self, id: Uuid, title: Option<String>) -> ServiceResult<()> {

@@ -8,13 +8,18 @@ use uuid::Uuid;
 use yrs::updates::decoder::Decode;
 use yrs::{ReadTxn, StateVector, Transact, TransactionMut, Update, WriteTxn, XmlFragmentRef};
 
-use super::settle::Merged;
 use super::{DocsService, OpenDocument};
 use crate::edits;
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{BlockState, Channel, EditPayload, PlannedText};
 use crate::revisions::ChangeAuthor;
 use docs_client::yjs::contains;
+
+/// An edit merged into a session: the session's write (or save request, when the edit was in
+/// the document already) whose acknowledgement means the edit is in the room.
+pub(super) struct Merged {
+    pub(super) seq: u64,
+}
 
 /// Why a merge did not happen; either way nothing was merged.
 pub(super) enum MergeRefused {

@@ -54,7 +54,7 @@ pub use comments::{CommentRequest, MAX_COMMENT_BYTES};
 pub use decide::EditRequest;
 pub use instance::OpenDocument;
 pub use merge::ChangeSince;
-pub use requests::{AskError, Asked, Outcome};
+pub use requests::{Asked, Outcome};
 pub use saving::{LeftUnsaved, StopReport};
 
 /// What `/health` reports.

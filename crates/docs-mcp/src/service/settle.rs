@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::merge::{MergeRefused, Strictness, merge};
+use super::merge::{MergeRefused, Merged, Strictness, merge};
 use super::{DocsService, OpenDocument};
 use crate::error::{ServiceError, ServiceResult};
 use crate::events::ServiceEvent;
@@ -22,14 +22,8 @@ use crate::record::{EditStatus, now_ms};
 use crate::store::Transition;
 use docs_client::Touch;
 
-/// An edit merged into a session: the session's write (or save request, when the edit was in
-/// the document already) whose acknowledgement means the edit is in the room.
-pub(super) struct Merged {
-    pub(super) seq: u64,
-}
-
 /// What looking for an edit again found.
-enum Again {
+enum LookedAgain {
     Merged(OpenDocument, Merged),
     /// It is not `applying` any more.
     Decided,
@@ -97,16 +91,16 @@ impl DocsService {
             let (doc, merged) = match current.take() {
                 Some(merged) => merged,
                 None => match self.merge_again(id).await {
-                    Ok(Again::Merged(doc, merged)) => (doc, merged),
-                    Ok(Again::Decided) => return,
-                    Ok(Again::Refused(record, MergeRefused::Failed(error))) => {
+                    Ok(LookedAgain::Merged(doc, merged)) => (doc, merged),
+                    Ok(LookedAgain::Decided) => return,
+                    Ok(LookedAgain::Refused(record, MergeRefused::Failed(error))) => {
                         if let Err(error) = self.finish(*record, MergeRefused::Failed(error)).await
                         {
                             tracing::warn!(edit = %id, %error, "cannot record a failed edit");
                         }
                         return;
                     }
-                    Ok(Again::Refused(record, refused)) => {
+                    Ok(LookedAgain::Refused(record, refused)) => {
                         if let Err(error) = self.finish(*record, refused).await {
                             tracing::warn!(edit = %id, %error, "cannot record a refused edit");
                         }
@@ -176,19 +170,19 @@ impl DocsService {
     }
 
     /// Opens the document afresh and merges the edit again, or finds it there.
-    async fn merge_again(&self, id: Uuid) -> ServiceResult<Again> {
+    async fn merge_again(&self, id: Uuid) -> ServiceResult<LookedAgain> {
         let record = self.edit(id).await?;
         if record.status != EditStatus::Applying {
-            return Ok(Again::Decided);
+            return Ok(LookedAgain::Decided);
         }
         let payload = self.payload(id).await?;
         let doc = self.open(&record.document_id.to_string(), None).await?;
         let _guard = self.doc_locks.lock(doc.id).await;
         let strictness = Strictness::of(record.decided_by);
         match merge(&doc, &payload, strictness, None).await {
-            Ok(merged) => Ok(Again::Merged(doc, merged)),
+            Ok(merged) => Ok(LookedAgain::Merged(doc, merged)),
             Err(MergeRefused::Failed(error)) if is_transient(&error) => Err(error),
-            Err(refused) => Ok(Again::Refused(Box::new(record), refused)),
+            Err(refused) => Ok(LookedAgain::Refused(Box::new(record), refused)),
         }
     }
 

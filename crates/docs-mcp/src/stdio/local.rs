@@ -12,8 +12,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::Front;
+use super::bridge::{error_message, request_ids};
 use crate::DocsService;
-use crate::bridge::{error_message, request_ids};
 
 /// Bytes in flight between the client's side and the server in each direction.
 const PIPE: usize = 1 << 16;

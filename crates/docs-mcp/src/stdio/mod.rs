@@ -7,6 +7,7 @@
 //! there; when that service goes and nobody holds the directory, it serves the client itself
 //! again. The client notices neither: it keeps one session, introduced to each service.
 
+pub mod bridge;
 mod front;
 mod local;
 
@@ -19,11 +20,11 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use front::Front;
 use local::Served;
 
-use crate::bridge::{Bridge, Relayed, relay_from};
 use crate::config::ServiceConfig;
 use crate::error::ServiceError;
 use crate::service::DocsService;
 use crate::token::BearerToken;
+use bridge::{Bridge, Relayed, relay_from};
 
 /// How long a service that handed over waits for the one that asked to take the directory.
 const TAKER_WAIT: Duration = Duration::from_secs(20);
@@ -134,7 +135,7 @@ struct Hosted {
 impl Hosted {
     async fn start(config: &ServiceConfig, token: &BearerToken) -> Result<Hosted, ServiceError> {
         let service = DocsService::start(config.clone()).await?;
-        crate::cli::announce(&service).await;
+        service.announce().await;
         let shutdown = CancellationToken::new();
         let http = match tokio::net::TcpListener::bind(config.listen).await {
             Ok(listener) => {

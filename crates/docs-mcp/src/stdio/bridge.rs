@@ -1,7 +1,7 @@
 //! The relay of a stdio client to a running service's Streamable HTTP endpoint: all of
 //! `docs-mcp bridge` (for clients that only start stdio servers, Claude Desktop), and what
 //! `serve --stdio` does while another service holds the data directory (see
-//! [`crate::stdio`]). It works at the message level: one line in, one POST; the answer (JSON,
+//! the parent module). It works at the message level: one line in, one POST; the answer (JSON,
 //! or an SSE stream of messages) comes back one message per line. A client that initialized
 //! with another service, or whose session the service forgot, is introduced again.
 
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::stdio::Front;
+use super::Front;
 use crate::token::BearerToken;
 
 const HEADER_SESSION_ID: &str = "mcp-session-id";
