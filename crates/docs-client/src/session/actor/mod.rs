@@ -4,7 +4,12 @@
 //! through replies and the published [`Progress`](super::Progress).
 //!
 //! One `select!` serves the commands, the link (socket, liveness deadline, timers), saves and
-//! the close deadline, so nothing the room or the instance does can stall the others.
+//! the close deadline, so nothing the room or the instance does can stall the others. Here:
+//! the task, its loop, the commands and our own writes; what the room sends is `room`'s, the
+//! saves `saving`'s.
+
+mod room;
+mod saving;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -14,36 +19,27 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
-use yrs::sync::{Awareness, AwarenessUpdate};
+use yrs::sync::Awareness;
 use yrs::updates::decoder::Decode;
-use yrs::updates::encoder::Encode;
-use yrs::{AsyncTransact, ReadTxn, StateVector, TransactionMut, Update};
+use yrs::{AsyncTransact, TransactionMut, Update};
 
 use super::confirm::Unconfirmed;
-use super::integrate::{NotIntegrated, integrate};
 use super::ledger::Ledger;
-use super::link::{self, Connection, Ended, Link, LinkEvent};
-use super::save::{Saver, Started};
+use super::link::{self, Ended, Link, LinkEvent};
+use super::save::Saver;
 use super::touch::{self, Touches, Watched};
-use super::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN, Shared};
+use super::{LOCAL_ORIGIN, Shared};
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
 use crate::presence::Presence;
-use crate::protocol::{Message, Sync};
 use crate::rest::{ContentApi, DocsClient};
 
 /// Commands waiting for the actor; callers wait for room when it is full.
 pub(super) const COMMAND_QUEUE: usize = 64;
-/// Updates from the room from this size on are checked against the document before being
-/// applied.
-const KNOWN_CHECK_MIN_BYTES: usize = 64 * 1024;
 /// What a close keeps of the write timeout to leave the room (presence cleared, Close
 /// frame): unsaved writes are given up that long before the timeout, and leaving takes at
 /// most half of it, so the task ends before the handle would abort it.
 const LEAVE_BUDGET: Duration = Duration::from_secs(1);
-/// Writes a server that does not acknowledge (yhub) may leave unconfirmed before the
-/// connection is deemed stuck and redone (its first message then shows what it holds).
-const UNCONFIRMED_LIMIT: usize = 1024;
 
 fn leave_budget(options: &super::SessionOptions) -> Duration {
     LEAVE_BUDGET.min(options.write_timeout / 4)
@@ -422,234 +418,6 @@ impl Actor {
         }
     }
 
-    async fn on_connected(&mut self, socket: Box<link::Socket>) -> Result<(), Ended> {
-        if std::mem::replace(&mut self.reconnecting, true)
-            && self.server() == CollaborationServer::Yhub
-        {
-            self.rights_check = Some(link::recheck(&self.client, &self.shared));
-        }
-        let mut connection = Connection::new(self.shared.clone(), socket);
-        let state_vector = AsyncTransact::transact(&self.shared.doc)
-            .await
-            .state_vector();
-        let authenticated = std::mem::replace(&mut self.authenticated, false);
-        if self.server() == CollaborationServer::Hocuspocus && !authenticated {
-            connection.push_protocol(Message::AuthToken(String::new()), None)?;
-        }
-        // yhub ignores it (it sends its whole state first); other y-websocket servers answer.
-        connection.push_protocol(Message::Sync(Sync::Step1(state_vector)), None)?;
-        connection.outbox.set_presence(self.renewed_presence());
-        self.link = Link::Open(Box::new(connection));
-        Ok(())
-    }
-
-    /// Handles one message of the room; `Err` ends the connection.
-    async fn on_message(&mut self, message: Message) -> Result<(), Ended> {
-        match message {
-            Message::Authenticated { read_only } => {
-                self.shared.read_only.store(read_only, Ordering::Relaxed);
-            }
-            Message::PermissionDenied(reason) => return Err(Ended::PermissionDenied(reason)),
-            Message::Sync(Sync::Step1(room)) => self.answer_step1(&room).await?,
-            Message::Sync(Sync::Step2(update)) => {
-                self.apply_remote(&update, "Step2").await?;
-                self.ledger.synced();
-                self.attempt = 0;
-            }
-            Message::Sync(Sync::Update(update)) => self.apply_remote(&update, "update").await?,
-            Message::SyncStatus(applied) => self.on_sync_status(applied),
-            Message::Awareness(bytes) => self.on_awareness(&bytes),
-            Message::QueryAwareness => {
-                let update = self.presence_update();
-                if let Some(connection) = self.link.connection() {
-                    connection.outbox.set_presence(update);
-                }
-            }
-            Message::Close(reason) => return Err(Ended::Reset(reason)),
-            Message::Stateless(_) | Message::AuthToken(_) => {}
-        }
-        Ok(())
-    }
-
-    /// Sends our Step2 (everything the room lacks, so every write so far) for its Step1.
-    async fn answer_step1(&mut self, room: &StateVector) -> Result<(), Ended> {
-        let diff = match self.loaded.take() {
-            Some(loaded) if room.is_empty() && *self.shared.version.borrow() == loaded.version => {
-                loaded.update
-            }
-            _ => AsyncTransact::transact(&self.shared.doc)
-                .await
-                .encode_diff_v1(room),
-        };
-        // Hocuspocus acknowledges the Step2 (every write so far); yhub shows what it took.
-        let covers =
-            (self.server() == CollaborationServer::Hocuspocus).then(|| self.ledger.written());
-        let Some(connection) = self.link.connection() else {
-            return Ok(());
-        };
-        connection.push_protocol(Message::Sync(Sync::Step2(diff)), covers)?;
-        connection.step2_sent = true;
-        Ok(())
-    }
-
-    /// Applies an update of the room. Malformed, it ends the connection (reconnecting may
-    /// help); nesting deeper than the model's limit ends the session (the room would send it
-    /// again, and the document cannot be edited safely).
-    async fn apply_remote(&mut self, bytes: &[u8], what: &str) -> Result<(), Ended> {
-        let document = self.shared.id;
-        // Our whole document coming back (below) is known from its clocks and deletions
-        // alone: decoding it would cost this worker what loading the document did (45 ms for
-        // 10 000 blocks). (Unless a write waits to be seen in it: that needs it decoded.)
-        if bytes.len() >= KNOWN_CHECK_MIN_BYTES && self.unconfirmed.len() == 0 {
-            let txn = AsyncTransact::transact(&self.shared.doc).await;
-            if crate::yjs::contains_encoded(&txn, bytes) == Some(true) {
-                drop(txn);
-                self.shared.version.send_modify(|v| *v += 1);
-                return Ok(());
-            }
-        }
-        let update = Update::decode_v1(bytes)
-            .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?;
-        // What the server sends, it holds: on yhub, that is how a write is known to be there.
-        let held = self.unconfirmed.heard(&update);
-        // Our own writes come back (Hocuspocus sends a write to every connection, its
-        // writer's too), the first of them our whole document, which applying again costs
-        // about what loading it did: a large update the document holds already is not
-        // applied again (it cannot deepen it either). A small one is applied: that costs
-        // less than telling.
-        let known = bytes.len() >= KNOWN_CHECK_MIN_BYTES
-            && crate::yjs::contains(&AsyncTransact::transact(&self.shared.doc).await, &update);
-        if !known {
-            let nesting = super::depth_door(document, bytes).map_err(Ended::Final)?;
-            let txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
-            let met = if self.touches.is_empty() {
-                None
-            } else {
-                self.touches.met_by(bytes, &txn.state_vector())
-            };
-            let before = (nesting > 0).then(|| txn.state_vector());
-            let fragment = &self.shared.fragment;
-            let deepened = integrate(txn, update, |txn| {
-                touch::collect(txn);
-                // Only new types can deepen the document.
-                if before.is_some_and(|before| txn.state_vector() != before) {
-                    super::depth_after(document, &*txn, fragment)
-                } else {
-                    Ok(())
-                }
-            });
-            match deepened {
-                Ok(depth) => depth.map_err(Ended::Final)?,
-                Err(NotIntegrated::Refused(e)) => {
-                    return Err(Ended::Lost(format!("bad {what} from the room: {e}")));
-                }
-                Err(NotIntegrated::Panicked(detail)) => {
-                    tracing::error!(%document, %detail, "yrs failed integrating an update from the room; the session ends");
-                    return Err(Ended::Final(Error::NotIntegrated {
-                        document: document.to_string(),
-                        detail,
-                    }));
-                }
-            }
-            if let Some(seq) = met {
-                self.take_back(seq).await;
-            }
-        }
-        self.shared.version.send_modify(|v| *v += 1);
-        if let Some(seq) = held {
-            self.ledger.acknowledge(seq);
-        }
-        Ok(())
-    }
-
-    /// Where the server shows what it holds instead of acknowledging (yhub), a connection
-    /// that leaves too many writes unshown is stuck: redone, its first message tells.
-    fn check_unconfirmed(&self) -> Result<(), Ended> {
-        if self.unconfirmed.len() > UNCONFIRMED_LIMIT {
-            return Err(Ended::Lost(format!(
-                "the server showed none of our last {} writes",
-                self.unconfirmed.len()
-            )));
-        }
-        Ok(())
-    }
-
-    fn on_sync_status(&mut self, applied: bool) {
-        let Some(connection) = self.link.connection() else {
-            return;
-        };
-        let Some(covers) = connection.in_flight.pop_front() else {
-            tracing::warn!("SyncStatus without a message in flight");
-            return;
-        };
-        if applied {
-            self.ledger.acknowledge(covers);
-            return;
-        }
-        self.shared.read_only.store(true, Ordering::Relaxed);
-        if covers > self.ledger.acknowledged() {
-            // The room refused writes we already applied locally: the local document now
-            // differs from the room's for good, so the session must end.
-            self.ledger.fail(Error::ReadOnly {
-                document: self.document(),
-            });
-        } else {
-            // A read-only connection's handshake carried state loaded from REST that the
-            // (empty) room lacks; the room keeps none of it, and no write of ours was refused.
-            tracing::debug!("the room refused the stored state of a read-only session");
-        }
-    }
-
-    fn on_awareness(&mut self, bytes: &[u8]) {
-        match AwarenessUpdate::decode_v1(bytes) {
-            Ok(update) => {
-                let _ = self.awareness.apply_update(update);
-                self.publish_peers();
-            }
-            Err(e) => tracing::debug!("ignored awareness: {e}"),
-        }
-    }
-
-    /// Publishes who else is present (expired states are filtered out when read).
-    fn publish_peers(&self) {
-        let me = self.awareness.client_id();
-        let peers = self
-            .awareness
-            .iter()
-            .filter(|(id, _)| *id != me)
-            .filter_map(|(_, state)| {
-                Some(Peer {
-                    name: Presence::name_in(state.data.as_deref()?)?,
-                    seen_ms: state.last_updated,
-                })
-            })
-            .collect();
-        self.shared.peers.send_replace(peers);
-    }
-
-    fn renew_presence(&mut self) {
-        let update = self.renewed_presence();
-        if let Some(connection) = self.link.connection() {
-            connection.outbox.set_presence(update);
-        }
-    }
-
-    /// Our presence as an awareness update.
-    fn presence_update(&self) -> Vec<u8> {
-        self.awareness
-            .update_with_clients([self.awareness.client_id()])
-            .expect("our own state is known")
-            .encode_v1()
-    }
-
-    /// Renews our presence (a higher clock) and returns the update announcing it.
-    fn renewed_presence(&mut self) -> Vec<u8> {
-        if let Some(state) = self.awareness.local_state_raw() {
-            self.awareness.set_local_state_raw(state);
-        }
-        self.presence_update()
-    }
-
     fn on_ended(&mut self, ended: Ended) {
         self.ledger.disconnected();
         match ended {
@@ -748,108 +516,6 @@ impl Actor {
         super::retry::backoff(&self.shared.options, self.attempt)
     }
 
-    /// What a save would cover now. Hocuspocus: the acknowledged writes no save holds yet.
-    /// yhub stores what it takes: the writes it has not taken while no socket reaches it
-    /// (two attempts failed in a row, or closing), merged through its REST route.
-    fn save_target(&self) -> Option<u64> {
-        match self.server() {
-            CollaborationServer::Hocuspocus => self.ledger.save_target(),
-            CollaborationServer::Yhub => {
-                let offline =
-                    !self.ledger.connected() && (self.attempt >= 2 || self.give_up_at.is_some());
-                (offline && self.ledger.synced_once())
-                    .then(|| self.ledger.unacknowledged())
-                    .flatten()
-            }
-        }
-    }
-
-    fn start_save(&mut self) {
-        let Some(target) = self.save_target() else {
-            return;
-        };
-        if self.server() == CollaborationServer::Yhub {
-            self.start_patch(target);
-            return;
-        }
-        let client = self.save_client();
-        let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
-        // Docs lets a save from a client off the collaboration server through only when no
-        // one else edits there (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY): say the truth.
-        let connected = self.ledger.connected();
-        self.saver.start(Started { target, connected }, async move {
-            let state = encode_state(doc, id).await?;
-            client.save_content(id, api, &state, connected).await
-        });
-    }
-
-    /// Merges the document into yhub's copy through its REST route (what it has is skipped
-    /// there): every write up to `target` is then held by the server.
-    fn start_patch(&mut self, target: u64) {
-        let client = self.save_client();
-        let (doc, id, endpoint) = (
-            self.shared.doc.clone(),
-            self.shared.id,
-            self.shared.endpoint.clone(),
-        );
-        let started = Started {
-            target,
-            connected: false,
-        };
-        self.saver.start(started, async move {
-            let state = encode_state(doc, id).await?;
-            client
-                .patch_ydoc(&endpoint, id, &state, &crate::collaboration::ATTRIBUTIONS)
-                .await
-        });
-    }
-
-    /// The client a save is made with: closing, it waits for the instance's request budget
-    /// only as long as the close has left.
-    fn save_client(&self) -> DocsClient {
-        match self.give_up_at {
-            Some(give_up_at) => self
-                .client
-                .waiting_at_most(give_up_at.saturating_duration_since(Instant::now())),
-            None => self.client.clone(),
-        }
-    }
-
-    fn on_saved(&mut self, started: Started, outcome: Result<()>) {
-        let hocuspocus = self.server() == CollaborationServer::Hocuspocus;
-        match outcome {
-            // Closing, and the instance's request budget is not back before the close gives
-            // up: the close ends now, saying why.
-            Err(Error::Throttled { retry_after })
-                if self
-                    .give_up_at
-                    .is_some_and(|at| Instant::now() + retry_after >= at) =>
-            {
-                self.ledger.fail(Error::Throttled { retry_after });
-            }
-            Ok(()) if hocuspocus => {
-                self.saver.succeeded();
-                self.ledger.saved(started.target);
-            }
-            Ok(()) => {
-                self.saver.succeeded();
-                self.unconfirmed.held_up_to(started.target);
-                self.ledger.acknowledge(started.target);
-            }
-            // Docs refuses a save made off the room while others edit there
-            // (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY); made from the room, it goes through.
-            Err(Error::Forbidden { detail }) if !started.connected && hocuspocus => {
-                let delay = self.saver.failed(&self.shared.options);
-                tracing::info!(%detail, ?delay, "save refused while out of the room; retrying");
-            }
-            Err(error) if !error.is_transient() => self.ledger.fail(error),
-            Err(error) => {
-                let delay = self.saver.failed(&self.shared.options);
-                tracing::warn!(%error, ?delay, "save failed; retrying");
-            }
-        }
-    }
-
     /// Leaves the room (presence cleared) and lets go of the connection.
     async fn stop(mut self) {
         self.ledger.disconnected();
@@ -869,24 +535,5 @@ async fn checked(
     match check {
         Some(check) => check.await,
         None => std::future::pending().await,
-    }
-}
-
-/// The whole document as one update. Encoding a large document is CPU work: off the
-/// runtime's workers.
-async fn encode_state(doc: yrs::Doc, id: uuid::Uuid) -> Result<Vec<u8>> {
-    let encoded = tokio::task::spawn_blocking(move || {
-        yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
-    })
-    .await;
-    match encoded {
-        Ok(state) => Ok(state),
-        Err(e) => match e.try_into_panic() {
-            Ok(panic) => std::panic::resume_unwind(panic),
-            // The runtime is shutting down.
-            Err(_) => Err(Error::Closed {
-                document: id.to_string(),
-            }),
-        },
     }
 }
