@@ -10,8 +10,8 @@ use std::time::Duration;
 use reqwest::cookie::{CookieStore, Jar};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{Method, StatusCode};
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::config::{ClientConfig, InstanceUrl};
