@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 
 use super::DocsService;
-use super::decide::{keep, plan_on_fork};
+use super::decide::{StoredPlan, plan_on_fork};
 use super::merge::{MergeRefused, describe_change};
 use docs_client::blocknote::{NewBlock, NewContent};
 
@@ -218,7 +218,7 @@ impl DocsService {
         .await;
         // Planning itself never answers Conflict: this one is the check above, and it is
         // decided as an approval would be: `applying` first, then the conflict.
-        let (plan, planned_at, _aftermath) = match planned {
+        let (plan, planned_at, after_planning) = match planned {
             Ok(planned) => planned,
             Err(ServiceError::Conflict { reason }) => {
                 let applying = self.start_applying(record, decided_by, None).await?;
@@ -226,7 +226,7 @@ impl DocsService {
             }
             Err(error) => return Err(error),
         };
-        let kept = keep(plan);
+        let kept = StoredPlan::from(plan);
         let mut amended = record;
         amended.preview = kept.preview;
         amended.touched_blocks = kept.touched_blocks;
@@ -236,7 +236,10 @@ impl DocsService {
         let applying = self
             .start_applying(amended, decided_by, Some(kept.payload.clone()))
             .await?;
-        self.merge_decided(&doc, applying, &kept.payload, Some(planned_at), guard)
-            .await
+        let merged = self
+            .merge_decided(&doc, applying, &kept.payload, Some(planned_at), guard)
+            .await;
+        after_planning.finish();
+        merged
     }
 }

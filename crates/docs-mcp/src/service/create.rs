@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 
 use super::DocsService;
-use super::decide::{EditRequest, keep};
+use super::decide::{EditRequest, StoredPlan};
 use super::merge::MergeRefused;
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
@@ -348,5 +348,5 @@ fn content_preview(markdown: String) -> ServiceResult<Preview> {
     });
     let fork = edits::Fork { doc, blocks: None };
     let plan = edits::plan(&fork, &[content_op(markdown)], &TextBases::new())?;
-    Ok(keep(plan).preview)
+    Ok(StoredPlan::from(plan).preview)
 }

@@ -60,15 +60,18 @@ impl DocsService {
         self.check_revision(&doc, &request)?;
         let ops = request.ops.clone();
         let bases = request.bases.clone();
-        let (plan, planned_at, _aftermath) =
+        let (plan, planned_at, after_planning) =
             plan_on_fork(&doc, move |fork| edits::plan(fork, &ops, &bases)).await?;
         let (record, payload) = self.new_record(&doc, plan, &request, None);
         let decided_by = match decided_by {
             Some(channel) => Some(channel),
             None => self.automatic(self.writable_policy(&doc).await?),
         };
-        self.queue(&doc, record, payload, decided_by, planned_at, guard)
-            .await
+        let queued = self
+            .queue(&doc, record, payload, decided_by, planned_at, guard)
+            .await;
+        after_planning.finish();
+        queued
     }
 
     /// Who decides an agent's edit at once under `policy`: the policy (`auto`), unless
@@ -154,7 +157,7 @@ impl DocsService {
         request: &EditRequest,
         undoes: Option<Uuid>,
     ) -> (EditRecord, EditPayload) {
-        let kept = keep(plan);
+        let kept = StoredPlan::from(plan);
         let record = EditRecord {
             id: Uuid::new_v4(),
             document_id: doc.id,
@@ -501,8 +504,9 @@ impl DocsService {
     }
 }
 
-/// A plan as it is kept: what the edit's record shows of it, and what its merge needs.
-pub(super) struct Kept {
+/// A plan as the journal stores it: what the edit's record shows of it, and what its merge
+/// needs (the payload).
+pub(super) struct StoredPlan {
     pub(super) preview: Preview,
     pub(super) touched_blocks: Vec<String>,
     pub(super) new_blocks: Vec<String>,
@@ -510,23 +514,25 @@ pub(super) struct Kept {
     pub(super) payload: EditPayload,
 }
 
-pub(super) fn keep(plan: edits::Plan) -> Kept {
-    let inverse = plan
-        .inverse
-        .map(|ops| serde_json::to_value(ops).expect("undo operations serialize"));
-    Kept {
-        preview: plan.preview,
-        touched_blocks: plan.touched_blocks,
-        new_blocks: plan.new_blocks,
-        undoable: inverse.is_some(),
-        payload: EditPayload {
-            update: plan.update,
-            base_state_vector: plan.base_state_vector,
-            depends_on: plan.depends_on,
-            leaves: plan.leaves,
-            inverse,
-            texts: plan.texts,
-        },
+impl From<edits::Plan> for StoredPlan {
+    fn from(plan: edits::Plan) -> Self {
+        let inverse = plan
+            .inverse
+            .map(|ops| serde_json::to_value(ops).expect("undo operations serialize"));
+        StoredPlan {
+            preview: plan.preview,
+            touched_blocks: plan.touched_blocks,
+            new_blocks: plan.new_blocks,
+            undoable: inverse.is_some(),
+            payload: EditPayload {
+                update: plan.update,
+                base_state_vector: plan.base_state_vector,
+                depends_on: plan.depends_on,
+                leaves: plan.leaves,
+                inverse,
+                texts: plan.texts,
+            },
+        }
     }
 }
 
@@ -556,7 +562,7 @@ async fn decidable_parts(doc: &OpenDocument, record: &EditRecord) -> ServiceResu
 pub(super) async fn plan_on_fork(
     doc: &OpenDocument,
     plan: impl FnOnce(&edits::Fork) -> ServiceResult<edits::Plan> + Send + 'static,
-) -> ServiceResult<(edits::Plan, u64, Aftermath)> {
+) -> ServiceResult<(edits::Plan, u64, AfterPlanning)> {
     let (forks, tracker) = (doc.forks.clone(), doc.tracker.clone());
     let planned = tokio::task::spawn_blocking(move || {
         // The blocks as they are now, for a fork at the same state (the usual case): read by
@@ -576,32 +582,40 @@ pub(super) async fn plan_on_fork(
     let (plan, counter, fork) = planned?;
     // A plan that failed left the fork half changed: it is dropped, off this path too.
     let update = plan.as_ref().ok().map(|plan| plan.update.clone());
-    let aftermath = Aftermath {
+    let after = AfterPlanning {
         doc: doc.clone(),
         used: Some((fork, update)),
     };
-    Ok((plan?, counter, aftermath))
+    Ok((plan?, counter, after))
 }
 
 /// What follows an edit's planning, off its path, once the edit is queued (or refused): the
 /// fork it used is given back (the next edit's fork when the edit was merged; else dropped,
 /// a whole document), the document is read for the next read or plan, and the next fork is
-/// made when none is ready. Runs when dropped, whatever the edit became.
-pub(super) struct Aftermath {
+/// made when none is ready. Called where that happens ([`AfterPlanning::finish`]); a caller
+/// leaving early (an error) leaves it to the drop, so it runs whatever the edit became.
+pub(super) struct AfterPlanning {
     doc: OpenDocument,
-    /// The fork, and the edit's update when it was planned.
+    /// The fork, and the edit's update when it was planned; `None` once finished.
     used: Option<(edits::Fork, Option<Vec<u8>>)>,
 }
 
-impl Drop for Aftermath {
-    fn drop(&mut self) {
-        let used = self.used.take();
+impl AfterPlanning {
+    /// Gives the fork back and makes the next one ahead, on the blocking pool.
+    pub(super) fn finish(mut self) {
+        self.run();
+    }
+
+    fn run(&mut self) {
+        let Some(used) = self.used.take() else {
+            return;
+        };
         let (tracker, forks) = (self.doc.tracker.clone(), self.doc.forks.clone());
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         runtime.spawn_blocking(move || {
-            if let Some((fork, Some(update))) = used {
+            if let (fork, Some(update)) = used {
                 forks.give_back(fork.doc, &update);
             }
             tracker.read();
@@ -609,5 +623,11 @@ impl Drop for Aftermath {
                 tracing::debug!(error = %e, "the next fork could not be made ahead");
             }
         });
+    }
+}
+
+impl Drop for AfterPlanning {
+    fn drop(&mut self) {
+        self.run();
     }
 }

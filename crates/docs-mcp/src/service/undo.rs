@@ -85,7 +85,7 @@ impl DocsService {
                 ),
             });
         }
-        let (plan, planned_at, _aftermath) =
+        let (plan, planned_at, after_planning) =
             plan_on_fork(&doc, move |fork| edits::plan_undo(fork, &inverse)).await?;
         let request = EditRequest {
             document: doc.id.to_string(),
@@ -106,7 +106,10 @@ impl DocsService {
             Some(person) => Some(person),
             None => self.automatic(self.writable_policy(&doc).await?),
         };
-        self.queue(&doc, record, payload, decided_by, planned_at, guard)
-            .await
+        let queued = self
+            .queue(&doc, record, payload, decided_by, planned_at, guard)
+            .await;
+        after_planning.finish();
+        queued
     }
 }
