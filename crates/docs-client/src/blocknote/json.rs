@@ -114,27 +114,50 @@ fn props_json(props: &Props) -> Value {
     )
 }
 
-fn table_json(t: &TableContent) -> Value {
-    let width = t.rows.first().map(|r| r.cells.len()).unwrap_or(0);
-    let widths: Vec<Value> = (0..width)
-        .map(|i| {
-            t.rows
-                .first()
-                .and_then(|r| r.cells.get(i))
-                .and_then(|c| c.colwidth.as_ref())
-                .and_then(|w| w.first())
-                .map(|w| super::tree::number_json(*w))
-                .unwrap_or(Value::Null)
-        })
-        .collect();
-    let header_rows = t
-        .rows
+/// Columns' widths as BlockNote lists them: each first-row cell's `colwidth`, or one null per
+/// column it spans when it has none.
+fn column_widths(t: &TableContent) -> Vec<Value> {
+    let Some(first) = t.rows.first() else {
+        return vec![];
+    };
+    first
+        .cells
         .iter()
-        .take_while(|r| !r.cells.is_empty() && r.cells.iter().all(|c| c.header))
+        .flat_map(|c| match &c.colwidth {
+            Some(w) => w.iter().map(|w| super::tree::number_json(*w)).collect(),
+            None => {
+                let span = c.props.get("colspan").and_then(PropValue::as_f64);
+                vec![Value::Null; span.map_or(1, |s| s.max(0.0) as usize)]
+            }
+        })
+        .collect()
+}
+
+/// `headerRows` and `headerCols` as BlockNote 0.54 derives them (`contentNodeToTableContent`):
+/// the number of rows made only of `tableHeader` cells, and of first-row positions holding a
+/// `tableHeader` in every row — wherever they are, not only leading ones. Rows without cells,
+/// which ProseMirror cannot hold, are left out as BlockNote's sparse matrix leaves them.
+fn header_counts(t: &TableContent) -> (usize, usize) {
+    let rows: Vec<&TableRow> = t.rows.iter().filter(|r| !r.cells.is_empty()).collect();
+    let header_rows = rows
+        .iter()
+        .filter(|r| r.cells.iter().all(|c| c.header))
         .count();
+    let width = t.rows.first().map_or(0, |r| r.cells.len());
+    let header_cols = (0..width)
+        .filter(|&i| {
+            rows.iter()
+                .all(|r| r.cells.get(i).is_some_and(|c| c.header))
+        })
+        .count();
+    (header_rows, header_cols)
+}
+
+fn table_json(t: &TableContent) -> Value {
+    let (header_rows, header_cols) = header_counts(t);
     let mut v = json!({
         "type": "tableContent",
-        "columnWidths": widths,
+        "columnWidths": column_widths(t),
         "rows": t.rows.iter().map(|r| json!({
             "cells": r.cells.iter().map(|c| json!({
                 "type": "tableCell",
@@ -145,6 +168,9 @@ fn table_json(t: &TableContent) -> Value {
     });
     if header_rows > 0 {
         v["headerRows"] = json!(header_rows);
+    }
+    if header_cols > 0 {
+        v["headerCols"] = json!(header_cols);
     }
     v
 }
@@ -293,7 +319,10 @@ pub fn inline_from_json(value: &Value) -> Vec<Inline> {
 }
 
 fn table_from_json(value: &Value) -> TableContent {
-    let header_rows = value.get("headerRows").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let count = |key| value.get(key).and_then(Value::as_u64).unwrap_or(0) as usize;
+    let (header_rows, header_cols) = (count("headerRows"), count("headerCols"));
+    // As BlockNote writes them (`tableContentToNodes`): leading rows and leading columns.
+    let header = |r: usize, c: usize| r < header_rows || c < header_cols;
     let rows = value
         .get("rows")
         .and_then(Value::as_array)
@@ -310,9 +339,10 @@ fn table_from_json(value: &Value) -> TableContent {
                     .map(Vec::as_slice)
                     .unwrap_or_default()
                     .iter()
-                    .map(|cell| match cell.get("type").and_then(Value::as_str) {
+                    .enumerate()
+                    .map(|(c, cell)| match cell.get("type").and_then(Value::as_str) {
                         Some("tableCell") => TableCell {
-                            header: r < header_rows,
+                            header: header(r, c),
                             props: props_from_json(cell.get("props")),
                             colwidth: None,
                             content: cell
@@ -322,7 +352,7 @@ fn table_from_json(value: &Value) -> TableContent {
                         },
                         // Older BlockNote: a cell is its inline content.
                         _ => TableCell {
-                            header: r < header_rows,
+                            header: header(r, c),
                             props: Props::new(),
                             colwidth: None,
                             content: inline_from_json(cell),

@@ -11,6 +11,7 @@ mod opening;
 mod operations;
 mod properties;
 mod reread;
+mod tables;
 mod urls;
 
 use std::collections::HashMap;
