@@ -9,7 +9,8 @@
 //                                     update it integrates, as the collaboration server does
 //   forget {}                      → {}: every browser dropped (the next scenario starts)
 //   apply {name, update}           → {out}: a remote update applied, then rendered as the
-//                                     editor does (rendering may write: `out`)
+//                                     editor does (rendering may write, and naming blocks
+//                                     without an id does: `out`)
 //   edit {name, seed}              → {kind, out}: one random edit of a person (src/browser.mjs)
 //   sv {name}                      → {sv, pending}: state vector; whether updates wait aside
 //   diff {name, sv}                → {update}: what a peer at `sv` lacks (sync step 2)
@@ -26,14 +27,17 @@ import { createInterface } from 'node:readline';
 import * as Y from 'yjs';
 
 import { FRAGMENT, blocksIntoFragment, markdownToBlocks, yDocBlocks } from '../src/content.mjs';
-import { randomEdit, render, tree, writeBack } from '../src/browser.mjs';
+import { randomEdit, render, seeded, tree, writeBack } from '../src/browser.mjs';
 import { CASES } from '../src/upstream.mjs';
 
 const REMOTE = 'remote';
 const b64 = (bytes) => Buffer.from(bytes).toString('base64');
 const bytes = (s) => new Uint8Array(Buffer.from(s, 'base64'));
 
-/** A Y.Doc whose local writes (any origin but a remote update's; a relay's: all) are collected. */
+/**
+ * A Y.Doc whose local writes (any origin but a remote update's; a relay's: all) are collected,
+ * and the ids its editor gives blocks without one (`random`, seeded by the client id).
+ */
 function newDoc(client, relay = false) {
   const doc = new Y.Doc();
   doc.clientID = client;
@@ -41,7 +45,7 @@ function newDoc(client, relay = false) {
   doc.on('update', (update, origin) => {
     if (relay || origin !== REMOTE) out.push(b64(update));
   });
-  return { doc, out, relay };
+  return { doc, out, relay, random: seeded(client) };
 }
 
 const drain = (peer) => peer.out.splice(0);
@@ -52,7 +56,7 @@ function read(peer) {
   const blocks = yDocBlocks(doc);
   const state = { blocks, tree: tree(doc), pending: pending(doc) };
   drain(peer);
-  const { doc: shown, meta } = render(doc.getXmlFragment(FRAGMENT));
+  const { doc: shown, meta } = render(doc.getXmlFragment(FRAGMENT), peer.random);
   const rendered = drain(peer).length;
   writeBack(doc, shown, meta);
   return { ...state, rendered, rewritten: drain(peer).length };
@@ -83,7 +87,10 @@ const commands = {
   apply({ name, update }) {
     const p = peer(name);
     Y.applyUpdate(p.doc, bytes(update), REMOTE);
-    if (!p.relay) render(p.doc.getXmlFragment(FRAGMENT));
+    if (!p.relay) {
+      const { doc, meta, named } = render(p.doc.getXmlFragment(FRAGMENT), p.random);
+      if (named) writeBack(p.doc, doc, meta);
+    }
     return { out: drain(p) };
   },
   edit({ name, seed }) {

@@ -8,8 +8,9 @@
 // makes one random change of a kind a person makes (typing, formatting, comments, splitting and
 // joining blocks, nesting, moves, deletes, types and props, table rows) with
 // prosemirror-transform, and writes it back with the binding's own function.
-// Not run: BlockNote's appendTransaction plugins (unique ids: new blocks get fresh ids here;
-// the trailing empty block).
+// Of BlockNote's appendTransaction plugins, only UniqueID's naming of blocks without an id is
+// run (`nameBlocks`); not its renaming of duplicates (new blocks get fresh ids here), nor the
+// trailing empty block.
 import { Slice } from 'prosemirror-model';
 import { Transform } from 'prosemirror-transform';
 import { initProseMirrorDoc, updateYFragment, ySyncPluginKey } from 'y-prosemirror';
@@ -45,12 +46,31 @@ function uuid(random) {
 const ALPHABET = ['a', 'e', 'i', 'o', 'n', 's', 't', ' ', ' ', 'é', 'ß', '中', '😀'];
 const word = (random) => [...Array(1 + below(random, 5))].map(() => pick(random, ALPHABET)).join('');
 
-/** The editor's document as a browser shows the fragment; rendering may delete from it. */
-export function render(fragment) {
+/**
+ * The editor's document as a browser shows the fragment; rendering may delete from it. With
+ * `named` when blocks the fit into the schema made (an emptied fragment gets one) were given
+ * ids, as UniqueID gives them after the binding's transaction: the browser then writes them.
+ */
+export function render(fragment, random) {
   const { doc, meta } = initProseMirrorDoc(fragment, schema);
   const shown = schema.topNodeType.createAndFill();
   const tr = new Transform(shown).replace(0, shown.content.size, new Slice(doc.content, 0, 0));
-  return { doc: tr.doc, meta };
+  const named = nameBlocks(tr, random);
+  return { doc: tr.doc, meta, named };
+}
+
+/**
+ * Gives each block without an id one from `random`, as BlockNote's UniqueID plugin does in
+ * every transaction that changed the document, the binding's too; whether there was one.
+ * (A real editor names the block of an emptied, initial document "initialBlockId".)
+ */
+function nameBlocks(tr, random) {
+  const unnamed = [];
+  tr.doc.descendants((node, pos) => {
+    if (node.type.name === 'blockContainer' && node.attrs.id === null) unnamed.push(pos);
+  });
+  for (const pos of unnamed) tr.setNodeMarkup(pos, undefined, { ...tr.doc.nodeAt(pos).attrs, id: uuid(random) });
+  return unnamed.length > 0;
 }
 
 /** The document `doc` written back to the fragment, as the binding does after a change. */
@@ -271,12 +291,13 @@ const KINDS = Object.entries(WEIGHTS).flatMap(([k, w]) => Array(w).fill(k));
  */
 export function randomEdit(ydoc, seed) {
   const random = seeded(seed);
-  const { doc, meta } = render(ydoc.getXmlFragment(FRAGMENT));
+  const { doc, meta, named } = render(ydoc.getXmlFragment(FRAGMENT), random);
   for (let attempt = 0; attempt < 12; attempt++) {
     const kind = pick(random, KINDS);
     const tr = new Transform(doc);
     try {
       if (EDITS[kind](tr, random) === false || !tr.docChanged) continue;
+      nameBlocks(tr, random);
       tr.doc.check();
     } catch {
       continue; // an edit the schema refuses: a person's editor would not make it
@@ -284,6 +305,8 @@ export function randomEdit(ydoc, seed) {
     writeBack(ydoc, tr.doc, meta);
     return kind;
   }
+  // No edit applied: the ids its editor gave on rendering are written all the same.
+  if (named) writeBack(ydoc, doc, meta);
   return null;
 }
 
