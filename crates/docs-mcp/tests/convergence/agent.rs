@@ -3,7 +3,8 @@
 //! under `REMOTE_ORIGIN`), written to only through the service's own paths: an edit is planned
 //! on a fork taken from [`Forks`] (`edits::plan`, `edits::plan_undo`), its update merged into
 //! the document — at once, or later, after others' changes came, as an edit waiting for a
-//! person is — and the fork given back; a comment's mark is written by
+//! person is, and then only when the blocks it depends on read as planned, as the service
+//! checks — and the fork given back; a comment's mark is written by
 //! `blocknote::add_comment_mark` in a transaction of the document, as `commenting` does.
 
 use docs_client::blocknote::json::blocks_json;
@@ -11,7 +12,7 @@ use docs_client::blocknote::{self, Block, text_occurrences};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, REMOTE_ORIGIN};
 use docs_mcp::edits::{
     Anchor, DeleteBlocks, EditOp, Fork, Forks, InsertBlocks, MoveBlock, Plan, Position,
-    ReplaceText, TextBases, UndoOp, UpdateBlock, plan, plan_undo,
+    ReplaceText, TextBases, UndoOp, UpdateBlock, plan, plan_undo, unchanged,
 };
 use rand::Rng;
 use rand::rngs::StdRng;
@@ -172,13 +173,24 @@ impl Agent {
         (kind, Some(self.merge(held)))
     }
 
-    /// Merges the oldest held edit, if any: others' changes came since it was planned.
-    pub fn merge_held(&mut self) -> Option<Vec<u8>> {
+    /// Merges the oldest held edit, if any: others' changes came since it was planned. As
+    /// the service merges an edit a person approved (`merge_checked`, as seen), it is refused
+    /// (`None` inside) when a block it depends on no longer reads as it did when planned.
+    pub fn merge_held(&mut self) -> Option<Option<Vec<u8>>> {
         if self.held.is_empty() {
             return None;
         }
         let held = self.held.remove(0);
-        Some(self.merge(held))
+        let depends = &held.plan.depends_on;
+        let ids: Vec<&str> = depends.iter().map(|s| s.block_id.as_str()).collect();
+        let fragment = self.doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let current = blocknote::read_blocks(&self.doc.transact(), &fragment, &ids);
+        // A refused edit's fork is dropped, as the service drops it.
+        Some(
+            unchanged(&current, depends)
+                .is_ok()
+                .then(|| self.merge(held)),
+        )
     }
 
     pub fn has_held(&self) -> bool {

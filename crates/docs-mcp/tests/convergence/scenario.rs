@@ -167,10 +167,16 @@ impl Run<'_> {
             }
             45..50 if self.agent.has_held() => {
                 let before = self.agent.state();
-                if let Some(update) = self.agent.merge_held() {
-                    self.note("agent merge held", "agent merges a held edit".into());
-                    self.check_write(&before)?;
-                    self.send_all(0, vec![update]);
+                match self.agent.merge_held().flatten() {
+                    Some(update) => {
+                        self.note("agent merge held", "agent merges a held edit".into());
+                        self.check_write(&before)?;
+                        self.send_all(0, vec![update]);
+                    }
+                    None => self.note(
+                        "agent merge held refused",
+                        "agent merges a held edit (refused: a block changed)".into(),
+                    ),
                 }
             }
             50..55 => {
@@ -310,8 +316,10 @@ impl Run<'_> {
     /// Every peer syncs with every other until all hold the same state, then the documents are
     /// compared: state vectors, trees (yrs' and Yjs'), BlockNote's blocks and ours.
     fn converge(&mut self) -> Result<(), Divergence> {
-        while let Some(update) = self.agent.merge_held() {
-            self.send_all(0, vec![update]);
+        while let Some(merged) = self.agent.merge_held() {
+            if let Some(update) = merged {
+                self.send_all(0, vec![update]);
+            }
         }
         self.links.clear();
         self.down.clear();
