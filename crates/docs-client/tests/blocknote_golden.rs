@@ -1046,3 +1046,75 @@ async fn random_operations_parse_in_blocknote_with_the_expected_block_count() {
         assert_same(&ours, &stored.blocks);
     }
 }
+
+/// Docs' user mentions (on its branch, not released): a `userMentionInline {userId,
+/// fullName}` reads as `@Full Name`, as BlockNote reads it; a rewrite of the text around it
+/// keeps it where its `@Full Name` stays; a `@Name` an agent writes is text, never a mention.
+#[tokio::test]
+async fn user_mentions_read_as_at_names_and_are_kept_through_a_rewrite_never_made() {
+    let server = DocsServer::start().await.unwrap();
+    let mention = json!({"type": "userMentionInline", "props": {"userId": "u-ada", "fullName": "Ada Lovelace"}});
+    let id = server
+        .create_document(DocumentSpec::new("mentions").blocks(json!([
+            {"type": "paragraph", "content": [
+                {"type": "text", "text": "Ask ", "styles": {}},
+                mention,
+                {"type": "text", "text": " about it", "styles": {}},
+            ]},
+        ])))
+        .await
+        .unwrap();
+    let seeded = server.stored(id).await.unwrap();
+    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    assert_same(&our_json(&session), &seeded.blocks);
+    let frag = blocknote::document_fragment(session.doc());
+    let document = blocknote::read_document(&yrs::Transact::transact(session.doc()), &frag);
+    assert_eq!(
+        blocknote::export_markdown(&document.blocks, &Default::default()).markdown,
+        "Ask @Ada Lovelace about it\n"
+    );
+    let block = document.blocks[0].id.clone();
+    let written = frag.clone();
+    session
+        .write(move |txn| {
+            blocknote::set_block_text(
+                txn,
+                &written,
+                &block,
+                "Please ask @Ada Lovelace about it today, and @Grace Hopper",
+            )?;
+            blocknote::insert_blocks(
+                txn,
+                &written,
+                &Position::End,
+                &blocknote::import_markdown("Thanks @Ada Lovelace")?,
+            )
+            .map(drop)
+        })
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    let blocks = stored.blocks.as_array().unwrap();
+    assert_eq!(
+        blocks[0]["content"],
+        json!([
+            {"type": "text", "text": "Please ask ", "styles": {}},
+            {"type": "userMentionInline", "props": {"userId": "u-ada", "fullName": "Ada Lovelace"}},
+            {"type": "text", "text": " about it today, and @Grace Hopper", "styles": {}},
+        ])
+    );
+    assert_eq!(
+        blocks[1]["content"],
+        json!([{"type": "text", "text": "Thanks @Ada Lovelace", "styles": {}}])
+    );
+}

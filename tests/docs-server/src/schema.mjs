@@ -132,6 +132,29 @@ const InterlinkingLinkInline = createInlineContentSpec(
   },
 );
 
+// Docs' user mentions (its branch, not released yet): `userMentionInline {userId, fullName}`,
+// shown as `@fullName`; one without a user shows nothing (as Docs' exporters do).
+const UserMentionInline = createInlineContentSpec(
+  {
+    type: 'userMentionInline',
+    propSchema: {
+      userId: { default: '' },
+      fullName: { default: '' },
+    },
+    content: 'none',
+  },
+  {
+    render: (ic) => {
+      const dom = el('span', {
+        'data-inline-content-type': 'userMentionInline',
+        'data-user-id': ic.props.userId,
+      });
+      dom.textContent = ic.props.userId ? `@${ic.props.fullName}` : '';
+      return { dom };
+    },
+  },
+);
+
 // Docs 5.6's math and diagram blocks come from `@blocknote/math-block` and
 // `@blocknote/diagram-block`, which the npm registry reachable here does not have. These
 // specs store exactly what theirs do — the same type names (`mathBlock`, `diagram`, inline
@@ -244,6 +267,7 @@ export const docsSchema = withPageBreak(
     inlineContentSpecs: {
       ...defaultInlineContentSpecs,
       interlinkingLinkInline: InterlinkingLinkInline,
+      userMentionInline: UserMentionInline,
       math: InlineMath,
     },
   }),

@@ -34,6 +34,7 @@ pub mod inline;
 pub mod json;
 pub mod locate;
 pub mod markdown;
+pub mod mentions;
 pub mod nesting;
 pub mod outline;
 pub mod read;

@@ -505,6 +505,7 @@ fn set_content(
     let urls = urls.keeping(inline_hrefs(old));
     match resolve_inline(spec, Some(content), MathInput::rewriting(old), &urls) {
         Ok(Prepared::Inline(new)) => {
+            let new = super::mentions::keep_mentions(new, &super::mentions::mentions_of(old));
             super::diff::apply_inline_diff(txn, &node, &new, time_limit);
             Ok(())
         }

@@ -514,7 +514,12 @@ impl Writer<'_> {
                         .and_then(PropValue::as_str)
                         .unwrap_or("")
                         .to_string();
-                    if kind == "interlinkingLinkInline" {
+                    if kind == crate::blocknote::mentions::USER_MENTION_INLINE {
+                        // `@Full Name`, as Docs shows it; nothing for a mention of no user.
+                        if let Some(name) = crate::blocknote::mentions::mentioned_name(attrs) {
+                            s.push_str(&escape(&format!("@{name}")));
+                        }
+                    } else if kind == "interlinkingLinkInline" {
                         let doc = attrs.get("docId").and_then(PropValue::as_str).unwrap_or("");
                         self.lose(b, "interlinkingLinkInline (shown as a link)");
                         s.push_str(&format!("[{}](/docs/{}/)", escape(&title), url_escape(doc)));
