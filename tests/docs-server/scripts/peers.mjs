@@ -16,6 +16,10 @@
 //   diff {name, sv}                → {update}: what a peer at `sv` lacks (sync step 2)
 //   upstream {case}                → {updates, tree}: an upstream report's shape
 //                                     (src/upstream.mjs): updates in order, and Yjs' tree
+//   y14 {client}                   → {}: the Yjs 14 peer (src/yjs14.mjs), a fresh document
+//   y14_apply {update}             → {}: an update applied by Yjs 14
+//   y14_write {label}              → {update}: a Yjs 14 browser's writes (src/yjs14.mjs)
+//   y14_state {}                   → {update, sv}: Yjs 14's whole state and state vector
 //   read {name} / read_update {update}
 //                                  → {blocks, tree, pending, rendered, rewritten}: BlockNote's
 //                                     blocks, the canonical tree (src/browser.mjs `tree`), and
@@ -29,6 +33,10 @@ import * as Y from 'yjs';
 import { FRAGMENT, blocksIntoFragment, markdownToBlocks, yDocBlocks } from '../src/content.mjs';
 import { randomEdit, render, seeded, tree, writeBack } from '../src/browser.mjs';
 import { CASES } from '../src/upstream.mjs';
+import { y14, y14Doc, y14Write } from '../src/yjs14.mjs';
+
+// stdout carries the answers only: what libraries print (Yjs' warnings) goes to stderr.
+console.log = console.info = console.warn = console.error;
 
 const REMOTE = 'remote';
 const b64 = (bytes) => Buffer.from(bytes).toString('base64');
@@ -63,6 +71,11 @@ function read(peer) {
 }
 
 const peers = new Map();
+let yjs14 = null;
+const y14Peer = () => {
+  if (!yjs14) throw new Error('no Yjs 14 peer');
+  return yjs14;
+};
 const peer = (name) => {
   const p = peers.get(name);
   if (!p) throw new Error(`no peer ${name}`);
@@ -108,6 +121,22 @@ const commands = {
   upstream({ name }) {
     const { updates, tree: yjs } = CASES[name]();
     return { updates: updates.map(b64), tree: yjs };
+  },
+  y14({ client }) {
+    yjs14?.destroy();
+    yjs14 = y14Doc(client);
+    return {};
+  },
+  y14_apply({ update }) {
+    y14.apply(y14Peer(), bytes(update));
+    return {};
+  },
+  y14_write({ label }) {
+    return { update: b64(y14Write(y14Peer(), label)) };
+  },
+  y14_state() {
+    const doc = y14Peer();
+    return { update: b64(y14.state(doc)), sv: b64(y14.stateVector(doc)) };
   },
   read({ name }) {
     return read(peer(name));

@@ -112,6 +112,27 @@ impl Browsers {
         (updates(&answer["updates"]), answer["tree"].take())
     }
 
+    /// A fresh Yjs 14 peer (`src/yjs14.mjs`) of client `client`.
+    pub fn y14_new(&mut self, client: u32) {
+        self.call(json!({"cmd": "y14", "client": client}));
+    }
+
+    /// An update applied by the Yjs 14 peer.
+    pub fn y14_apply(&mut self, update: &[u8]) {
+        self.call(json!({"cmd": "y14_apply", "update": B64.encode(update)}));
+    }
+
+    /// A Yjs 14 browser's writes, labelled `label`: the update they make.
+    pub fn y14_write(&mut self, label: &str) -> Vec<u8> {
+        bytes(&self.call(json!({"cmd": "y14_write", "label": label}))["update"])
+    }
+
+    /// The Yjs 14 peer's whole state, and its state vector.
+    pub fn y14_state(&mut self) -> (Vec<u8>, Vec<u8>) {
+        let answer = self.call(json!({"cmd": "y14_state"}));
+        (bytes(&answer["update"]), bytes(&answer["sv"]))
+    }
+
     pub fn read(&mut self, name: &str) -> Reading {
         reading(self.call(json!({"cmd": "read", "name": name})))
     }

@@ -17,12 +17,15 @@ mod browsers;
 mod scenario;
 mod tree;
 mod upstream;
+mod yjs14;
 
 use std::time::Instant;
 
 use browsers::Browsers;
 use scenario::{Config, Divergence, Tally};
 
+/// Seeds of the Yjs 14 check run by every `cargo test`.
+const YJS14_SEEDS: &[u64] = &[1, 2, 3];
 /// Seeds run by every `cargo test`: ones that do not meet yrs' panic (most do, see `upstream`).
 const SEEDS: &[u64] = &[1, 5, 14, 21];
 const STEPS: usize = 300;
@@ -60,6 +63,14 @@ fn main() {
         }
         println!("upstream shape {case}: yrs ends as Yjs");
     }
+    for seed in YJS14_SEEDS {
+        if let Some(difference) = yjs14::difference(&mut browsers, *seed) {
+            panic!("Yjs 14, seed {seed}: {difference}");
+        }
+    }
+    println!(
+        "Yjs 14 (@y/y 14.0.0-rc.7): our writes and its reach the same state, seeds {YJS14_SEEDS:?}"
+    );
     // FIXME(yrs 0.28.1): it panics (in debug; in release the clock arithmetic wraps) on the
     // reduced case this test found. When this fails, yrs was fixed: make the scenarios stop
     // counting the panic (`scenario::YRS_PANIC`) and drop this.
