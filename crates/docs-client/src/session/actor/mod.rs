@@ -46,7 +46,10 @@ fn leave_budget(options: &super::SessionOptions) -> Duration {
 }
 
 pub(super) enum Command {
+    /// A local change to write and send: served by [`Actor::on_write`].
     Write(Box<dyn LocalChange>),
+    /// Save what was written so far, answering the write it covers up to: served by
+    /// [`Actor::on_persist`].
     Persist(oneshot::Sender<Result<u64>>),
 }
 
@@ -265,14 +268,17 @@ impl Actor {
     async fn on_command(&mut self, command: Command) {
         match command {
             Command::Write(change) => self.on_write(change).await,
-            Command::Persist(reply) => {
-                let answer = match self.refusal() {
-                    Some(error) => Err(error),
-                    None => Ok(self.ledger.persist()),
-                };
-                let _ = reply.send(answer);
-            }
+            Command::Persist(reply) => self.on_persist(reply),
         }
+    }
+
+    /// Asks for a save of everything written so far (unless the session refuses writes).
+    fn on_persist(&mut self, reply: oneshot::Sender<Result<u64>>) {
+        let answer = match self.refusal() {
+            Some(error) => Err(error),
+            None => Ok(self.ledger.persist()),
+        };
+        let _ = reply.send(answer);
     }
 
     async fn on_write(&mut self, change: Box<dyn LocalChange>) {
