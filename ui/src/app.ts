@@ -70,7 +70,9 @@ export class App {
     this.demoStatus = h("span", { class: "demo-status", role: "status", "aria-live": "polite" });
     this.demoBanner = h("aside", { class: "demo-banner", "aria-label": "Demo", hidden: true },
       h("strong", {}, "Demo"),
-      " — a local Docs-like server with sample documents; nothing reaches a real Docs instance. ",
+      // Left out in a narrow window (the banner then keeps to one or two lines).
+      h("span", { class: "demo-explain" }, " — a local Docs-like server with sample documents; nothing reaches a real Docs instance."),
+      " ",
       h("button", { type: "button", class: "secondary", onclick: () => void this.proposeDemoEdit() }, "Have the demo agent propose an edit"),
       " ",
       this.demoStatus,
