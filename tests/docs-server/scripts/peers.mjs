@@ -31,7 +31,8 @@ import { createInterface } from 'node:readline';
 import * as Y from 'yjs';
 
 import { FRAGMENT, blocksIntoFragment, markdownToBlocks, yDocBlocks } from '../src/content.mjs';
-import { randomEdit, render, seeded, tree, writeBack } from '../src/browser.mjs';
+import { randomEdit, render, tree, writeBack } from '../src/browser.mjs';
+import { seeded } from '../src/random.mjs';
 import { CASES } from '../src/upstream.mjs';
 import { y14, y14Doc, y14Write } from '../src/yjs14.mjs';
 

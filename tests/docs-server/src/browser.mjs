@@ -17,18 +17,8 @@ import { initProseMirrorDoc, updateYFragment, ySyncPluginKey } from 'y-prosemirr
 import * as Y from 'yjs';
 
 import { FRAGMENT, pmSchema as schema } from './content.mjs';
+import { seeded } from './random.mjs';
 
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-export function seeded(seed) {
-  let a = Number(seed) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const below = (random, n) => Math.floor(random() * n);
 const pick = (random, xs) => xs[below(random, xs.length)];

@@ -17,20 +17,10 @@ import * as Y from 'yjs';
 
 import { FRAGMENT } from './content.mjs';
 import { parseCookies } from './http.mjs';
+import { seeded } from './random.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-function seeded(seed) {
-  let a = Number(seed) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A whole number in [min, max], from `random`. */
 const between = (random, [min, max]) => min + Math.floor(random() * (max - min + 1));
