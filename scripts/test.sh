@@ -9,6 +9,23 @@ scripts/setup.sh --test
 disk() { echo "   (disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free)"; }
 disk
 
+# A test run: its output as it comes, and, when it fails, each failing test's own output
+# repeated at the very end, where a long log's tail shows it.
+tests() {
+  local log status=0
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log" || status=$?
+  if [ "$status" != 0 ]; then
+    echo
+    echo "== what failed in: $*"
+    awk '/^---- .* stdout ----$/ { shown = 1 } /^failures:$/ { shown = 0 } shown' "$log" | tail -n 400
+    grep -E '^error: ([0-9]+ targets? failed|test failed)|^    `' "$log" || true
+    rm -f "$log"
+    exit "$status"
+  fi
+  rm -f "$log"
+}
+
 echo "== UI unit tests (Vitest, Tauri IPC mocks)"
 npm test --prefix ui --silent
 echo "== cargo fmt"
@@ -16,12 +33,12 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test (live tests against Hocuspocus, as Docs 5 runs)"
-cargo test --workspace --locked --no-fail-fast
+tests cargo test --workspace --locked --no-fail-fast
 disk
 echo "== live tests again, against yhub (Docs' next collaboration server)"
 export DOCS_TEST_COLLABORATION=yhub
-cargo test --locked --no-fail-fast -p docs-client --test live --test lifecycle --test comments
-cargo test --locked --no-fail-fast -p docs-mcp --test approvals --test comments --test handover \
+tests cargo test --locked --no-fail-fast -p docs-client --test live --test lifecycle --test comments
+tests cargo test --locked --no-fail-fast -p docs-mcp --test approvals --test comments --test handover \
     --test parts --test sign_in --test tools --test transport --test ts_sdk --test words
 unset DOCS_TEST_COLLABORATION
 disk
