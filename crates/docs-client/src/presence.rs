@@ -1,5 +1,7 @@
 //! How we appear in Docs' collaborator list: an awareness state `{"user": {name, color}}`,
-//! with, after a change to a comment thread, the `commentsPing` Docs' editors watch.
+//! with, after a change to a comment thread, the `commentsPing` Docs' editors watch, and
+//! `mendsChildGroups`: this client re-creates blocks given two child groups (see
+//! `blocknote::groups`; of the clients that say so, one does it, lest each make a copy).
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +26,9 @@ pub struct CommentsPing {
     pub thread_id: Option<String>,
 }
 
+/// The awareness field of clients that mend child groups.
+const MENDS_CHILD_GROUPS: &str = "mendsChildGroups";
+
 /// Colours that read well on Docs' white background.
 const PALETTE: [&str; 8] = [
     "#8b5cf6", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#ec4899", "#6366f1", "#14b8a6",
@@ -45,7 +50,10 @@ impl Presence {
     }
 
     pub(crate) fn awareness_state(&self) -> serde_json::Value {
-        let mut state = serde_json::json!({ "user": { "name": self.name, "color": self.color } });
+        let mut state = serde_json::json!({
+            "user": { "name": self.name, "color": self.color },
+            MENDS_CHILD_GROUPS: true,
+        });
         if let Some(ping) = &self.comments_ping {
             let mut field = serde_json::json!({ "at": ping.at, "docId": ping.doc_id });
             if let Some(thread) = &ping.thread_id {
@@ -54,6 +62,12 @@ impl Presence {
             state["commentsPing"] = field;
         }
         state
+    }
+
+    /// Whether a remote awareness state (JSON) is of a client that mends child groups.
+    pub(crate) fn mends_in(state_json: &str) -> bool {
+        serde_json::from_str::<serde_json::Value>(state_json)
+            .is_ok_and(|state| state[MENDS_CHILD_GROUPS] == true)
     }
 
     /// The user name in a remote awareness state (JSON), if it has one.
@@ -73,8 +87,12 @@ mod tests {
         assert_eq!(p, Presence::new("Claude"));
         assert_eq!(
             p.awareness_state(),
-            serde_json::json!({"user": {"name": "Claude", "color": p.color}})
+            serde_json::json!({"user": {"name": "Claude", "color": p.color}, "mendsChildGroups": true})
         );
+        assert!(Presence::mends_in(&p.awareness_state().to_string()));
+        assert!(!Presence::mends_in(
+            r##"{"user":{"name":"Ada","color":"#fff"}}"##
+        ));
         assert!(PALETTE.contains(&p.color.as_str()));
         assert_eq!(
             Presence::name_in(r##"{"user":{"name":"Ada","color":"#fff"},"cursor":null}"##),

@@ -1197,3 +1197,121 @@ async fn a_collaborator_nesting_too_deep_in_two_writes_ends_the_session() {
         "{refused:?}"
     );
 }
+
+/// The children of the first block, as `read` reads them from `doc`.
+fn first_block_children(doc: &yrs::Doc) -> Vec<String> {
+    let fragment = docs_client::blocknote::document_fragment(doc);
+    let read = docs_client::blocknote::read_document(&yrs::Transact::transact(doc), &fragment);
+    read.blocks
+        .first()
+        .map(|b| b.children.iter().map(|c| c.plain_text()).collect())
+        .unwrap_or_default()
+}
+
+/// An edit planned before a person gave its block a first child, and merged after (as an
+/// edit a person approves later is), gives the block a second child group, which BlockNote's
+/// browsers refuse by deleting the block — its text and both children. The session re-creates
+/// the block at once with one group holding both children; that is what is stored, and what
+/// the person's client ends with.
+#[tokio::test]
+async fn a_block_given_a_second_child_group_is_recreated_with_one() {
+    use docs_client::blocknote::{self, Position, groups};
+    use yrs::updates::decoder::Decode;
+    use yrs::{ReadTxn, Transact, WriteTxn};
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("groups").markdown("Parent\n\nOther"))
+        .await
+        .unwrap();
+    let ours = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let theirs = DocumentSession::open(anonymous_client(&server), id, fast_options("Person"))
+        .await
+        .unwrap();
+    let parent = {
+        let read = blocknote::read_document(&ours.doc().transact(), ours.fragment());
+        read.blocks[0].id.clone()
+    };
+    let first_child = Position::FirstChildOf { id: parent };
+    // Both mend child groups, and each knows the other does: one of them will.
+    for (session, other) in [(&ours, "Person"), (&theirs, "Agent")] {
+        eventually(
+            &format!("{other} among the collaborators"),
+            WAIT,
+            || async {
+                session
+                    .collaborators()
+                    .contains(&other.to_owned())
+                    .then_some(())
+            },
+        )
+        .await;
+    }
+    // Planned on a copy of the document as it is now, by a client of its own (as an edit is).
+    let planned = {
+        let fork = yrs::Doc::with_options(yrs::Options {
+            offset_kind: yrs::OffsetKind::Utf16,
+            ..yrs::Options::default()
+        });
+        let state = ours
+            .doc()
+            .transact()
+            .encode_state_as_update_v1(&Default::default());
+        let fragment = blocknote::document_fragment(&fork);
+        let mut txn = fork.transact_mut();
+        txn.apply_update(yrs::Update::decode_v1(&state).unwrap())
+            .unwrap();
+        let before = txn.state_vector();
+        let blocks = blocknote::import_markdown("Ours").unwrap();
+        blocknote::insert_blocks(&mut txn, &fragment, &first_child, &blocks).unwrap();
+        txn.encode_state_as_update_v1(&before)
+    };
+    // Meanwhile the person gives the block its first child; our session sees it.
+    let position = first_child.clone();
+    theirs
+        .write(move |txn| {
+            let fragment = txn.get_or_insert_xml_fragment(docs_client::DOCUMENT_FRAGMENT);
+            let blocks = blocknote::import_markdown("Theirs").unwrap();
+            blocknote::insert_blocks(txn, &fragment, &position, &blocks).unwrap();
+        })
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    eventually("our session to have the person's child", WAIT, || async {
+        (first_block_children(ours.doc()) == ["Theirs"]).then_some(())
+    })
+    .await;
+
+    ours.apply_update(&planned)
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    // One of the two sessions mends the block (the one of lower client id); both end with it.
+    for (who, session) in [("ours", &ours), ("theirs", &theirs)] {
+        eventually(
+            &format!("{who}: the block with one group of both children"),
+            WAIT,
+            || async {
+                let doubled =
+                    groups::has_doubled_child_groups(&session.doc().transact(), session.fragment());
+                let mut children = first_block_children(session.doc());
+                children.sort();
+                (!doubled && children == ["Ours", "Theirs"]).then_some(())
+            },
+        )
+        .await;
+    }
+    ours.flush(WAIT).await.unwrap();
+    theirs.flush(WAIT).await.unwrap();
+    // BlockNote reads the stored document whole: the block, its two children, the next one.
+    let stored = server.stored_settled(id).await.unwrap();
+    assert_eq!(blocknote_texts(&stored.blocks), ["Parent", "Other"]);
+    let mut stored_children = blocknote_texts(&stored.blocks[0]["children"]);
+    stored_children.sort();
+    assert_eq!(stored_children, ["Ours", "Theirs"]);
+}

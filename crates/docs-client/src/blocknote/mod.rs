@@ -15,6 +15,8 @@
 //! - [`write`]: builders and operations on a `TransactionMut` (insert, delete, move, change
 //!   type/props, set text with a minimal diff). Each validates before mutating.
 //! - `snapshot`: deep copies of Yjs subtrees, to move blocks.
+//! - [`groups`]: a block given two child groups by concurrent writers, re-created with one
+//!   (BlockNote's browsers delete such a block).
 //! - [`diff`]: the minimal inline diff used by [`set_block_text`], at word granularity.
 //! - [`words`]: what a word is, for the diff and for merging an agent's rewrite.
 //! - [`markdown`]: GFM export with a fidelity report, and import.
@@ -30,6 +32,7 @@
 pub mod comments;
 pub mod diff;
 pub mod error;
+pub mod groups;
 pub mod inline;
 pub mod json;
 pub mod locate;

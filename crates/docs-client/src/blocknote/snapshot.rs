@@ -69,6 +69,37 @@ pub(crate) fn snapshot<T: ReadTxn>(txn: &T, node: &XmlOut) -> Option<Snap> {
     (!nodes.is_empty()).then_some(Snap(nodes))
 }
 
+impl Snap {
+    /// The copy with the copied element's child `tag` elements after the first merged into
+    /// it: their children, in order, follow its own. A blockContainer holds one blockGroup
+    /// at most; one given two by concurrent writers is re-created with one.
+    pub(crate) fn merge_children_named(self, tag: &str) -> Snap {
+        let named = |node: &SnapNode| {
+            node.parent == Some(0)
+                && matches!(&node.kind, SnapKind::Element { tag: t, .. } if t == tag)
+        };
+        let first = self.0.iter().position(named);
+        // Where each node is in the merged copy (`None`: merged away). Parents come before
+        // their children, so a parent's place is known when its children are met.
+        let mut moved: Vec<Option<usize>> = Vec::with_capacity(self.0.len());
+        let mut merged = Vec::with_capacity(self.0.len());
+        for (i, node) in self.0.into_iter().enumerate() {
+            if named(&node) && Some(i) != first {
+                moved.push(None);
+                continue;
+            }
+            // A child of a group merged away goes into the first (met before any other).
+            let parent = node.parent.and_then(|p| moved[p].or_else(|| moved[first?]));
+            moved.push(Some(merged.len()));
+            merged.push(SnapNode {
+                parent,
+                kind: node.kind,
+            });
+        }
+        Snap(merged)
+    }
+}
+
 /// Re-creates a copy as the child `index` of `parent`.
 pub(crate) fn restore(txn: &mut TransactionMut, parent: &XmlElementRef, index: u32, snap: &Snap) {
     let kind = offset_kind(txn);

@@ -209,8 +209,14 @@ struct Peer {
 impl Peer {
     /// Whether their state was renewed recently enough to count them in the room.
     fn is_present(&self) -> bool {
-        now_ms().saturating_sub(self.seen_ms) < PEER_EXPIRY.as_millis() as u64
+        seen_recently(self.seen_ms)
     }
+}
+
+/// Whether an awareness state renewed at `seen_ms` (ms since the Unix epoch) still counts
+/// its client in the room.
+fn seen_recently(seen_ms: u64) -> bool {
+    now_ms().saturating_sub(seen_ms) < PEER_EXPIRY.as_millis() as u64
 }
 
 impl Shared {

@@ -7,7 +7,9 @@
 //! checks — and the fork given back; a comment's mark is written by
 //! `blocknote::add_comment_mark` in a transaction of the document, as `commenting` does.
 
+use docs_client::blocknote::groups;
 use docs_client::blocknote::json::blocks_json;
+use docs_client::blocknote::schema::BLOCK_GROUP;
 use docs_client::blocknote::{self, Block, text_occurrences};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, REMOTE_ORIGIN};
 use docs_mcp::edits::{
@@ -30,6 +32,8 @@ struct Held {
 
 pub struct Agent {
     doc: Doc,
+    /// The document's fragment, taken once (taking it is a write transaction of its own).
+    fragment: yrs::XmlFragmentRef,
     forks: Forks,
     held: Vec<Held>,
     /// What the agent last read of each block: the base its rewrites are rebased from.
@@ -39,6 +43,8 @@ pub struct Agent {
     /// Every update that changed the document, in order (its own writes too): replayed into a
     /// fresh document, they make the same one — how a failure of yrs is reduced to a fixture.
     history: Vec<Vec<u8>>,
+    /// Writes of its own accord (mended blocks), not sent yet.
+    answers: Vec<Vec<u8>>,
 }
 
 const WORDS: &[&str] = &[
@@ -67,23 +73,25 @@ impl Agent {
             skip_gc: true,
             ..Options::default()
         });
-        blocknote::document_fragment(&doc);
+        let fragment = blocknote::document_fragment(&doc);
         let mut agent = Agent {
+            fragment,
             forks: Forks::new(doc.clone()),
             doc,
             held: vec![],
             reads: TextBases::new(),
             undos: vec![],
             history: vec![],
+            answers: vec![],
         };
         agent.apply(state).expect("the first state applies");
         agent
     }
 
     /// A remote update, applied as the session applies the room's; yrs' panic, if it panics.
-    pub fn apply(&mut self, update: &[u8]) -> Result<(), String> {
-        self.history.push(update.to_vec());
-        let update = Update::decode_v1(update).expect("a valid update");
+    pub fn apply(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.history.push(bytes.to_vec());
+        let update = Update::decode_v1(bytes).expect("a valid update");
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut txn = self.doc.transact_mut_with(REMOTE_ORIGIN);
             txn.apply_update(update).expect("applies");
@@ -95,7 +103,48 @@ impl Agent {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default()
-        })
+        })?;
+        self.mend_after(bytes);
+        Ok(())
+    }
+
+    /// What the session wrote of its own accord since last asked (sent after what it answers).
+    pub fn take_answers(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.answers)
+    }
+
+    /// As the session does after an update that names a blockGroup (ours or the room's):
+    /// a block given two child groups is re-created with one (the only session in the room).
+    fn mend_after(&mut self, update: &[u8]) {
+        if update
+            .windows(BLOCK_GROUP.len())
+            .any(|w| w == BLOCK_GROUP.as_bytes())
+            && let Some(mended) = self.mend()
+        {
+            self.answers.push(mended);
+        }
+    }
+
+    /// The session's answer to a block given two child groups (`groups::merge_child_groups`).
+    fn mend(&mut self) -> Option<Vec<u8>> {
+        if !groups::has_doubled_child_groups(&self.doc.transact(), &self.fragment) {
+            return None;
+        }
+        let mut txn = self.doc.transact_mut_with(LOCAL_ORIGIN);
+        let mended = groups::merge_child_groups(&mut txn, &self.fragment);
+        if mended.is_empty() {
+            return None;
+        }
+        let update = txn.encode_update_v1();
+        collect(&mut txn);
+        drop(txn);
+        self.wrote(&update);
+        Some(update)
+    }
+
+    /// Records `update` as written by the session.
+    fn wrote(&mut self, update: &[u8]) {
+        self.history.push(update.to_vec());
     }
 
     pub fn state_vector(&self) -> Vec<u8> {
@@ -221,7 +270,8 @@ impl Agent {
             collect(&mut txn);
             update
         };
-        self.history.push(update.clone());
+        self.wrote(&update);
+        self.mend_after(&update);
         self.forks.give_back(held.fork, &held.plan.update);
         self.forks.refill().expect("a fork made ahead");
         if let Some(inverse) = held.plan.inverse {
@@ -246,7 +296,8 @@ impl Agent {
         blocknote::add_comment_mark(&mut txn, &fragment, &block.id, range, &thread).ok()?;
         let update = txn.encode_update_v1();
         collect(&mut txn);
-        self.history.push(update.clone());
+        drop(txn);
+        self.wrote(&update);
         Some(update)
     }
 

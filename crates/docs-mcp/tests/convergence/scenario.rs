@@ -162,7 +162,7 @@ impl Run<'_> {
                 self.note(&format!("agent {kind}"), format!("agent {kind}"));
                 if let Some(update) = update {
                     self.check_write(&before)?;
-                    self.send_all(0, vec![update]);
+                    self.send_from_agent(vec![update]);
                 }
             }
             45..50 if self.agent.has_held() => {
@@ -171,7 +171,7 @@ impl Run<'_> {
                     Some(update) => {
                         self.note("agent merge held", "agent merges a held edit".into());
                         self.check_write(&before)?;
-                        self.send_all(0, vec![update]);
+                        self.send_from_agent(vec![update]);
                     }
                     None => self.note(
                         "agent merge held refused",
@@ -231,6 +231,19 @@ impl Run<'_> {
         }
     }
 
+    /// Sends `updates` of our peer, then what it wrote of its own accord after them.
+    fn send_from_agent(&mut self, mut updates: Vec<Vec<u8>>) {
+        let answers = self.agent.take_answers();
+        if !answers.is_empty() {
+            self.note(
+                "agent mended child groups",
+                "agent re-creates a block given two child groups".into(),
+            );
+        }
+        updates.extend(answers);
+        self.send_all(0, updates);
+    }
+
     /// Delivers one update, of a random link, not necessarily the oldest: links reorder.
     fn deliver(&mut self) -> Result<(), Divergence> {
         let busy: Vec<(usize, usize)> = self
@@ -261,7 +274,9 @@ impl Run<'_> {
                     self.agent.history().iter().map(|u| B64.encode(u)).collect();
                 let detail = format!("{panic}; updates in order: {}", json!(history));
                 self.fail(YRS_PANIC, detail)
-            })
+            })?;
+            self.send_from_agent(vec![]);
+            Ok(())
         } else {
             let out = self.browsers.apply(&self.names[to - 1], update);
             self.send_all(to, out);
@@ -317,9 +332,7 @@ impl Run<'_> {
     /// compared: state vectors, trees (yrs' and Yjs'), BlockNote's blocks and ours.
     fn converge(&mut self) -> Result<(), Divergence> {
         while let Some(merged) = self.agent.merge_held() {
-            if let Some(update) = merged {
-                self.send_all(0, vec![update]);
-            }
+            self.send_from_agent(merged.into_iter().collect());
         }
         self.links.clear();
         self.down.clear();

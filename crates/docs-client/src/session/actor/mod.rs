@@ -306,11 +306,17 @@ impl Actor {
                 return;
             }
         };
+        let gives_children = room::names_block_group(&update);
         let seq = self.send_written(update, &decoded);
         if let Some(watch) = watch {
             self.touches.watch(&self.shared.touches, seq, watch);
         }
         answer(seq);
+        // An edit planned before another writer gave its block a first child (one a person
+        // approved later) gives it a second group: mended at once, in a write of its own.
+        if gives_children {
+            self.mend_child_groups().await;
+        }
     }
 
     /// Numbers a local write and sends it (or keeps it for the next handshake).

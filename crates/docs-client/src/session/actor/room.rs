@@ -10,6 +10,8 @@ use yrs::updates::encoder::Encode;
 use yrs::{AsyncTransact, ReadTxn, StateVector, Update};
 
 use super::Actor;
+use crate::blocknote::groups;
+use crate::blocknote::schema::BLOCK_GROUP;
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
 use crate::presence::Presence;
@@ -17,7 +19,7 @@ use crate::protocol::{Message, Sync};
 use crate::session::integrate::{NotIntegrated, integrate};
 use crate::session::link::{self, Connection, Ended, Link};
 use crate::session::touch::{self};
-use crate::session::{Peer, REMOTE_ORIGIN};
+use crate::session::{LOCAL_ORIGIN, Peer, REMOTE_ORIGIN};
 
 /// Updates from the room from this size on are checked against the document before being
 /// applied.
@@ -159,12 +161,47 @@ impl Actor {
             if let Some(seq) = met {
                 self.take_back(seq).await;
             }
+            if names_block_group(bytes) {
+                self.mend_child_groups().await;
+            }
         }
         self.shared.version.send_modify(|v| *v += 1);
         if let Some(seq) = held {
             self.ledger.acknowledge(seq);
         }
         Ok(())
+    }
+
+    /// Re-creates with one child group each block that two writers gave one each (see
+    /// [`groups`]): browsers delete such a block, text and children. Written and saved like
+    /// any write of ours; left to another session that mends them, if one of lower client
+    /// id is in the room (each would make a copy).
+    pub(super) async fn mend_child_groups(&mut self) {
+        if self.shared.read_only.load(Ordering::Relaxed) || !self.elected_to_mend() {
+            return;
+        }
+        let doubled = groups::has_doubled_child_groups(
+            &AsyncTransact::transact(&self.shared.doc).await,
+            &self.shared.fragment,
+        );
+        if !doubled {
+            return;
+        }
+        let (update, mended) = {
+            let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, LOCAL_ORIGIN).await;
+            let mended = groups::merge_child_groups(&mut txn, &self.shared.fragment);
+            if mended.is_empty() {
+                return;
+            }
+            let update = txn.encode_update_v1();
+            touch::collect(&mut txn);
+            (update, mended)
+        };
+        let Ok(decoded) = Update::decode_v1(&update) else {
+            return;
+        };
+        let write = self.send_written(update, &decoded);
+        tracing::info!(document = %self.shared.id, blocks = ?mended, write, "blocks given two child groups by concurrent writers re-created with one");
     }
 
     /// Where the server shows what it holds instead of acknowledging (yhub), a connection
@@ -215,6 +252,17 @@ impl Actor {
         }
     }
 
+    /// Whether no other client present in the room that mends child groups has a lower client
+    /// id than ours.
+    fn elected_to_mend(&self) -> bool {
+        let me = self.awareness.client_id();
+        !self.awareness.iter().any(|(id, state)| {
+            id < me
+                && crate::session::seen_recently(state.last_updated)
+                && state.data.as_deref().is_some_and(Presence::mends_in)
+        })
+    }
+
     /// Publishes who else is present (expired states are filtered out when read).
     pub(super) fn publish_peers(&self) {
         let me = self.awareness.client_id();
@@ -254,4 +302,11 @@ impl Actor {
         }
         self.presence_update()
     }
+}
+
+/// Whether an update names a blockGroup: where a block may have been given children.
+pub(super) fn names_block_group(update: &[u8]) -> bool {
+    update
+        .windows(BLOCK_GROUP.len())
+        .any(|w| w == BLOCK_GROUP.as_bytes())
 }

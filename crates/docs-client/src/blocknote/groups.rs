@@ -1,0 +1,205 @@
+//! Blocks given two child groups by concurrent writers. A block's children sit in one
+//! blockGroup, made by whoever adds its first child. Two writers doing so at once (an agent
+//! inserting under a block while a person indents a block under it) leave the block with two,
+//! which BlockNote's schema refuses: y-prosemirror then deletes the whole block — its text and
+//! both groups' children — in every browser that renders it, and the deletion reaches everyone.
+//! A session that sees such a block re-creates it at once with one group holding the children
+//! of both, in order, ids and content kept: the browsers that deleted the block show the copy.
+//! (A browser that deletes it first loses nothing more: the copy was taken from the block
+//! before the deletion arrived.) Of the sessions in a room, one does it (see `presence`).
+
+use yrs::{ReadTxn, TransactionMut, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+
+use super::read::{root_group, with_container_id};
+use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
+use super::snapshot::{restore, snapshot};
+
+/// Whether a block holds two or more child groups: what [`merge_child_groups`] mends (found
+/// in a read, before writing anything).
+pub fn has_doubled_child_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> bool {
+    !doubled(txn, frag).is_empty()
+}
+
+/// Re-creates each block holding two or more child groups with one; the ids of the blocks
+/// re-created (deepest first).
+pub fn merge_child_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Vec<String> {
+    let found = doubled(txn, frag);
+    let mut mended = Vec::with_capacity(found.len());
+    // A block is found after the blocks holding it, so re-created in reverse, a block holding
+    // another one is copied with it mended; a block's place in its group does not change
+    // when one under it is re-created.
+    for (group, index, container) in found.into_iter().rev() {
+        let id = with_container_id(txn, &container, str::to_owned);
+        let Some(copy) = snapshot(txn, &XmlOut::Element(container)) else {
+            continue;
+        };
+        let copy = copy.merge_children_named(BLOCK_GROUP);
+        group.remove_range(txn, index, 1);
+        restore(txn, &group, index, &copy);
+        mended.push(id);
+    }
+    mended
+}
+
+/// Each block holding two or more child groups: the group it is in, and where; a block after
+/// the blocks holding it.
+fn doubled<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(XmlElementRef, u32, XmlElementRef)> {
+    let mut found = vec![];
+    let Some(root) = root_group(txn, frag) else {
+        return found;
+    };
+    let mut groups = vec![root];
+    while let Some(group) = groups.pop() {
+        for (index, child) in group.children(txn).enumerate() {
+            let XmlOut::Element(container) = child else {
+                continue;
+            };
+            if container.tag().as_ref() != BLOCK_CONTAINER {
+                continue;
+            }
+            let own: Vec<XmlElementRef> = container
+                .children(txn)
+                .filter_map(|c| match c {
+                    XmlOut::Element(e) if e.tag().as_ref() == BLOCK_GROUP => Some(e),
+                    _ => None,
+                })
+                .collect();
+            if own.len() > 1 {
+                found.push((group.clone(), index as u32, container.clone()));
+            }
+            groups.extend(own);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use yrs::updates::decoder::Decode;
+    use yrs::{Doc, GetString, ReadTxn, Transact, Update, Xml, XmlElementPrelim, XmlTextPrelim};
+
+    use super::*;
+    use crate::blocknote::document_fragment;
+
+    fn doc(client: u64) -> Doc {
+        Doc::with_options(yrs::Options {
+            client_id: yrs::block::ClientID::new(client),
+            offset_kind: yrs::OffsetKind::Utf16,
+            ..yrs::Options::default()
+        })
+    }
+
+    fn container(
+        txn: &mut TransactionMut,
+        group: &XmlElementRef,
+        index: u32,
+        id: &str,
+        text: &str,
+    ) {
+        let c = group.insert(txn, index, XmlElementPrelim::empty(BLOCK_CONTAINER));
+        c.insert_attribute(txn, "id", yrs::Any::String(id.into()));
+        let p = c.insert(txn, 0, XmlElementPrelim::empty("paragraph"));
+        p.insert(txn, 0, XmlTextPrelim::new(text));
+    }
+
+    /// The block `at` of the root group of `frag`.
+    fn block(txn: &impl ReadTxn, frag: &XmlFragmentRef, at: u32) -> XmlElementRef {
+        let root = root_group(txn, frag).unwrap();
+        match root.get(txn, at) {
+            Some(XmlOut::Element(e)) => e,
+            other => panic!("no block at {at}: {other:?}"),
+        }
+    }
+
+    fn exchange(a: &Doc, b: &Doc) {
+        let to_b = a
+            .transact()
+            .encode_state_as_update_v1(&b.transact().state_vector());
+        let to_a = b
+            .transact()
+            .encode_state_as_update_v1(&a.transact().state_vector());
+        b.transact_mut()
+            .apply_update(Update::decode_v1(&to_b).unwrap())
+            .unwrap();
+        a.transact_mut()
+            .apply_update(Update::decode_v1(&to_a).unwrap())
+            .unwrap();
+    }
+
+    fn mend(doc: &Doc) -> Vec<String> {
+        let frag = document_fragment(doc);
+        merge_child_groups(&mut doc.transact_mut(), &frag)
+    }
+
+    fn xml(doc: &Doc) -> String {
+        document_fragment(doc).get_string(&doc.transact())
+    }
+
+    /// "Parent" and "Other"; then client 1 and client 2 each give "Parent" a first child.
+    fn raced() -> (Doc, Doc) {
+        let (a, b) = (doc(1), doc(2));
+        {
+            let frag = document_fragment(&a);
+            let mut txn = a.transact_mut();
+            let root = frag.insert(&mut txn, 0, XmlElementPrelim::empty(BLOCK_GROUP));
+            container(&mut txn, &root, 0, "parent", "Parent");
+            container(&mut txn, &root, 1, "other", "Other");
+        }
+        exchange(&a, &b);
+        for (d, child) in [(&a, "a"), (&b, "b")] {
+            let frag = document_fragment(d);
+            let mut txn = d.transact_mut();
+            let parent = block(&txn, &frag, 0);
+            let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
+            container(&mut txn, &group, 0, child, &format!("Child {child}"));
+        }
+        exchange(&a, &b);
+        (a, b)
+    }
+
+    #[test]
+    fn a_block_given_two_child_groups_is_recreated_with_one_holding_both() {
+        let (a, b) = raced();
+        assert_eq!(
+            xml(&a),
+            "<blockGroup><blockContainer id=\"parent\"><paragraph>Parent</paragraph>\
+             <blockGroup><blockContainer id=\"a\"><paragraph>Child a</paragraph></blockContainer></blockGroup>\
+             <blockGroup><blockContainer id=\"b\"><paragraph>Child b</paragraph></blockContainer></blockGroup>\
+             </blockContainer><blockContainer id=\"other\"><paragraph>Other</paragraph></blockContainer></blockGroup>"
+        );
+        let mended = mend(&a);
+        assert_eq!(mended, ["parent"]);
+        exchange(&a, &b);
+        let expected = "<blockGroup><blockContainer id=\"parent\"><paragraph>Parent</paragraph>\
+             <blockGroup><blockContainer id=\"a\"><paragraph>Child a</paragraph></blockContainer>\
+             <blockContainer id=\"b\"><paragraph>Child b</paragraph></blockContainer></blockGroup>\
+             </blockContainer><blockContainer id=\"other\"><paragraph>Other</paragraph></blockContainer></blockGroup>";
+        assert_eq!(
+            (xml(&a), xml(&b)),
+            (expected.to_owned(), expected.to_owned())
+        );
+    }
+
+    #[test]
+    fn the_copy_survives_a_browser_deleting_the_block_it_refused() {
+        // Client 2 (a browser) deletes the block it cannot show, concurrently with client 1
+        // mending it: the copy stands.
+        let (a, b) = raced();
+        mend(&a);
+        {
+            let frag = document_fragment(&b);
+            let root = root_group(&b.transact(), &frag).unwrap();
+            root.remove_range(&mut b.transact_mut(), 0, 1);
+        }
+        exchange(&a, &b);
+        assert_eq!(xml(&a), xml(&b));
+        assert!(
+            xml(&a).starts_with(
+                "<blockGroup><blockContainer id=\"parent\"><paragraph>Parent</paragraph>\
+                 <blockGroup><blockContainer id=\"a\">"
+            ),
+            "{}",
+            xml(&a)
+        );
+    }
+}
