@@ -310,40 +310,58 @@ impl WebDriver {
         }
     }
 
-    /// Sets the window's outer size (no window manager under Xvfb: no decorations).
+    /// Sets the window's outer size (no window manager under Xvfb: no decorations), and waits
+    /// until the window has it: X may give it late on a loaded machine.
     async fn resize(&self, width: u32, height: u32) {
-        let rect = self
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut rect = self
             .post("/window/rect", json!({"width": width, "height": height}))
             .await;
-        assert_eq!(
-            (rect["width"].as_u64(), rect["height"].as_u64()),
-            (Some(u64::from(width)), Some(u64::from(height))),
-            "the window was not resized: {rect}"
-        );
+        loop {
+            let sized = (rect["width"].as_u64(), rect["height"].as_u64())
+                == (Some(u64::from(width)), Some(u64::from(height)));
+            if sized {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the window was not resized to {width}×{height}: {rect}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            rect = self.get("/window/rect").await;
+        }
     }
 
     /// At the default and at the minimum window size, as the screen first shows (not
     /// scrolled): the first card's title and its Approve are on screen together, photographed
-    /// as `tests/artifacts/<name>-<width>x<height>.png`. Leaves the default size.
+    /// as `tests/artifacts/<name>-<width>x<height>.png`. Leaves the default size. The layout
+    /// is looked at until it holds (a loaded machine lays out late), at most 5 s.
     async fn card_at_window_sizes(&self, name: &str) {
         for (width, height) in [(960, 720), (560, 420)] {
             self.resize(width, height).await;
-            tokio::time::sleep(Duration::from_millis(500)).await; // let it lay out and paint
-            let seen = self
-                .execute_async(
-                    "const seen = (css) => { \
-                       const r = document.querySelector(css).getBoundingClientRect(); \
-                       return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; }; \
-                     done({title: seen('.edit-card h3'), approve: seen('.edit-card button.primary'), \
-                           reject: seen('.edit-card button.reject'), width: window.innerWidth});",
-                    Duration::from_secs(5),
-                )
-                .await;
-            assert_eq!(
-                (&seen["title"], &seen["approve"], &seen["reject"]),
-                (&json!(true), &json!(true), &json!(true)),
-                "at {width}×{height} the card's title and its decision are not on screen together: {seen}"
-            );
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let seen = self
+                    .execute_async(
+                        "const seen = (css) => { \
+                           const r = document.querySelector(css).getBoundingClientRect(); \
+                           return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; }; \
+                         done({title: seen('.edit-card h3'), approve: seen('.edit-card button.primary'), \
+                               reject: seen('.edit-card button.reject'), width: window.innerWidth});",
+                        Duration::from_secs(5),
+                    )
+                    .await;
+                let together = (&seen["title"], &seen["approve"], &seen["reject"])
+                    == (&json!(true), &json!(true), &json!(true));
+                if together && seen["width"] == json!(width) {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "at {width}×{height} the card's title and its decision are not on screen together: {seen}"
+                );
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
             self.screenshot(&artifacts().join(format!("{name}-{width}x{height}.png")))
                 .await;
         }
