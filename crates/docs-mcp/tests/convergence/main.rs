@@ -59,6 +59,7 @@ const fn case(seed: u64, steps: usize, browsers: usize) -> Config {
 }
 
 fn main() {
+    quiet_guarded_panics();
     let mut browsers = Browsers::start();
     let started = Instant::now();
     for case in upstream::CASES {
@@ -91,6 +92,23 @@ fn main() {
         Err(_) => fixed(&mut browsers),
     }
     println!("convergence: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+/// yrs' panics are caught and counted (see `upstream`, `scenario::YRS_PANIC`): each says one
+/// line, not a backtrace that buries what failed. Any other panic is told as usual.
+fn quiet_guarded_panics() {
+    let told = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_yrs = info
+            .location()
+            .is_some_and(|at| at.file().contains("/yrs-"));
+        if in_yrs {
+            let at = info.location().map(|l| l.to_string()).unwrap_or_default();
+            eprintln!("(caught) yrs panicked at {at}");
+        } else {
+            told(info);
+        }
+    }));
 }
 
 fn fixed(browsers: &mut Browsers) {
