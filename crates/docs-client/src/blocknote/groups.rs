@@ -7,6 +7,10 @@
 //! of both, in order, ids and content kept: the browsers that deleted the block show the copy.
 //! (A browser that deletes it first loses nothing more: the copy was taken from the block
 //! before the deletion arrived.) Of the sessions in a room, one does it (see `presence`).
+//!
+//! The document itself has the same shape one level up: one root blockGroup, made by whoever
+//! writes into an empty document. Two made at once leave a second one, which a browser's next
+//! write drops with its blocks (BlockNote shows one): its blocks are moved into the first.
 
 use yrs::{ReadTxn, TransactionMut, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
@@ -14,17 +18,18 @@ use super::read::{root_group, with_container_id};
 use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use super::snapshot::{restore, snapshot};
 
-/// Whether a block holds two or more child groups: what [`merge_child_groups`] mends (found
-/// in a read, before writing anything).
+/// Whether the document or a block holds two or more groups: what [`merge_child_groups`]
+/// mends (found in a read, before writing anything).
 pub fn has_doubled_child_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> bool {
-    !doubled(txn, frag).is_empty()
+    root_groups(txn, frag).len() > 1 || !doubled(txn, frag).is_empty()
 }
 
-/// Re-creates each block holding two or more child groups with one; the ids of the blocks
-/// re-created (deepest first).
+/// Moves the blocks of the document's root groups after the first into it, then re-creates
+/// each block holding two or more child groups with one; the ids of the blocks moved or
+/// re-created.
 pub fn merge_child_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Vec<String> {
+    let mut mended = merge_root_groups(txn, frag);
     let found = doubled(txn, frag);
-    let mut mended = Vec::with_capacity(found.len());
     // A block is found after the blocks holding it, so re-created in reverse, a block holding
     // another one is copied with it mended; a block's place in its group does not change
     // when one under it is re-created.
@@ -39,6 +44,44 @@ pub fn merge_child_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Ve
         mended.push(id);
     }
     mended
+}
+
+/// The blocks of the root groups after the first, copied in order to its end; those groups
+/// removed. The ids of the blocks moved.
+fn merge_root_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Vec<String> {
+    let roots = root_groups(txn, frag);
+    let Some(((_, first), others)) = roots.split_first() else {
+        return vec![];
+    };
+    let mut moved = vec![];
+    let mut copies = vec![];
+    for (_, group) in others {
+        for child in group.children(txn) {
+            if let XmlOut::Element(container) = &child {
+                moved.push(with_container_id(txn, container, str::to_owned));
+            }
+            copies.extend(snapshot(txn, &child));
+        }
+    }
+    for (index, _) in others.iter().rev() {
+        frag.remove_range(txn, *index, 1);
+    }
+    for copy in &copies {
+        let at = first.len(txn);
+        restore(txn, first, at, copy);
+    }
+    moved
+}
+
+/// The document's root groups, with their places in the fragment.
+fn root_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(u32, XmlElementRef)> {
+    frag.children(txn)
+        .enumerate()
+        .filter_map(|(index, child)| match child {
+            XmlOut::Element(e) if e.tag().as_ref() == BLOCK_GROUP => Some((index as u32, e)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Each block holding two or more child groups: the group it is in, and where; a block after
@@ -178,6 +221,35 @@ mod tests {
             (xml(&a), xml(&b)),
             (expected.to_owned(), expected.to_owned())
         );
+    }
+
+    #[test]
+    fn the_blocks_of_a_second_root_group_are_moved_into_the_first() {
+        // Two clients each write into an empty document: two root groups.
+        let (a, b) = (doc(1), doc(2));
+        for (d, id) in [(&a, "a"), (&b, "b")] {
+            let frag = document_fragment(d);
+            let mut txn = d.transact_mut();
+            let root = frag.insert(&mut txn, 0, XmlElementPrelim::empty(BLOCK_GROUP));
+            container(&mut txn, &root, 0, id, &format!("Block {id}"));
+        }
+        exchange(&a, &b);
+        assert_eq!(
+            xml(&a),
+            "<blockGroup><blockContainer id=\"a\"><paragraph>Block a</paragraph></blockContainer></blockGroup>\
+             <blockGroup><blockContainer id=\"b\"><paragraph>Block b</paragraph></blockContainer></blockGroup>"
+        );
+        let frag = document_fragment(&a);
+        assert!(has_doubled_child_groups(&a.transact(), &frag));
+        assert_eq!(mend(&a), ["b"]);
+        exchange(&a, &b);
+        let expected = "<blockGroup><blockContainer id=\"a\"><paragraph>Block a</paragraph></blockContainer>\
+             <blockContainer id=\"b\"><paragraph>Block b</paragraph></blockContainer></blockGroup>";
+        assert_eq!(
+            (xml(&a), xml(&b)),
+            (expected.to_owned(), expected.to_owned())
+        );
+        assert!(!has_doubled_child_groups(&a.transact(), &frag));
     }
 
     #[test]

@@ -48,6 +48,10 @@ const REGRESSIONS: &[(&str, Config)] = &[
     // block under its target, merged after, gave the block a second group, and BlockNote's
     // browsers deleted the block. The block is re-created with one (`blocknote::groups`).
     ("two child groups", case(3273, 80, 3)),
+    // Two root groups (seed 10197): two writers each made the root group of an emptied
+    // document; a browser's next write dropped the second with its blocks. They are moved
+    // into the first.
+    ("two root groups", case(10197, 300, 3)),
 ];
 
 const fn case(seed: u64, steps: usize, browsers: usize) -> Config {
