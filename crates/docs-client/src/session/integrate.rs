@@ -4,6 +4,12 @@
 //! reduced case in `docs-mcp/tests/convergence/fixtures/yrs-pending-gc-panic.json`). Such a
 //! panic must end the session — its document may be half integrated, and nothing of it may
 //! be written or saved — never the process, and never leave the document locked.
+//!
+//! The commit is inside the guard too. A caught failure ends the session with
+//! `Error::NotIntegrated` (the service tells agents `NOT_ACKNOWLEDGED`); nothing more of that
+//! copy is written or saved, and the document is opened afresh at the next call. yrs is built
+//! with overflow checks in release too (the workspace's `Cargo.toml`), so a wrapped clock is a
+//! caught panic there as well, never a silently wrong document.
 
 use std::panic::AssertUnwindSafe;
 
@@ -19,23 +25,24 @@ pub(super) enum NotIntegrated {
 }
 
 /// Applies `update` in `txn`, then `then` (the transaction's own checks and bookkeeping),
-/// and commits; a panic anywhere in that is caught and told.
+/// and commits; a panic anywhere in that is caught and told. The transaction is committed
+/// (dropped) under a guard of its own, never while a panic unwinds: yrs may panic again
+/// committing a half-integrated update, and a panic during unwinding aborts the process.
 pub(super) fn integrate<T>(
     txn: TransactionMut<'_>,
     update: Update,
     then: impl FnOnce(&mut TransactionMut<'_>) -> T,
 ) -> Result<T, NotIntegrated> {
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(move || {
-        let mut txn = txn;
-        let applied = txn.apply_update(update).map(|()| then(&mut txn));
-        // The commit (observers included) inside the guard too.
-        drop(txn);
-        applied
+    let mut txn = txn;
+    let applied = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        txn.apply_update(update).map(|()| then(&mut txn))
     }));
-    match outcome {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(NotIntegrated::Refused(error.to_string())),
-        Err(panic) => Err(NotIntegrated::Panicked(
+    // The commit (observers included), and with it the document's lock released.
+    let committed = std::panic::catch_unwind(AssertUnwindSafe(move || drop(txn)));
+    match (applied, committed) {
+        (Ok(Ok(value)), Ok(())) => Ok(value),
+        (Ok(Err(error)), Ok(())) => Err(NotIntegrated::Refused(error.to_string())),
+        (Err(panic), _) | (Ok(_), Err(panic)) => Err(NotIntegrated::Panicked(
             panic
                 .downcast_ref::<String>()
                 .cloned()

@@ -92,12 +92,15 @@ impl Agent {
     pub fn apply(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.history.push(bytes.to_vec());
         let update = Update::decode_v1(bytes).expect("a valid update");
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut txn = self.doc.transact_mut_with(REMOTE_ORIGIN);
+        // As `session::integrate` does: the transaction is committed under a guard of its
+        // own, never while a panic unwinds (yrs may panic again, which aborts).
+        let mut txn = self.doc.transact_mut_with(REMOTE_ORIGIN);
+        let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             txn.apply_update(update).expect("applies");
             collect(&mut txn);
-        }))
-        .map_err(|panic| {
+        }));
+        let committed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(txn)));
+        applied.and(committed).map_err(|panic| {
             panic
                 .downcast_ref::<String>()
                 .cloned()
