@@ -2,6 +2,12 @@
 //! the app's Tauri commands, and the one error shape, `{code, message, hint}`. The UI's
 //! `ui/src/bindings.ts` is generated from these types and the `docs-mcp` records (a test
 //! below fails when it drifts).
+//!
+//! `CommandError` carries `ServiceError::info()`, or one of the app's own codes:
+//! `SIGN_IN_CANCELLED`, and `NOT_A_DOCS_INSTANCE` — what a person reads when the Connect screen's
+//! address answers but is not Docs, or cannot be reached, or a browser does not open; never a
+//! server's error page or an OS exit status. Here too: `Overview` (with `account`,
+//! `session_persisted`, `demo`, `demo_available`) and the event names.
 
 use std::collections::HashMap;
 

@@ -2,6 +2,13 @@
 //! same thing. On Linux the XDG autostart entry is written here: the plugin's entry has no
 //! icon, a garbled comment and an unquoted `Exec`, ignores `XDG_CONFIG_HOME`, and fails on
 //! an account without `~/.config`. Elsewhere tauri-plugin-autostart does it.
+//!
+//! The XDG entry goes under `$XDG_CONFIG_HOME` or `~/.config` (created if missing), with `Icon=`, a
+//! real `Comment=` and a quoted `Exec`; the plugin's old entry is taken over. `refused` in `--demo`
+//! (it would register the real app: the tray's item is disabled and Settings says why); `caveat`
+//! for a binary under a cargo `target/` folder.
+//!
+//! The tray announces a change as the `launch-at-login` event.
 
 use tauri::AppHandle;
 

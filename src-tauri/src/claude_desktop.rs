@@ -2,6 +2,9 @@
 //! configuration file (`mcpServers`), beside the servers already there, which are kept as
 //! they are. The file is replaced whole (written beside it, then renamed) and the previous
 //! one kept as `.bak`; a file that is not a JSON object is left alone and reported.
+//!
+//! The bridge's arguments are the host's `bridge_args`; the file is where Claude Desktop reads it
+//! on each OS (`config_path`).
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,9 @@
 //! The Tauri commands: one-line adapters into the service (or the host around it). Types
 //! live in `api`; no decision is made here. Arguments keep their snake_case names on the
 //! wire (`document_id`), as `ui/src/types.ts` declares them, not Tauri's default camelCase.
+//!
+//! `grant_decision_request` is the only way a request asked over `/control` is carried out in the
+//! app.
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,10 @@
 //! without a Docs instance, and a demo agent proposing edits to them. Available in a source
 //! checkout once the server's Node packages are installed (`scripts/run.sh --demo` does it).
 //! Nothing of the demo is remembered: the next start shows the Connect screen again.
+//!
+//! The server is `tests/docs-server` started with `--demo` (two sample documents), found next to
+//! the build's sources with its Node packages. Its address and documents are read from its stdout;
+//! it is killed with the app, and exits by itself when its stdin closes.
 
 use std::path::PathBuf;
 use std::process::Stdio;

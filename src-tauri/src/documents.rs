@@ -1,5 +1,9 @@
 //! The Documents screen's rows: the instance's documents (signed in) or the ones known here,
 //! each with its approval policy.
+//!
+//! Signed in: the instance's list (filtered by title, most recently updated first) or the
+//! favorites; otherwise the known documents. A document is added by URL. Each row has its own
+//! policy and its effective one.
 
 use docs_client::{Document, InstanceUrl, ListQuery};
 use docs_mcp::DocsService;

@@ -1,6 +1,22 @@
 //! The service, hosted in-process: `DocsService` on the OS data directory, and its HTTP
 //! endpoint on the default loopback port. A taken port is logged and reported to the UI;
 //! the app keeps working (approvals, sessions) without it.
+//!
+//! Here: starting and stopping the service and its endpoint (the token is a `SharedToken`:
+//! regenerating it takes effect at once); the overview; the instance check (`GET
+//! /api/v1.0/config/`) and connection; the session stored for the instance taken up (in the
+//! background, at start); settings (the port at the next start, the approval wait and the default
+//! policy at once); history, and undo by the user (applied at once); decide all, stoppable
+//! (`stop_decisions` cancels the group decisions under way; the edits they have not reached stay
+//! pending).
+//!
+//! The demo: started once, its documents under Review, the demo agent's proposals through
+//! `DocsService::submit`. `--demo` empties `<data dir>/demo` at start unless a running demo holds
+//! it, and the window says it is starting until it started or failed.
+//!
+//! `bridge_args`: the stdio bridge pointed at this endpoint and data directory
+//! (`docs_mcp::cli::bridge_args`), what every configuration that starts a program gives, so that
+//! another port, or the demo's, is reached.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -5,6 +5,14 @@
 //! package holds them too.
 //!
 //! This crate only wires: the service lives in `docs-mcp`, the Docs client in `docs-client`.
+//!
+//! Here: the arguments (`--minimized`; `--demo`: a data directory and port of its own, no single
+//! instance; `--help`), the plugins (single-instance, autostart off Linux, notification, opener),
+//! logging (stderr, and a daily file in the OS's log directory —
+//! `~/.local/state/lasuite-docs-mcp/logs`, `~/Library/Logs/lasuite-docs-mcp`,
+//! `%LOCALAPPDATA%\lasuite-docs-mcp\logs` — a week of them kept), the main window's close (it
+//! hides; it quits when the service did not start, the window then saying why: `StartupProblem`),
+//! the `bridge` dispatch, and the forwarding of service events.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;

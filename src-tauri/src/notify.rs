@@ -1,6 +1,8 @@
 //! Notifications of new pending edits, one per burst: an agent proposing twelve edits at once
 //! raises "12 new edits from Claude in Plan", not twelve notifications. The person's own
 //! actions are never announced (their undo is never pending).
+//!
+//! A burst is what comes within `BURST_WINDOW` (1.5 s).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;

@@ -5,6 +5,11 @@
 //!
 //! The webview is incognito: its cookies live in memory and vanish with the window, so the
 //! session is on disk nowhere but in the OS keyring (through the service).
+//!
+//! A page of the instance is one not under `/api/`; the cookies are read with `cookies_for_url` off
+//! the main thread and handed to `DocsService::sign_in`. A session the instance refuses leaves the
+//! window open; closing the window is `SIGN_IN_CANCELLED`; a second `sign_in` focuses the window
+//! and waits for the same outcome.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,9 @@
 //! The tray icon and its menu: Open, Pending edits (count), Pause agents, Launch at login,
 //! Quit. The icon shows a dot while edits wait; new pending edits raise a notification, one
 //! per burst. Driven by service events, never by polling.
+//!
+//! A decision asked from outside the window brings the window up and is notified once. At start,
+//! the decisions made from a terminal while the app was not running are announced.
 
 use std::sync::Arc;
 

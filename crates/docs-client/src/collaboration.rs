@@ -5,6 +5,13 @@
 //! stores the document itself. Instances say which through the URL they configure
 //! (`COLLABORATION_WS_URL`: yhub deployments end it in `/ws/v1/docs`); an instance that
 //! configures none is told apart by its documents' abilities (yhub has no content endpoint).
+//!
+//! `CollaborationEndpoint` holds which server (`CollaborationServer::Hocuspocus` or `Yhub`): a
+//! configured URL ending in `/ws/v1/docs` is yhub's; with none configured, `derived` from the
+//! server a document says it has (`rest::Document::collaboration_server`: yhub has no content
+//! endpoint nor field). It gives a room's socket URL (`?room=<id>`, or
+//! `/<id>?customAttributions=source:ai,tool:lasuite-docs-mcp` on yhub: `ATTRIBUTIONS`) and yhub's
+//! REST address of a document (`ydoc`).
 
 use serde::Serialize;
 use url::Url;

@@ -1,4 +1,8 @@
 //! Where the instance is and who we are on it.
+//!
+//! `InstanceUrl`: the instance's normalized origin, https except on loopback. `DocumentRef`: a
+//! document given by UUID or Docs URL. `ClientConfig`: how the client reaches the instance.
+//! `Secret`: a cookie value, redacted in `Debug`.
 
 use std::fmt;
 use std::time::Duration;

@@ -1,6 +1,8 @@
 //! The one error type of the client. Every variant says what happened in words a user
 //! understands and, where there is one, what to do next. Errors are `Clone` because one
 //! failure (a lost connection, a refused save) is reported to every caller waiting on it.
+//!
+//! `Error::is_transient` says whether retrying the same operation later can succeed.
 
 use std::time::Duration;
 

@@ -2,6 +2,11 @@
 //! with, after a change to a comment thread, the `commentsPing` Docs' editors watch, and
 //! `mendsChildGroups`: this client re-creates blocks given two child groups (see
 //! `blocknote::groups`; of the clients that say so, one does it, lest each make a copy).
+//!
+//! The state is `{user: {name, color}, mendsChildGroups: true}`; of the sessions that say they mend
+//! child groups, the one of lowest client id does. `commentsPing` `{at, docId, threadId}` is set by
+//! `DocumentSession::ping_comments` (how Docs' editors tell each other to reload a thread), and
+//! `set_presence` keeps it.
 
 use serde::{Deserialize, Serialize};
 

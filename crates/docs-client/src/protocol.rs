@@ -5,6 +5,10 @@
 //! documents) and y-websocket servers (yhub) send bare (one socket per document). The
 //! y-protocols sync payload is decoded here too, so the session deals in typed [`Message`]s
 //! only.
+//!
+//! `Wire::Hocuspocus`: messages prefixed with the document's name (auth, sync, SyncStatus, CLOSE);
+//! `Wire::YWebsocket`: bare sync, awareness and y-protocols' auth. The tests hold golden bytes
+//! recorded from the JS implementations.
 
 use yrs::StateVector;
 use yrs::encoding::read::{Cursor, Read};

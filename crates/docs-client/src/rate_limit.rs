@@ -1,6 +1,9 @@
 //! A client-side sliding-window limiter, the same shape as Django REST Framework's throttle,
 //! so that we stay under the instance's budget (80 calls/min per user) instead of
 //! discovering it through 429s.
+//!
+//! A task that needs several calls takes them all at once or none (`DocsClient::prepaid`: an open
+//! takes its three), and the unused ones are given back.
 
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -3,6 +3,9 @@
 //! deletes (`yjs::contains_encoded`), and where to cut it in two updates that can be decoded
 //! at once ([`halves`], as a session loads a large document). A whole document's update is
 //! read this way in a fraction of what decoding it costs.
+//!
+//! Here: `read_structs` (the structs with their parents, for the depth door), `update_reach` (what
+//! an update inserts and deletes) and `halves`.
 
 use std::collections::HashMap;
 

@@ -6,6 +6,17 @@
 //! documents that do not exist leaves the map as it was. Whoever takes a session out of its
 //! slot (close, reaper) retires the slot first, under its lock: a caller waiting on that slot
 //! then starts over with a fresh one instead of opening a session nobody would find.
+//!
+//! Idleness is decided under the slot's lock; opening one more session than the bound first closes
+//! the least recently used, to make room. `snapshot` lists the sessions for a UI.
+//!
+//! The reaper never closes a session in use: a session is idle when unused for the TTL *and* with
+//! nothing left to save, decided under the slot's lock, where an open marks the session used; the
+//! slot is retired before the session is closed, and idle sessions are closed together, not one by
+//! one. Closing for room is decided the same way, and also spares a session some caller holds;
+//! while every session is held or has writes to save, the bound is exceeded, and the reaper brings
+//! it back once they are not. `close_all` returns the documents whose close left writes unsaved,
+//! and why.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -13,6 +13,10 @@
 //! administrator of the document, editing a comment for its author ([`ThreadAbilities`],
 //! [`CommentAbilities`]). A refusal is [`Error::Forbidden`] (or [`Error::Unauthorized`] when
 //! not signed in), a missing document or thread [`Error::NotFound`].
+//!
+//! On `DocsClient`: `threads` (not paginated), `thread`, `create_thread` (with its first comment;
+//! it anchors nothing), `reply`, `comments` (paginated), `resolve_thread` / `unresolve_thread`,
+//! `edit_comment`, `delete_comment`, `delete_thread`.
 
 use reqwest::Method;
 use serde::{Deserialize, Serialize};

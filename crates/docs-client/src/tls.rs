@@ -1,4 +1,6 @@
 //! TLS set-up shared by REST and WebSocket connections.
+//!
+//! rustls' crypto provider, installed once for the process.
 
 /// Installs aws-lc-rs as rustls' process-wide provider. Two providers are compiled in
 /// (through different dependencies), and rustls refuses to pick one by itself.

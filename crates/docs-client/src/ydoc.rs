@@ -1,6 +1,10 @@
 //! yhub's REST routes on the collaboration server: a document's state read, and an update
 //! merged, without a socket; who changed it when. yhub checks the session cookie and the
 //! Origin, as on its socket.
+//!
+//! On `DocsClient`: `ydoc` (a document's whole state), `patch_ydoc` (an update merged, tagged with
+//! custom attributions) and `activity` (who changed the document when, with the tags). Every call
+//! sends the Origin and asks for JSON.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;

@@ -1,4 +1,12 @@
 //! What a Yjs update holds, next to a document.
+//!
+//! `contains`: whether everything a Yjs update inserts and deletes is in a document, judged by each
+//! client's last clock — not by `Update::state_vector`, which leaves out a client whose clocks do
+//! not start at 0. The service recognizes an edit in a document by it.
+//!
+//! `contains_encoded`: the same of an update still encoded, read for its clocks and deletions only
+//! (`raw_update::update_reach`, no content built). The session recognizes by it a large update of
+//! the room it holds already — our whole document, sent back by Hocuspocus — without decoding it.
 
 use yrs::{ReadTxn, Update};
 

@@ -2,6 +2,11 @@
 //! history and the document's collaborators then name the client the person named, not what
 //! the agent calls itself, and one client can be cut off without touching the others. Only
 //! a SHA-256 of each token is kept; the token is shown once, when the client is added.
+//!
+//! The HTTP guard finds the client by its token's hash (`ActiveClients`) and puts it in the
+//! request; the MCP handler then names the agent as the person named it (`AgentInfo::configured`,
+//! with its `client_id`). A revoked client's token is refused from its next request. Stored since
+//! schema 3.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};

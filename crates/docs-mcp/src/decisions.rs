@@ -9,6 +9,11 @@
 //!   as the same user — the app can.
 //!
 //! The requests are few and short-lived: in memory, bounded ([`MAX_WAITING`]), expiring.
+//!
+//! An `Action` is an approval, a rejection, a policy, unpausing, or a client added or revoked;
+//! `ServiceConfig::person_at` says where the person is. At most 16 requests wait; the same waiting
+//! action asked again is the same request; a request taken is `carrying_out`, so a second click
+//! finds nothing.
 
 use std::time::{Duration, Instant};
 

@@ -4,6 +4,9 @@
 //! lock names the endpoint it bound (none while its port was taken), and it answers a fresh
 //! nonce with the proof of a key only the lock file holds ([`crate::lock::proof`]). Whatever
 //! else listens on that port (a process that took it first) receives nothing.
+//!
+//! The proof is asked as `GET /health?proof=<nonce>`; tokens go to loopback addresses only
+//! (`loopback_base`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

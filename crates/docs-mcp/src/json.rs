@@ -5,6 +5,8 @@
 //! then never read back. JSON is read here up to [`MAX_JSON_DEPTH`] levels, counted before
 //! parsing so that the parse's recursion stays bounded (a runtime thread's 2 MiB stack parses
 //! more than 800 levels even in a debug build), and the journal refuses to write deeper.
+//!
+//! `MAX_JSON_DEPTH` is 4 × `MAX_NESTING`.
 
 use docs_client::blocknote::MAX_NESTING;
 use serde::de::{DeserializeOwned, Error as _};

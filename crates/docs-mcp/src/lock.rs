@@ -4,6 +4,9 @@
 //! the process ends, however it ends) and writes there who it is, so a second one can say
 //! which process holds the directory. Two services on one journal would decide the same
 //! edits from two in-memory states.
+//!
+//! The lock file holds who runs the service: its process, its endpoint once bound (none while its
+//! port was taken) and a proof key. The data directory is made `0700`, its files `0600`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};

@@ -6,6 +6,9 @@
 //! itself (on Linux, `/proc/net/tcp*` gives the socket's inode and owner, `/proc/<pid>/fd`
 //! the process holding it) instead of trusting anything the request says. Where the lookup
 //! is not possible (other systems), nothing is known and callers say so.
+//!
+//! Another user's process is known as such. `IDENTIFIES` says whether this system allows the lookup
+//! (Linux only).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

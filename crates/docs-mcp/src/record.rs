@@ -1,5 +1,11 @@
 //! What an agent's edit is, as the approval queue, the journal, the UI and the CLI see it.
 //! Plain data with serde: these records are stored in SQLite and sent to the UI as they are.
+//!
+//! Here: `EditRecord` (the journal, without the Yjs payload), `EditPayload` (what applying needs),
+//! `EditStatus` (the state machine), `Policy` (auto, review, read-only, comment-only),
+//! `ProposedComment` (a comment tool's record: action, thread, quoted text, body), `Preview`,
+//! `AgentInfo` (a cleaned, capped name: self-reported, or the configured client's), and `visible`
+//! (text with control characters made visible, for printing).
 
 use std::collections::BTreeMap;
 

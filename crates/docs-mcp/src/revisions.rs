@@ -5,6 +5,20 @@
 //!
 //! A revision is `<epoch>-<counter>`: the epoch names one live session, so a revision from a
 //! session that has since been closed is recognisably stale.
+//!
+//! A tracker walks the block ids as it attaches (only blockGroups and blockContainers, not what the
+//! blocks hold) and reads no block: the first read of a document usually wants its first page.
+//! `read_opening_async` reads a page from the start or from an outermost block alone (the whole
+//! document's read when one is at hand at this revision; a page holding the whole document is kept
+//! as its read), then reads the whole document off the answer's path for the calls that follow.
+//!
+//! `RecentReads` keeps the blocks of the last four documents read, each at its exact revision:
+//! reads of an unchanged document, and plans on it, reuse them. A read after changes reads only the
+//! outermost blocks holding a change and moves the others from the last read, matched in order
+//! (`blocknote::reread_document`: a block out of place makes it read the whole document); a change
+//! no block owns makes it read the whole document. One read at a time per document, so a read that
+//! comes while another is under way takes what it read. `read` blocks; async code calls
+//! `read_async`. A plan reads before it takes its fork, so the fork's blocks come from that read.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};

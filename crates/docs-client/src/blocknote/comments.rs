@@ -22,6 +22,10 @@
 //! the exact text each thread covers; [`add_comment_mark`] anchors a thread on a range of a
 //! block's text. A comment's body is BlockNote block JSON, written by Docs' comment editor
 //! (paragraphs only): [`comment_body_from_markdown`] and [`comment_body_to_markdown`].
+//!
+//! A run's marks are `TextRun.comments`. An anchor's `start` and `end` are character offsets in the
+//! block's `plain_text`, where `text_occurrences` finds a quoted text; `add_comment_mark` writes in
+//! the caller's transaction. The key is `comment_mark_key`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;

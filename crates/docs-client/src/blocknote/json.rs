@@ -1,5 +1,7 @@
 //! BlockNote's block JSON (`{id, type, props, content, children}`), for comparing with a real
 //! BlockNote parser in golden tests.
+//!
+//! `blocks_from_json` reads another BlockNote's JSON (a comment's body) tolerantly.
 
 use serde_json::{Map, Value, json};
 

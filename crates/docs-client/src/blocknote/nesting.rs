@@ -3,6 +3,10 @@
 //!
 //! Everything that walks a tree of blocks is then either bounded by [`MAX_NESTING`] or
 //! iterative, so no input — however deep — can overflow the stack or be dropped recursively.
+//!
+//! Blocks nest at most `MAX_NESTING` = 64 levels in everything the model builds or reads: deeper
+//! markdown, JSON and writes are refused with `NestingTooDeep`; a block at the limit holding deeper
+//! ones reads as opaque with its `hidden_blocks` count and is never rewritten.
 
 use serde_json::Value;
 

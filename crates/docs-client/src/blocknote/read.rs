@@ -1,4 +1,9 @@
 //! Reading the `document-store` fragment into the typed tree.
+//!
+//! The whole document (`read_document`); again after some blocks changed, reading only those
+//! (`reread_document`); only some blocks (`read_blocks`, `read_outermost`); the first outermost
+//! blocks from one on, until the caller has enough (`read_opening`: a page of a large document read
+//! without the rest).
 
 use yrs::{Any, Out, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 

@@ -1,5 +1,39 @@
 //! BlockNote's (and Docs') schema: node names, each block type's props with their type and
 //! default, which content each block holds, and what this crate may write.
+//!
+//! # Math and diagram blocks (Docs 5.6)
+//!
+//! Docs 5.6 added BlockNote's `@blocknote/math-block` and `@blocknote/diagram-block` (0.54). What
+//! they store, and so what this crate reads:
+//!
+//! - `mathBlock` (LaTeX) and `diagram` (Mermaid): `propSchema: {}`, `content: "plain"` — a content
+//!   node with no attribute holding one unmarked XmlText, newlines as `\n` (like `codeBlock`:
+//!   `ContentKind::Code`). Inline `math`: an element between the paragraph's XmlTexts, no
+//!   attribute, one XmlText with the LaTeX (`Inline::Math`). BlockNote JSON: `content:
+//!   [{type:"text",text,styles:{}}]` (`[]` when empty); `{type:"math",props:{},content:"<latex>"}`.
+//! - The stored names are the packages' config types: BlockNote names the ProseMirror/Yjs node
+//!   after `config.type`, not after the schema key. Sources: BlockNote's docs
+//!   (blocknotejs.org/docs/features/blocks/math, …/diagrams: `mathBlock`, `diagram`, inline
+//!   `math`); `@blocknote/core` 0.55.0's own tests (`SyntaxHighlighting.test.ts`: `mathBlock` and
+//!   `math`, `content: "plain"`); the packages' source (TypeCellOS/BlockNote branch
+//!   `code-block-previews` at e0b2144a64b3:
+//!   `packages/math-block/src/block/createReactMathBlockSpec.tsx`,
+//!   `…/inlineContent/createReactMathInlineContentSpec.tsx`,
+//!   `packages/diagram-block/src/block/createReactDiagramBlockSpec.tsx`: props `{}`, content
+//!   `plain`, the diagram's parse rule claiming `mermaid` `<pre><code>` before the code block).
+//! - Not confirmed from Docs itself: its 5.6 `BlockNoteEditor.tsx` was not reachable (the mirror
+//!   stops at 5.4.1), so the keys Docs registers, and whether it registers inline math, are
+//!   inferred (BlockNote's documented set-up and Docs' changelog), not read. Until they are
+//!   confirmed (issue 15), they are read and kept, never created or rewritten.
+//!
+//! While `WRITE_MATH_AND_DIAGRAMS` is off, a rewrite of inline content (`set_block_text` or
+//! `update_block` text, `replace_text`, an undo) keeps the inline math that content held, each
+//! formula at most once: markdown is then read with math on, a `$…$` reproducing a held formula is
+//! that element again (the diff keeps it, with whatever others typed in it), and any other `$…$` is
+//! text. Deleting and moving these blocks is allowed (a move copies what is there); an edit whose
+//! undo would write one again (the delete of such a block) is recorded as not undoable. The code
+//! the switch turns on stays tested through `MathInput::Any`. A refused write is `NotWritable` (tool
+//! code `UNSUPPORTED_BLOCK_TYPE`).
 
 /// Name of the Y.XmlFragment holding the document.
 pub const FRAGMENT_NAME: &str = "document-store";

@@ -1,5 +1,8 @@
 //! Deep copies of Y.Xml subtrees, to move blocks: Yjs has no move, so a moved subtree is
 //! re-created (ids and attributes kept).
+//!
+//! A copy is flat (its nodes in document order), so copying, re-creating and dropping it never
+//! recurses. `groups` re-creates a block given two child groups from such copies too.
 
 use yrs::types::Attrs;
 use yrs::types::text::YChange;

@@ -17,6 +17,9 @@
 //! What a document holds is read as it is, never refused: a rewrite may keep the URLs of the
 //! content it replaces ([`UrlInput::keeping`]), and an undo puts back what it read
 //! ([`UrlInput::Any`]).
+//!
+//! The writes that put back what was read are the `*_as_read` ones. `block_urls` and `host_of`
+//! serve previews: the URLs a block holds, and the host each goes to.
 
 use url::Url;
 

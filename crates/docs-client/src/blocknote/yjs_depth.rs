@@ -9,6 +9,16 @@
 //! [`MAX_YJS_DEPTH`] is therefore refused: an incoming update is checked before it is applied
 //! ([`check_update_depth`]), the document after it ([`check_document_depth`]), and the model
 //! never removes a node holding deeper content (`check_removable`).
+//!
+//! The session calls `check_update_depth` before applying the stored content (on a second thread,
+//! while the content is decoded: see `session::load`) or an update of the room, and
+//! `check_document_depth` after one that added types. The door reads the update's structs as yrs
+//! decodes them but past their contents, without building them (`raw_update::read_structs`, shared
+//! with `yjs::contains_encoded`); a test checks that every kind of content is counted as yrs counts
+//! it, since a miscount would move the clocks types are found by. A large update of the room the
+//! document holds already (our own document, sent back by Hocuspocus once we pushed it:
+//! `yjs::contains_encoded`) is neither decoded nor applied again. A document past the limit fails
+//! to open, or ends its session, with `Error::TooDeep`.
 
 use std::collections::HashMap;
 

@@ -1,4 +1,4 @@
-//! The signed-in user: who it is, and ending the session on the instance.
+//! The signed-in user: who it is (`users/me`), and ending the session on the instance.
 
 use super::types::User;
 use super::{DocsClient, http_builder};

@@ -1,5 +1,8 @@
 //! A document's stored Yjs state: where the instance keeps it (the `content/` endpoint, or
 //! the document's `content` field on older instances), reading it and saving it back.
+//!
+//! Docs ≥ 5.0 keeps it at `content/`; the older `content` field is taken out of the metadata a
+//! session keeps, which should not hold the whole state.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;

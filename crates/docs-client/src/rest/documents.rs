@@ -1,5 +1,10 @@
 //! Documents on the instance: its settings and collaboration endpoint, a document's
 //! metadata, the lists (the user's, search, favorites) and creating one.
+//!
+//! The collaboration endpoint: `configured_collaboration` (`COLLABORATION_WS_URL`; the session
+//! cookie goes there, so it must name the instance's own host over `wss`, plain `ws` only for a
+//! loopback instance, else `UntrustedCollaborationUrl`) and `collaboration_of` a document (the
+//! configured one, else derived from the document).
 
 use reqwest::Method;
 use url::Url;

@@ -3,6 +3,8 @@
 //! client-side rate limiter and retries 429s after `Retry-After`. Here: the client, its
 //! cookies, its rate budget and the requests; `types` what the API answers, `documents`,
 //! `content` and `account` the calls of each.
+//!
+//! Unsafe methods carry Django's CSRF header.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,5 +1,7 @@
 //! What the instance's REST API answers and takes, as typed values: its settings, a
 //! document's metadata and abilities, pages of lists, the signed-in user, stored content.
+//!
+//! `Abilities::can_comment` is Docs' `comment` ability.
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;

@@ -3,6 +3,9 @@
 //! what it took in (its full state on connect, then every update it applied). A write is
 //! held once what the server sent covers every item the write inserted and every deletion
 //! it made — the server's own proof, whatever merged or diffed on the way.
+//!
+//! A deletion someone else made first counts, as the server's state shows it. Writes are checked in
+//! order (`Unconfirmed`).
 
 use std::collections::VecDeque;
 

@@ -5,6 +5,9 @@
 //! The actor polls [`Link::next_event`] as one branch of its `select!`. Whatever takes time is
 //! stored in the [`Link`] itself (boxed futures, deadlines, the outbox), so dropping that
 //! future when another branch wins loses nothing.
+//!
+//! On yhub, a session never synced whose socket does not open reads the room's state through yhub's
+//! REST route (`Link::Loading`) and keeps trying to connect.
 
 use std::collections::VecDeque;
 use std::pin::Pin;

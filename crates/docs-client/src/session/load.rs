@@ -1,5 +1,9 @@
 //! Loading the content stored in Docs (a whole-document update) into a session's new
 //! document: most of what the first read of a large document waits for.
+//!
+//! The depth door (`blocknote::yjs_depth`) reads the update first; a large update is cut in two
+//! where the door passes its middle (`raw_update::halves`), and nothing is applied before the
+//! door's verdict (see `load_stored`).
 
 use std::sync::mpsc;
 

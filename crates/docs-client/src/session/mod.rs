@@ -17,20 +17,59 @@
 //!   nothing. On yhub, which stores what it takes and acknowledges nothing, a write is
 //!   acknowledged and saved at once when what the server sent back shows it holds the write
 //!   (`confirm`), or when yhub's REST route took it. Callers are told a write is done only
-//!   once it is saved.
+//!   once it is saved: `PendingWrite::saved` resolves then, `acknowledged()` at the first.
+//!   `persist()` is a write without a change: acknowledged once every earlier write is, so the
+//!   next save (which starts after it) covers it.
+//! - A save says whether we are in the room (`websocket`, Docs'
+//!   `COLLABORATION_WS_NOT_CONNECTED_READ_ONLY` rule); one refused (403) while out of the
+//!   room is retried, and goes through once we are back.
+//! - Caller code never runs under a lock of the session: `write(change)` sends `change` to
+//!   the actor, which runs it in a `LOCAL_ORIGIN` transaction taken with yrs' async lock (no
+//!   worker thread blocks waiting for readers); a panic in `change` is re-raised in the
+//!   caller. A queued write is made even if its caller goes away.
 //! - Hocuspocus's acknowledgements arrive in the order messages were sent (one SyncStatus per
 //!   Step2 or Update), so a FIFO of "highest sequence this message covers" maps each
 //!   SyncStatus to the writes it confirms.
 //! - Writes made while disconnected stay in the local document and reach the room in the
-//!   Step2 of the next handshake.
-//! - A connection from which nothing (message or pong) arrived for `liveness_timeout` is
-//!   dead: it is dropped and redone, as browsers do.
+//!   Step2 of the next handshake. To an empty room, the first Step2 is the stored content the
+//!   document was just loaded from, as it is, while the document's version has not moved
+//!   since (`actor::Loaded`): the same state, not encoded again.
+//! - A WebSocket ping goes every `ping_interval` (10 s). A connection from which nothing
+//!   (message or pong) arrived for `liveness_timeout` (30 s) is dead: it is dropped and
+//!   redone with backoff, as browsers' providers do.
 //! - One failure boundary: a failure (refused write, withdrawn rights, refused save, close
-//!   deadline) fails every write not saved yet, at once, and ends the session.
+//!   deadline) fails every write not saved yet (`Failure::from = saved + 1`), at once, and
+//!   ends the session; nothing is saved after it.
 //! - [`DocumentSession::close`] returns within the write timeout, whatever the room or the
-//!   instance do; writes unsaved by then fail with [`Error::NotSaved`].
-//! - Every queue is bounded: commands (callers wait for room), the outbox (see `outbox`),
-//!   presence (the newest wins).
+//!   instance do. It keeps serving (writes still queued are made) until every write is saved,
+//!   or until 1 s before the write timeout; then unsaved writes fail with [`Error::NotSaved`],
+//!   and the session leaves the room (presence cleared, within 0.5 s) and stops. A save made
+//!   while closing waits for the request budget (ours, or the instance's `Retry-After`) only
+//!   as long as the close has left (`DocsClient::waiting_at_most`); when the budget is not
+//!   back before then, the close ends at once with `Throttled`. A task still running at the
+//!   write timeout is aborted. Quit, `serve` shutdown and the reaper never hang on an
+//!   unreachable instance.
+//! - Every queue is bounded, with a policy when full: commands, 64 (callers wait for room);
+//!   presence, one value (the newest wins); the outbox's protocol frames (Auth, Step1,
+//!   Step2), 16 (more means the socket is not read, and the connection is redone); local
+//!   updates not yet sent, merged into one Update (32 kept apart at most) and held back while
+//!   1024 sync messages await acknowledgement (Hocuspocus; on yhub, 1024 writes the server
+//!   has not shown it holds: more, and the connection is redone, its first message showing
+//!   what it holds); presence renewals and pings, one slot each (see `outbox`).
+//!
+//! Two collaboration servers: what differs is decided by `CollaborationEndpoint::server()` at
+//! open, in a few places: the wire (`protocol::Wire`), the room URL, the handshake
+//! (Hocuspocus: Auth then Step1; yhub: Step1 only, which yhub ignores as it sends Step1 and
+//! its whole state first), the close codes (Hocuspocus: 4001/4401/4403 final, 4205 re-check;
+//! yhub: 4404 final, other 44xx re-check, 1011/1013 retried), and how a write becomes durable
+//! (above; on yhub no content load and no REST save: `Ledger::new(_, server_persists)`).
+//! yhub's socket says nothing of rights: read-only comes from REST at open and after every
+//! reconnection (`rights_check`), and a reader's connection publishes no presence (yhub
+//! refuses it). When no socket gets through (a proxy that does not pass WebSockets), a
+//! session never synced reads the room's state through yhub's REST route (`link`) and keeps
+//! trying to connect; writes not held after two failed attempts in a row (or at close) are
+//! merged through `PATCH` of the same route (the whole state: yhub applies only what it
+//! lacks), held once it answers.
 
 mod actor;
 mod confirm;

@@ -1,6 +1,14 @@
 //! Opening a session: the REST calls of an open paid for at once, the content asked for
 //! beside the document's metadata (Docs 5), the room joined while the content is fetched and
 //! loaded, and the first sync waited for.
+//!
+//! The content is asked for beside the metadata as a task, aborted if the open fails or the
+//! metadata says the content is elsewhere, and not asked once a document showed that the instance
+//! has no `content/`. The first connection is made (and, on Hocuspocus, authenticated:
+//! `link::connect_first`) while the stored content is fetched and loaded; the actor, started once
+//! the document is loaded, sends the rest of the handshake, so nothing of the document reaches the
+//! room before it holds the stored content. A load that fails drops that connection
+//! (`lifecycle::an_open_whose_content_cannot_be_loaded_leaves_no_connection_in_the_room`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};

@@ -8,6 +8,10 @@
 //! `save_alone_after` (a burst of writes is still one save). Transient failures are retried
 //! with backoff. The save itself runs as a stored future the actor polls, never blocking it.
 //!
+//! On yhub the same timing applies to the REST merge of the writes the server has not taken while
+//! no socket gets through (`actor::saving`).
+//!
+//!
 //! [`PendingWrite::saved`]: super::PendingWrite::saved
 //! [`DocumentSession::persist`]: super::DocumentSession::persist
 

@@ -8,6 +8,14 @@
 //!
 //! The document keeps deleted content (`skip_gc`) so that it can be restored: a watched
 //! write's deletions are collected when its watch ends, everything else's at once.
+//!
+//! `DocumentSession::write_watched` makes such a write; `touch_settled` tells how its watch ended.
+//!
+//! A write is watched for two seconds, and at least one after its acknowledgement. The take-back is
+//! computed with an undo on a copy of the document, so the person's letters stay exactly where they
+//! typed them; the service then records the edit `applied` → `conflict` once the take-back is
+//! acknowledged (`service::settle`). Typing that arrives after the watch (a client offline for
+//! longer) is merged as Yjs orders it.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;

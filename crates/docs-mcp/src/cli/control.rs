@@ -2,6 +2,9 @@
 //! service holding the data directory once that service proved it (`crate::holder`), reads
 //! freely, and asks for decisions — which the person settles in the app's window or, headless,
 //! by typing back here the code the service wrote to this terminal.
+//!
+//! Its lists print everything an agent wrote with control characters made visible
+//! (`record::visible`).
 
 use std::path::PathBuf;
 use std::time::Duration;

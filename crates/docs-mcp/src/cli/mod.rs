@@ -1,5 +1,8 @@
 //! The `docs-mcp` command line: the headless service (`serve`), the stdio bridge, and a
 //! client of the running service's control API (`control`: `edits`, `clients`).
+//!
+//! Here: the arguments, `docs-mcp token` (where the agents' token is stored, or a new one), and
+//! logging, every log starting with the secret guard (`guarded_registry`).
 
 mod control;
 mod serve;

@@ -4,6 +4,8 @@
 //!
 //! Stable across runs and versions (FNV-1a over the block's JSON, whose maps are ordered):
 //! fingerprints are stored with pending edits and compared after a restart.
+//!
+//! `unchanged` and `compatible` are the checks made with them.
 
 use std::collections::{HashMap, HashSet};
 

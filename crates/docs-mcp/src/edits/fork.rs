@@ -16,6 +16,13 @@
 //! its client's clocks past the live document's are never used again, so no later edit
 //! depends on a change that may never come. An edit's change is told apart in a document by
 //! its client and clocks ([`contains`]).
+//!
+//! Edits come "in a row" when less than 2 s apart; an edit takes the oldest fork ready.
+//!
+//! The changes kept for a lent fork are bounded (4 MiB, else the fork is dropped); once its edit is
+//! in the live document and no fork was handed out since, they are applied to it under a read
+//! transaction of the live document, and its state vector is checked against the live one. A fork
+//! made ahead whose id is lower than one already handed out for the document is not used.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -11,6 +11,8 @@
 //! - [`undo`]: the inverse operations that revert an applied edit.
 //! - [`preview`]: what a person sees before deciding.
 //! - [`fingerprint`]: a block's identity of content, to tell whether it changed.
+//!
+//! Here: the operations agents send (`EditOp`) and their limits (`check_limits`).
 
 mod fingerprint;
 mod fork;

@@ -2,6 +2,8 @@
 //! `apply_edits`, each top-level block an `insert_blocks` adds, each block a `delete_blocks`
 //! removes. Any other edit is one part. The accepted parts make one edit again, planned like
 //! any (see `service::amend`).
+//!
+//! Each part is labelled for the person.
 
 use std::collections::BTreeMap;
 

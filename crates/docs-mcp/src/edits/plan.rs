@@ -1,6 +1,10 @@
 //! Planning: an edit runs on a FORK of the live document; what it would change becomes a Yjs
 //! update, a preview for the person deciding, the states of the blocks it depends on (checked
 //! again when it is merged) and leaves (checked before undoing it), and its inverse.
+//!
+//! Of the document after the edit only the changed blocks are read (`read_outermost`), with the
+//! block before and after them found in the same walk. Also planned: the texts the edit rewrites,
+//! before and after.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! which the app renders as Docs does, and as markdown), the blocks around them, a
 //! word-level diff of their markdown, and the link targets and media URLs the edit adds or
 //! changes.
+//!
+//! The context is one block each side, and the headings the change is under.
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,6 +1,11 @@
 //! The control API (`/control/...`) the CLI and the app use: reading edits, sessions,
 //! policies and clients; and asking for decisions — approving, rejecting, a policy, unpausing,
 //! a client added or revoked — which only ask ([`crate::decisions`]): the person settles them.
+//!
+//! A decision asked is answered 202 with its request; the asker follows it with `GET
+//! /control/requests/{id}?wait=` and, headless, `POST /control/requests/{id}/confirm`. A body
+//! naming a decider is refused, not ignored. The caller is identified from the connection
+//! (`ConnectInfo` → `crate::peer`).
 
 use std::net::SocketAddr;
 

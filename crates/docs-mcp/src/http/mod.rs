@@ -9,6 +9,9 @@
 //! ask ([`crate::decisions`]); the person settles the request in the app's window or,
 //! headless, by typing back in their terminal the code the service shows there. The caller
 //! is identified by the service from the connection ([`crate::peer`]), never from the body.
+//!
+//! Here: the router and `/health`; `guard` is the security layer, `control` the `/control` routes.
+//! `/mcp` is Streamable HTTP; an over-size body there is answered with a JSON-RPC error.
 
 use std::net::SocketAddr;
 use std::sync::Arc;

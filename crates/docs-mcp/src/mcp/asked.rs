@@ -1,6 +1,9 @@
 //! What an agent asked for: its own edits, and withdrawing one that waits for the person (so
 //! that it does not leave stale proposals behind). Never approving nor rejecting: that is the
 //! person's.
+//!
+//! Tools: `my_edits` (the edits this agent asked for, pending ones unless told otherwise) and
+//! `withdraw_edit` (its own pending edit → `withdrawn`).
 
 use rmcp::{Json, tool, tool_router};
 use schemars::JsonSchema;

@@ -2,6 +2,9 @@
 //! is anchored in the text (BlockNote's `comment` mark in the live document), so an agent can
 //! address what people asked for; and comments of the agent's own (a new thread on text, a
 //! reply, resolving, reopening), which follow the document's policy like edits.
+//!
+//! Tools: `list_comments`; `add_comment`, `reply_comment`, `resolve_comment`, `reopen_comment`,
+//! answered like writes.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,7 @@
 //! Document tools: the user's documents (or those known here), a search through them, and a
 //! document's metadata, size and revision.
+//!
+//! Tools: `list_documents`, `search`, `get_document`.
 
 use docs_client::ListQuery;
 use docs_client::blocknote::{self, OutlineNode};

@@ -1,5 +1,7 @@
 //! The document's history as the instance keeps it: on yhub (Docs' next collaboration
 //! server), who changed the document and when, agents' changes told apart by their tags.
+//!
+//! Tool: `get_history`; without yhub it answers `HISTORY_UNAVAILABLE`.
 
 use docs_client::{Activity, CollaborationServer};
 use rmcp::{Json, tool, tool_router};

@@ -1,5 +1,10 @@
 //! The MCP face of the service — the only module that knows MCP. Tools are thin: they check
 //! and translate arguments, call [`DocsService`], and shape the answer.
+//!
+//! Here: `DocsMcp`, the rmcp handler, with the server's instructions; the agent making a call is
+//! named from a configured client's token, else by its own claim. The tool families: `documents`,
+//! `read`, `write`, `comments`, `history`, `asked`; their arguments in `params`, the schemas
+//! clients get in `schemas`, errors mapped in `errors`, what each agent last read in `reads`.
 
 mod asked;
 mod comments;

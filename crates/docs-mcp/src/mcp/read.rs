@@ -1,5 +1,11 @@
 //! Read tools: reading (whole, by section, by page), outline, changes since a revision,
 //! sessions, and the status of an edit.
+//!
+//! Tools: `read_document`, `get_outline`, `get_changes`, `list_sessions`, `edit_status`. A page of
+//! `read_document` from the start or from an outermost block is read alone — blocks until their
+//! text passes the budget, and one more — and is the answer when the budget cut inside them or
+//! nothing follows them; else the page is taken from the whole document, as a section or a block
+//! link are.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -5,6 +5,10 @@
 //! the person saw it — or, when a block the edit depends on changed since, the decision is a
 //! conflict, as an approval would be. The new plan and the decision are stored together
 //! before anything is merged.
+//!
+//! The changed edit is re-planned on a fork, and checked on that fork: every block it depends on
+//! must read as the person saw it (a refused part's block may have changed since). The record keeps
+//! `approved_text` or `approved_parts`, which the agent's result carries.
 
 use std::collections::BTreeMap;
 

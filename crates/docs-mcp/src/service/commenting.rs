@@ -13,6 +13,9 @@
 //!
 //! Retries are bounded within a run; what is still unsettled then stays `applying` and is
 //! taken up again at the next start.
+//!
+//! No lock is held across Docs' REST calls; the caller waits for the outcome as for an edit's
+//! confirmation. A thread Docs will not delete leaves the comment `applied`, attached to no text.
 
 use docs_client::PendingWrite;
 use docs_client::blocknote::ModelResult;

@@ -5,6 +5,8 @@
 //! REST API — and, for a new thread, by the `comment` mark on its text in the live document
 //! (see `commenting`): `applied` once Docs holds the thread and, for a mark, once a save holds
 //! it; `failed` and `conflict` mean "not in Docs".
+//!
+//! A comment is checked when proposed: the block and the exact text it quotes, the thread.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;

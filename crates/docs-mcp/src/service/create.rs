@@ -7,6 +7,10 @@
 //! idempotent, so a creation whose answer was lost, or left `applying` by a stopped run, is
 //! looked for by that id and never made twice. `applied` means the document exists; its
 //! content is a second edit, decided by the same decision, written once it does.
+//!
+//! The record holds a `ProposedDocument`, its content previewed on an empty document. The creation
+//! is `failed` only when Docs refused it and has no document with that id; when that cannot be told
+//! yet, it stays `applying` and is asked again.
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,9 @@
 //! queued, decided by the policy or by a person, and merged — checking, in the same
 //! transaction as the merge, that every block it depends on still reads as it did when it
 //! was planned: what is merged is what the person saw, or nothing (`conflict`).
+//!
+//! Here: planning, queueing, `approve`, `reject` and `decide_all` (stoppable: each decision is
+//! whole). `merge` holds the merge itself, and `changed_since_proposed`.
 
 use std::collections::BTreeMap;
 

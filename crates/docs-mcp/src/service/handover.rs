@@ -1,6 +1,14 @@
 //! One data directory, one service: a lasting service (the app, `docs-mcp serve`) asks a
 //! stdio service holding the directory to hand it over, and takes it (see [`crate::stdio`]
 //! for the stdio side).
+//!
+//! `start_taking_over` is the taking side; `hand_over` and `handing_over` the stdio side's.
+//!
+//! A stdio service says in the lock that it hands over (`hands_over`). Asked over the control
+//! channel, it answers its calls under way (a wait for approval ends `pending`), frees its port,
+//! saves, frees the directory, and relays its client to the taker, replaying the client's
+//! `initialize` so that the client keeps its session; when the taker goes and the directory is
+//! free, it serves the client again the same way.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,5 +1,16 @@
 //! The Docs instance the service works with: its client, the signed-in account, and the
 //! documents opened live (one shared session each, with its revision tracker).
+//!
+//! Signing in checks the session with `users/me` before the instance is reconnected with it;
+//! signing out ends the session on the instance too (`GET /api/v1.0/logout/`, without following the
+//! redirect). `restore_session` takes up the configured or the stored session.
+//!
+//! A live document's revision tracker is attached on the blocking pool with no lock held (two opens
+//! racing keep the first tracker; each tracker subscribes under its own key). It is attached as
+//! soon as the session's stored content is loaded (`SessionOptions::on_loaded`, a `LoadedHook`), so
+//! its walk of the document's block ids runs while the session joins the room; the open that gets
+//! the session takes that tracker (`EarlyTrackers`, checked to follow this session's document).
+//! Known documents are written at most once a minute per document.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -2,6 +2,10 @@
 //! nothing merged when the document lost the history the edit was planned on, or when a block
 //! it depends on changed since it was planned. The same check, read-only, tells a card that
 //! its edit would now be a conflict.
+//!
+//! The merge also checks that yrs left nothing of the edit pending. `merge_checked` runs the same
+//! checks for a resave (see `saving`); `changed_since_proposed` is the read-only check, on an
+//! already-open document.
 
 use docs_client::blocknote;
 use uuid::Uuid;

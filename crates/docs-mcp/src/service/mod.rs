@@ -11,6 +11,15 @@
 //!
 //! The edit state machine is in [`crate::record::EditStatus`]; every transition is a
 //! compare-and-set in the store, persisted before it takes effect.
+//!
+//! Here: `DocsService::start` (takes the data directory, opens the store, purges the journal past
+//! its retention), policies, pause, waits, health and shutdown.
+//!
+//! `shutdown` closes every session together, each within the write timeout (20 s, or the approval
+//! wait when longer), lets the edits being followed record the last saves (5 s at most), and
+//! returns a `StopReport`: the documents whose applied edits no save holds, how many, and why (the
+//! close's error, e.g. the instance's request budget spent). It is logged, and said by the app's
+//! quit; the journal keeps those edits and the next start saves them.
 
 mod amend;
 pub use amend::text_preview;

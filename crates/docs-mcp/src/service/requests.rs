@@ -2,6 +2,12 @@
 //! [`crate::decisions`]): held for a click in the app's window, or — headless — for a code
 //! typed back in the asker's own terminal. The channel a decision is recorded with is the one
 //! it was settled through; nothing the asker sends chooses it.
+//!
+//! A request is checked when asked (the edit waits, the client exists), then held:
+//! `grant_in_window` (only the app calls it, in-process) or, headless, `confirm_in_terminal` (the
+//! process that asked, from its terminal, with the code the service wrote there). It is carried out
+//! through `decide` with `Channel::Window` or `Channel::Terminal`; a decision from a terminal is
+//! logged.
 
 use std::time::Duration;
 

@@ -6,8 +6,19 @@
 //! document is opened again and the edits the journal holds are merged again where they are
 //! missing — after the checks of any late merge (`merge_checked`: the history they were made
 //! on, the blocks they depend on) — and it is saved at once. One the document cannot take is
-//! not in it: it leaves `applied` for `conflict` or `failed`, and the person is told; it is
-//! never recorded saved.
+//! not in it: it leaves `applied` for `conflict` (history lost, a block changed) or `failed`
+//! (not in the document), and the person is told; it is never recorded saved.
+//!
+//! A stop reports what it left unsaved (the `StopReport`).
+//!
+//! `unsaved` is schema 2; `saved_at` (schema 4) is a column as authoritative as `status`, set by
+//! `mark_saved` once a save holds the edit and announced by `EditsSaved`; until then the app shows
+//! "Applied — not yet saved in Docs" and the agent's result says `saved: false`. A merge again also
+//! checks that nothing is left pending (yrs keeps an update whose dependencies are missing aside
+//! and says `Ok`, and would save it with the document). An edit the document cannot take leaves
+//! `applied` by a compare-and-set written before anything is announced (`AppliedEditsLost`: the app
+//! notifies the person); an `undone` one stays undone. The retention purge never deletes an unsaved
+//! edit.
 
 use std::collections::HashMap;
 use std::time::Duration;

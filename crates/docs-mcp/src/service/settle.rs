@@ -9,6 +9,10 @@
 //! missing, it is merged again after the same checks as an approval. A restart resumes every
 //! `applying` edit the same way. An edit's change is recognized in a document by its Yjs
 //! client and clocks (see `edits::fork`) and the deletions it made.
+//!
+//! A merged edit is a watched write (`docs-client`'s `session::touch`): a person's typing that
+//! crossed it takes it back, and once the take-back is acknowledged the edit goes `applied` →
+//! `conflict`.
 
 use std::time::Duration;
 

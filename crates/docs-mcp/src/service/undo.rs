@@ -1,5 +1,9 @@
 //! Undo: an applied edit reverted as a new edit, planned from its stored inverse, refused when
 //! a later edit touched the same blocks or a block it changed was changed again since.
+//!
+//! An undo happens once: at most one undo of an edit waits or is being applied (a unique index); it
+//! is merged only while the edit is `applied`, and the undo's `applied` and the edit's `undone` are
+//! written in one transaction.
 
 use super::DocsService;
 use super::decide::{EditRequest, plan_on_fork};

@@ -1,6 +1,8 @@
 //! The agents that used each open document since its session opened: the Sessions screen
 //! says who has a document open, not only that the service does (a session is shared by
 //! every agent that reads or edits the document).
+//!
+//! Most recent first; forgotten with the session.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -1,6 +1,9 @@
 //! What an agent asked, from its side: its own edits, and withdrawing one nobody decided yet
 //! (a proposal it no longer stands by, so that it does not wait for the person in vain). An
 //! agent never approves nor rejects: a withdrawn edit was never in the document.
+//!
+//! Withdrawing is `pending` → `withdrawn` by compare-and-set, by the same configured client, or on
+//! the shared token by an agent of the same name; a withdrawn edit records no decider.
 
 use uuid::Uuid;
 

@@ -1,6 +1,8 @@
 //! The client's side of a stdio server: its messages in, one JSON-RPC message per line, and
 //! the answers out, whichever service answers them. What a new service must be told about
 //! a client that already initialized (its `initialize`, its `initialized`) is kept here.
+//!
+//! The answers go out through a bounded queue.
 
 use std::pin::Pin;
 

@@ -1,6 +1,8 @@
 //! The client served by this process's own service: an MCP server over an in-memory pipe,
 //! so that the client's messages can go to another service when this one hands the data
 //! directory over (the client keeps its session: it is introduced to the next service).
+//!
+//! Calls under way are tracked, so that a handover answers them first.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

@@ -6,6 +6,9 @@
 //! directory up when a lasting one asks (`POST /control/handover`) and relays its client
 //! there; when that service goes and nobody holds the directory, it serves the client itself
 //! again. The client notices neither: it keeps one session, introduced to each service.
+//!
+//! Here: serving here or relaying to the holder, handing over, and taking the directory back;
+//! `bridge` relays, `front` is the client's side, `local` the client served here.
 
 pub mod bridge;
 mod front;

@@ -1,6 +1,9 @@
 //! Edits in the store. Every status change is a compare-and-set (`UPDATE … WHERE id = ? AND
 //! status = ?` that must change exactly one row), so two deciders — two windows, the app and
 //! the CLI, or two processes on one database — can never both move the same edit.
+//!
+//! Lists never load the Yjs payloads; counts are `COUNT`s. Decided edits are kept
+//! `JOURNAL_RETENTION_DAYS` (365), pending and applying ones forever, unsaved ones until saved.
 
 use std::collections::HashMap;
 

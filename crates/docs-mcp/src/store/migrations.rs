@@ -1,6 +1,8 @@
 //! The schema, versioned with SQLite's `user_version`, and the migrations from earlier
 //! versions. Each migration runs in one transaction: a database is at a version, never
 //! between two.
+//!
+//! Versions: 1 edits, 2 `unsaved`, 3 agent clients, 4 `saved_at`.
 
 use rusqlite::{Connection, params};
 use serde_json::Value;

@@ -6,6 +6,11 @@
 //! a runtime worker or the GUI thread. The database file is the user's alone (0600, in a
 //! 0700 directory): it holds document text. Its schema is versioned with `user_version` and
 //! migrated forward at open.
+//!
+//! Every record and payload the journal takes reads back: it is written and read through
+//! `crate::json`, and refused before anything is written when nested deeper than that reads. Here:
+//! `edits` (insert, compare-and-set transitions, lists without payloads, counts, retention),
+//! `settings`, `clients`, `migrations`.
 
 mod clients;
 mod edits;

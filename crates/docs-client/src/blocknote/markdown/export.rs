@@ -5,6 +5,12 @@
 //! indentation. Comment markers (optional): `<!-- comment:<thread> -->` and
 //! `<!-- /comment:<thread> -->` around the text a comment thread is attached to. Both are
 //! HTML comments, which the import drops: markdown read with them can be written back.
+//!
+//! Math and diagrams: `$$`/source/`$$` (a ```` ```math ```` fence when display math would not hold
+//! the source as is), ```` ```mermaid ````, `$…$` (what `$…$` cannot hold is a fidelity loss). A
+//! literal `$` is written `\$` only in inline content holding inline math, where a rewrite reads
+//! `$` as math; everywhere else it stays as it is, so documents without math (prices like "$5")
+//! read exactly as before.
 
 use serde::{Deserialize, Serialize};
 

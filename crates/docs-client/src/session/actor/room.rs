@@ -1,6 +1,10 @@
 //! The actor's side of the room: a connection opened, the messages it brings (the sync
 //! handshake, the room's updates — integrated through `integrate`, a person's typing that
 //! meets a watched write taking it back — and awareness), and the presence it shows.
+//!
+//! After an update, or a write of ours, that names a blockGroup, the actor mends blocks given two
+//! child groups (`blocknote::groups`) unless another session present that mends them has a lower
+//! client id.
 
 use std::sync::atomic::Ordering;
 

@@ -1,4 +1,6 @@
 //! The write tools' arguments, as agents send them (their schemas are these structs').
+//!
+//! Each tool has its own fields, so that a wrong one is named by its path.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

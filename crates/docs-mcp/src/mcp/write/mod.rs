@@ -2,6 +2,11 @@
 //! fork, queues the edit and applies it when the policy or a human allows. A tool call waits
 //! for the decision up to the configured time (sending progress notifications), then
 //! answers `pending` with an `edit_id` for `edit_status`.
+//!
+//! Every edit goes through one path (`write`); each one-operation tool's arguments are taken apart
+//! by `args::OneOperation`. An edit submitted is in the journal, maybe merged: when its outcome
+//! cannot be read, it is answered as it stood, never as an error the agent would retry. `args`
+//! holds the arguments, `result` the answer.
 
 use std::time::Duration;
 
