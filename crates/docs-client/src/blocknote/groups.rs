@@ -8,24 +8,30 @@
 //! (A browser that deletes it first loses nothing more: the copy was taken from the block
 //! before the deletion arrived.) Of the sessions in a room, one does it (see `presence`).
 //!
+//! A block given two contents (two writers changing its type at once, each putting its own
+//! content node in place of the old one) is deleted by browsers the same way: it is re-created
+//! with the first, and each other content whose text differs becomes a new block after it.
+//!
 //! The document itself has the same shape one level up: one root blockGroup, made by whoever
 //! writes into an empty document. Two made at once leave a second one, which a browser's next
 //! write drops with its blocks (BlockNote shows one): its blocks are moved into the first.
 
-use yrs::{ReadTxn, TransactionMut, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+use yrs::{Any, ReadTxn, TransactionMut, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::read::{root_group, with_container_id};
 use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use super::snapshot::{restore, snapshot};
+use super::write::new_block_id;
 
-/// Whether the document or a block holds two or more groups: what [`merge_child_groups`]
-/// mends (found in a read, before writing anything).
+/// Whether the document or a block holds two or more groups, or a block two contents: what
+/// [`merge_child_groups`] mends (found in a read, before writing anything).
 pub fn has_doubled_child_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> bool {
     root_groups(txn, frag).len() > 1 || !doubled(txn, frag).is_empty()
 }
 
 /// Moves the blocks of the document's root groups after the first into it, then re-creates
-/// each block holding two or more child groups with one; the ids of the blocks moved or
+/// each block holding two or more child groups with one, and with its first content (the
+/// others of different texts as new blocks after it); the ids of the blocks moved or
 /// re-created.
 pub fn merge_child_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Vec<String> {
     let mut mended = merge_root_groups(txn, frag);
@@ -39,8 +45,13 @@ pub fn merge_child_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Ve
             continue;
         };
         let copy = copy.merge_children_named(BLOCK_GROUP);
+        let new_block = || vec![("id".to_owned(), Any::String(new_block_id().into()))];
+        let (copy, others) = copy.split_extra_children(BLOCK_GROUP, BLOCK_CONTAINER, new_block);
         group.remove_range(txn, index, 1);
         restore(txn, &group, index, &copy);
+        for (after, other) in others.iter().enumerate() {
+            restore(txn, &group, index + 1 + after as u32, other);
+        }
         mended.push(id);
     }
     mended
@@ -84,8 +95,8 @@ fn root_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(u32, XmlEleme
         .collect()
 }
 
-/// Each block holding two or more child groups: the group it is in, and where; a block after
-/// the blocks holding it.
+/// Each block holding two or more child groups or contents: the group it is in, and where; a
+/// block after the blocks holding it.
 fn doubled<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(XmlElementRef, u32, XmlElementRef)> {
     let mut found = vec![];
     let Some(root) = root_group(txn, frag) else {
@@ -100,14 +111,14 @@ fn doubled<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(XmlElementRef, u3
             if container.tag().as_ref() != BLOCK_CONTAINER {
                 continue;
             }
-            let own: Vec<XmlElementRef> = container
+            let (own, contents): (Vec<XmlElementRef>, Vec<XmlElementRef>) = container
                 .children(txn)
                 .filter_map(|c| match c {
-                    XmlOut::Element(e) if e.tag().as_ref() == BLOCK_GROUP => Some(e),
+                    XmlOut::Element(e) => Some(e),
                     _ => None,
                 })
-                .collect();
-            if own.len() > 1 {
+                .partition(|e| e.tag().as_ref() == BLOCK_GROUP);
+            if own.len() > 1 || contents.len() > 1 {
                 found.push((group.clone(), index as u32, container.clone()));
             }
             groups.extend(own);
@@ -178,8 +189,8 @@ mod tests {
         document_fragment(doc).get_string(&doc.transact())
     }
 
-    /// "Parent" and "Other"; then client 1 and client 2 each give "Parent" a first child.
-    fn raced() -> (Doc, Doc) {
+    /// "Parent" and "Other", on clients 1 and 2.
+    fn raced_base() -> (Doc, Doc) {
         let (a, b) = (doc(1), doc(2));
         {
             let frag = document_fragment(&a);
@@ -189,6 +200,12 @@ mod tests {
             container(&mut txn, &root, 1, "other", "Other");
         }
         exchange(&a, &b);
+        (a, b)
+    }
+
+    /// "Parent" and "Other"; then client 1 and client 2 each give "Parent" a first child.
+    fn raced() -> (Doc, Doc) {
+        let (a, b) = raced_base();
         for (d, child) in [(&a, "a"), (&b, "b")] {
             let frag = document_fragment(d);
             let mut txn = d.transact_mut();
@@ -249,6 +266,53 @@ mod tests {
             (xml(&a), xml(&b)),
             (expected.to_owned(), expected.to_owned())
         );
+        assert!(!has_doubled_child_groups(&a.transact(), &frag));
+    }
+
+    /// "Parent" and "Other"; then client 1 makes "Parent" a heading reading `one`, client 2 a
+    /// quote reading `two`, each replacing its content node.
+    fn retyped(one: &str, two: &str) -> (Doc, Doc) {
+        let (a, b) = raced_base();
+        for (d, tag, text) in [(&a, "heading", one), (&b, "quote", two)] {
+            let frag = document_fragment(d);
+            let mut txn = d.transact_mut();
+            let parent = block(&txn, &frag, 0);
+            parent.remove_range(&mut txn, 0, 1);
+            let content = parent.insert(&mut txn, 0, XmlElementPrelim::empty(tag));
+            content.insert(&mut txn, 0, XmlTextPrelim::new(text));
+        }
+        exchange(&a, &b);
+        (a, b)
+    }
+
+    #[test]
+    fn a_block_given_two_contents_keeps_the_first_and_a_different_text_becomes_a_block() {
+        let (a, b) = retyped("Parent", "Parent");
+        assert_eq!(
+            xml(&a),
+            "<blockGroup><blockContainer id=\"parent\"><heading>Parent</heading><quote>Parent</quote>\
+             </blockContainer><blockContainer id=\"other\"><paragraph>Other</paragraph></blockContainer></blockGroup>"
+        );
+        assert_eq!(mend(&a), ["parent"]);
+        exchange(&a, &b);
+        let expected = "<blockGroup><blockContainer id=\"parent\"><heading>Parent</heading></blockContainer>\
+             <blockContainer id=\"other\"><paragraph>Other</paragraph></blockContainer></blockGroup>";
+        assert_eq!(
+            (xml(&a), xml(&b)),
+            (expected.to_owned(), expected.to_owned())
+        );
+
+        // Different texts: nothing of either is lost.
+        let (a, _b) = retyped("Parent, one", "Parent, two");
+        assert_eq!(mend(&a), ["parent"]);
+        let mended = xml(&a);
+        let start = "<blockGroup><blockContainer id=\"parent\"><heading>Parent, one</heading></blockContainer><blockContainer id=\"";
+        let end = "\"><quote>Parent, two</quote></blockContainer><blockContainer id=\"other\"><paragraph>Other</paragraph></blockContainer></blockGroup>";
+        assert!(
+            mended.starts_with(start) && mended.ends_with(end),
+            "{mended}"
+        );
+        let frag = document_fragment(&a);
         assert!(!has_doubled_child_groups(&a.transact(), &frag));
     }
 

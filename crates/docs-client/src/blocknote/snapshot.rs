@@ -103,6 +103,99 @@ impl Snap {
     }
 }
 
+impl Snap {
+    /// The copied element's child elements not named `keep_all` after the first such (a
+    /// blockContainer's content nodes after its first), taken out of the copy with what they
+    /// hold; each returned as the only child of a new element `wrapper` with `attrs` (a new
+    /// block), unless its text is the first one's.
+    pub(crate) fn split_extra_children(
+        self,
+        keep_all: &str,
+        wrapper: &str,
+        attrs: impl Fn() -> Vec<(String, Any)>,
+    ) -> (Snap, Vec<Snap>) {
+        let is_extra_root = |node: &SnapNode| {
+            node.parent == Some(0)
+                && matches!(&node.kind, SnapKind::Element { tag, .. } if tag != keep_all)
+        };
+        let roots: Vec<usize> = (0..self.0.len())
+            .filter(|&i| is_extra_root(&self.0[i]))
+            .collect();
+        let Some((&first, extra)) = roots.split_first() else {
+            return (self, vec![]);
+        };
+        // Which extra root each node belongs to (parents come before their children).
+        let mut under: Vec<Option<usize>> = Vec::with_capacity(self.0.len());
+        for (i, node) in self.0.iter().enumerate() {
+            let owner = if extra.contains(&i) {
+                Some(i)
+            } else {
+                node.parent.and_then(|p| under[p])
+            };
+            under.push(owner);
+        }
+        let text_of = |root: usize| -> String {
+            let mut text = String::new();
+            let mut inside = vec![false; self.0.len()];
+            for (i, node) in self.0.iter().enumerate() {
+                inside[i] = i == root || node.parent.is_some_and(|p| inside[p]);
+                if let (true, SnapKind::Text(chunks)) = (inside[i], &node.kind) {
+                    chunks.iter().for_each(|(s, _)| text.push_str(s));
+                }
+            }
+            text
+        };
+        let kept_text = text_of(first);
+        let differing: Vec<usize> = extra
+            .iter()
+            .copied()
+            .filter(|&r| text_of(r) != kept_text)
+            .collect();
+        let mut kept = vec![];
+        let mut kept_at: Vec<Option<usize>> = vec![None; self.0.len()];
+        let mut split: Vec<Vec<SnapNode>> = vec![vec![]; differing.len()];
+        let mut split_at: Vec<Option<usize>> = vec![None; self.0.len()];
+        for (i, node) in self.0.into_iter().enumerate() {
+            match under[i] {
+                None => {
+                    kept_at[i] = Some(kept.len());
+                    let parent = node.parent.and_then(|p| kept_at[p]);
+                    kept.push(SnapNode {
+                        parent,
+                        kind: node.kind,
+                    });
+                }
+                Some(root) => {
+                    let Some(which) = differing.iter().position(|&r| r == root) else {
+                        continue;
+                    };
+                    let nodes = &mut split[which];
+                    if nodes.is_empty() {
+                        nodes.push(SnapNode {
+                            parent: None,
+                            kind: SnapKind::Element {
+                                tag: wrapper.to_owned(),
+                                attrs: attrs(),
+                            },
+                        });
+                    }
+                    split_at[i] = Some(nodes.len());
+                    let parent = if i == root {
+                        Some(0)
+                    } else {
+                        node.parent.and_then(|p| split_at[p])
+                    };
+                    nodes.push(SnapNode {
+                        parent,
+                        kind: node.kind,
+                    });
+                }
+            }
+        }
+        (Snap(kept), split.into_iter().map(Snap).collect())
+    }
+}
+
 /// Re-creates a copy as the child `index` of `parent`.
 pub(crate) fn restore(txn: &mut TransactionMut, parent: &XmlElementRef, index: u32, snap: &Snap) {
     let kind = offset_kind(txn);

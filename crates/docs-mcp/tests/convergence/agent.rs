@@ -9,7 +9,6 @@
 
 use docs_client::blocknote::groups;
 use docs_client::blocknote::json::blocks_json;
-use docs_client::blocknote::schema::BLOCK_GROUP;
 use docs_client::blocknote::{self, Block, text_occurrences};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, REMOTE_ORIGIN};
 use docs_mcp::edits::{
@@ -116,12 +115,11 @@ impl Agent {
         std::mem::take(&mut self.answers)
     }
 
-    /// As the session does after an update that names a blockGroup (ours or the room's):
-    /// a block given two child groups is re-created with one (the only session in the room).
+    /// As the session does after an update that brings new types (ours or the room's): a
+    /// block given two child groups or contents is re-created with one (the only session in
+    /// the room).
     fn mend_after(&mut self, update: &[u8]) {
-        if update
-            .windows(BLOCK_GROUP.len())
-            .any(|w| w == BLOCK_GROUP.as_bytes())
+        if blocknote::check_update_depth(update).is_ok_and(|nesting| nesting > 0)
             && let Some(mended) = self.mend()
         {
             self.answers.push(mended);

@@ -360,14 +360,12 @@ impl Run<'_> {
         if let Some(d) = first_difference("tree", &our_tree, &their_tree) {
             return Err(self.fail("yrs and yjs read the same tree", d));
         }
-        // A block holding two contents (concurrent changes of its type each put theirs)
-        // is read differently by BlockNote (it drops the block) and by us: not compared.
+        // A block holding two contents (concurrent changes of its type each put theirs) is
+        // deleted by browsers: our peer re-creates it with one (`blocknote::groups`).
         if doubled(&our_tree) {
-            self.note(
-                "block with two contents",
-                "a block holds two contents".into(),
-            );
-        } else if let Some(d) = first_difference("blocks", &our_blocks, &ours.blocks) {
+            return Err(self.fail("one content per block", "a block holds two contents".into()));
+        }
+        if let Some(d) = first_difference("blocks", &our_blocks, &ours.blocks) {
             return Err(self.fail("our reader reads as blocknote", d));
         }
         if !kept(&ours) {

@@ -306,15 +306,16 @@ impl Actor {
                 return;
             }
         };
-        let gives_children = room::names_block_group(&update);
+        let brings_types = crate::blocknote::check_update_depth(&update).is_ok_and(|n| n > 0);
         let seq = self.send_written(update, &decoded);
         if let Some(watch) = watch {
             self.touches.watch(&self.shared.touches, seq, watch);
         }
         answer(seq);
-        // An edit planned before another writer gave its block a first child (one a person
-        // approved later) gives it a second group: mended at once, in a write of its own.
-        if gives_children {
+        // An edit planned before another writer gave its block a first child or a new type
+        // (one a person approved later) gives it a second group or content: mended at once,
+        // in a write of its own.
+        if brings_types {
             self.mend_child_groups().await;
         }
     }

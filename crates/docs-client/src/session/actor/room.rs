@@ -15,7 +15,6 @@ use yrs::{AsyncTransact, ReadTxn, StateVector, Update};
 
 use super::Actor;
 use crate::blocknote::groups;
-use crate::blocknote::schema::BLOCK_GROUP;
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
 use crate::presence::Presence;
@@ -165,7 +164,8 @@ impl Actor {
             if let Some(seq) = met {
                 self.take_back(seq).await;
             }
-            if names_block_group(bytes) {
+            // Only an update bringing new types can give a block a second group or content.
+            if nesting > 0 {
                 self.mend_child_groups().await;
             }
         }
@@ -306,11 +306,4 @@ impl Actor {
         }
         self.presence_update()
     }
-}
-
-/// Whether an update names a blockGroup: where a block may have been given children.
-pub(super) fn names_block_group(update: &[u8]) -> bool {
-    update
-        .windows(BLOCK_GROUP.len())
-        .any(|w| w == BLOCK_GROUP.as_bytes())
 }
