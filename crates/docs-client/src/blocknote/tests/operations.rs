@@ -40,6 +40,25 @@ fn validation_refuses_before_mutating() {
             }]),
             |e| matches!(e, ModelError::UnknownInlineElement { .. }),
         ),
+        // Docs' mentions: a persisted one is never made (an agent knows no user ids), the
+        // transient picker never written.
+        (
+            NewBlock::new("paragraph").inline(vec![Inline::Element {
+                kind: "userMentionInline".into(),
+                attrs: Props::from([
+                    ("userId".to_owned(), PropValue::String("u-ada".into())),
+                    ("fullName".to_owned(), PropValue::String("Ada".into())),
+                ]),
+            }]),
+            |e| matches!(e, ModelError::UnknownInlineElement { kind } if kind == "userMentionInline"),
+        ),
+        (
+            NewBlock::new("paragraph").inline(vec![Inline::Element {
+                kind: "mentionSearchInline".into(),
+                attrs: Props::new(),
+            }]),
+            |e| matches!(e, ModelError::UnknownInlineElement { kind } if kind == "mentionSearchInline"),
+        ),
         // a valid parent with an invalid child: nothing at all is written
         (
             NewBlock::new("paragraph").child(NewBlock::new("nope")),
