@@ -76,6 +76,16 @@ fn main() -> std::process::ExitCode {
     let _log_guard = init_logging();
     #[cfg(target_os = "linux")]
     gtk_log::route();
+    // Without a display, the windowing library's event loop panics with no word of why.
+    #[cfg(target_os = "linux")]
+    if let Err(error) = gtk::init() {
+        tracing::error!(%error, "Docs MCP cannot open a display");
+        eprintln!(
+            "docs-mcp-app: cannot open a display ({error}): the app needs a desktop session \
+             (DISPLAY or WAYLAND_DISPLAY). Without one, run the service alone: `docs-mcp serve`."
+        );
+        return std::process::ExitCode::from(2);
+    }
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

@@ -1419,3 +1419,33 @@ async fn a_data_directory_held_by_another_service_is_explained_in_the_window() {
     holder.shutdown().await;
     app.quit().await;
 }
+
+/// Started where no display can be opened (a service account, a broken session), the app says
+/// so, names what to run instead, and exits with 2, instead of the windowing library's
+/// event loop panicking with no word of why. Nothing of the service is started.
+#[test]
+fn without_a_display_the_app_says_so_and_exits() {
+    let home = new_home();
+    let output = Command::new(APP)
+        .arg("--minimized")
+        .env_remove("WAYLAND_DISPLAY")
+        // A display number no X server holds.
+        .env("DISPLAY", ":1999")
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
+        .env("DOCS_MCP_LOG_DIR", home.join("logs"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("docs-mcp-app: cannot open a display")
+            && stderr.contains("`docs-mcp serve`")
+            && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert!(!home.join("docs-mcp").exists(), "the service started");
+    let _ = std::fs::remove_dir_all(&home);
+}
