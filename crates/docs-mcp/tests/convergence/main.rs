@@ -147,7 +147,17 @@ fn soak(browsers: &mut Browsers, count: u64) {
             steps: STEPS,
             browsers: BROWSERS,
         };
-        match scenario::run(browsers, config) {
+        // A panic of our own code is a finding of the soak, with its seed: told, not the end
+        // of the soak (its scenario is run again by the fixed seeds' path to reduce it).
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            scenario::run(browsers, config)
+        }));
+        let Ok(run) = run else {
+            println!("soak: seed {seed}: our code panicked (run it as a fixed seed)");
+            diverged.push((seed, "our code panics"));
+            continue;
+        };
+        match run {
             Ok(tally) => add(&mut total, tally),
             // Already reduced to a fixture: not minimized again.
             Err(divergence) if divergence.check == scenario::YRS_PANIC => {
