@@ -19,7 +19,7 @@ tests() {
     echo
     echo "== what failed in: $*"
     awk '/^---- .* stdout ----$/ { shown = 1 } /^failures:$/ { shown = 0 } shown' "$log" | tail -n 400
-    grep -E '^error: ([0-9]+ targets? failed|test failed)|^    `' "$log" || true
+    grep -E '^error: ([0-9]+ targets? failed|test failed)|^    `|process didn.t exit successfully' "$log" || true
     rm -f "$log"
     exit "$status"
   fi

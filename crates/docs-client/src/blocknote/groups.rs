@@ -18,10 +18,21 @@
 
 use yrs::{Any, ReadTxn, TransactionMut, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
+use super::nesting::MAX_NESTING;
 use super::read::{root_group, with_container_id};
 use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use super::snapshot::{restore, snapshot};
 use super::write::new_block_id;
+use super::yjs_depth::node_depth;
+
+/// Levels of Yjs content a mended subtree may have: a document the model reads (a block and
+/// its children's group per level, its content and text). Deeper, nothing is copied: such
+/// content is no document a browser shows, and yrs recurses through it.
+const MENDED_DEPTH: usize = 2 * MAX_NESTING + 8;
+
+fn shallow<T: ReadTxn>(txn: &T, element: &XmlElementRef) -> bool {
+    node_depth(txn, XmlOut::Element(element.clone()), MENDED_DEPTH) <= MENDED_DEPTH
+}
 
 /// Whether the document or a block holds two or more groups, or a block two contents: what
 /// [`merge_child_groups`] mends (found in a read, before writing anything).
@@ -84,15 +95,28 @@ fn merge_root_groups(txn: &mut TransactionMut, frag: &XmlFragmentRef) -> Vec<Str
     moved
 }
 
-/// The document's root groups, with their places in the fragment.
+/// The document's root groups, with their places in the fragment; none unless each after
+/// the first holds only blocks and is no deeper than a document the model reads.
 fn root_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(u32, XmlElementRef)> {
-    frag.children(txn)
+    let roots: Vec<(u32, XmlElementRef)> = frag
+        .children(txn)
         .enumerate()
         .filter_map(|(index, child)| match child {
             XmlOut::Element(e) if e.tag().as_ref() == BLOCK_GROUP => Some((index as u32, e)),
             _ => None,
         })
-        .collect()
+        .collect();
+    let movable = |group: &XmlElementRef| {
+        shallow(txn, group)
+            && group
+                .children(txn)
+                .all(|c| matches!(c, XmlOut::Element(e) if e.tag().as_ref() == BLOCK_CONTAINER))
+    };
+    if roots.iter().skip(1).all(|(_, group)| movable(group)) {
+        roots
+    } else {
+        vec![]
+    }
 }
 
 /// Each block holding two or more child groups or contents: the group it is in, and where; a
@@ -118,7 +142,7 @@ fn doubled<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(XmlElementRef, u3
                     _ => None,
                 })
                 .partition(|e| e.tag().as_ref() == BLOCK_GROUP);
-            if own.len() > 1 || contents.len() > 1 {
+            if (own.len() > 1 || contents.len() > 1) && shallow(txn, &container) {
                 found.push((group.clone(), index as u32, container.clone()));
             }
             groups.extend(own);

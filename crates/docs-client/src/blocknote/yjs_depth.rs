@@ -215,7 +215,7 @@ fn too_deep(depth: usize) -> ModelResult<()> {
 
 /// Levels of XML under and including `node` (1 for a leaf), counted iteratively; the walk
 /// stops past `limit` and returns `limit + 1`.
-fn node_depth<T: ReadTxn>(txn: &T, node: XmlOut, limit: usize) -> usize {
+pub(crate) fn node_depth<T: ReadTxn>(txn: &T, node: XmlOut, limit: usize) -> usize {
     let mut deepest = 0;
     let mut stack = vec![(node, 1)];
     while let Some((n, depth)) = stack.pop() {
