@@ -4,13 +4,21 @@
 //
 //   seed {markdown, client}        → {update}: the document BlockNote makes of the markdown,
 //                                     written by a Y.Doc of that client id
-//   peer {name, client, relay}     → {}: a new browser (a Y.Doc with that client id), or with
+//   peer {name, client, relay, yjs}
+//                                  → {}: a new browser (a Y.Doc with that client id), or with
 //                                     `relay` the room: it renders nothing and passes on every
-//                                     update it integrates, as the collaboration server does
+//                                     update it integrates, as the collaboration server does;
+//                                     with `yjs: 14` a browser on Yjs 14 (src/yjs14.mjs
+//                                     `Y14Peer`: typing, props, version history, suggestions
+//                                     accepted or rejected one at a time)
+//   settle {name}                  → {out}: the Yjs 14 browser accepts its open suggestions
 //   forget {}                      → {}: every browser dropped (the next scenario starts)
 //   apply {name, update}           → {out}: a remote update applied, then rendered as the
 //                                     editor does (rendering may write, and naming blocks
 //                                     without an id does: `out`)
+//   apply, edit, settle of a Yjs 14 browser that throws answer `y14Failed` (its message)
+//   read {name} of a Yjs 14 browser adds `y14Differs`: where what Yjs 14 holds differs from
+//                                     what Yjs 13 reads of its state, if it does
 //   edit {name, seed}              → {kind, out}: one random edit of a person (src/browser.mjs)
 //   sv {name}                      → {sv, pending}: state vector; whether updates wait aside
 //   diff {name, sv}                → {update}: what a peer at `sv` lacks (sync step 2)
@@ -20,6 +28,8 @@
 //   y14_apply {update}             → {}: an update applied by Yjs 14
 //   y14_write {label}              → {update}: a Yjs 14 browser's writes (src/yjs14.mjs)
 //   y14_state {}                   → {update, sv}: Yjs 14's whole state and state vector
+//   y14_out_of_order {update}      → {state, emitted, y14Text, y13Text, y13Pending}: Yjs 14's
+//                                     suggestions accepted out of order (src/yjs14.mjs)
 //   read {name} / read_update {update}
 //                                  → {blocks, tree, pending, rendered, rewritten}: BlockNote's
 //                                     blocks, the canonical tree (src/browser.mjs `tree`), and
@@ -34,7 +44,8 @@ import { FRAGMENT, blocksIntoFragment, markdownToBlocks, yDocBlocks } from '../s
 import { randomEdit, render, tree, writeBack } from '../src/browser.mjs';
 import { seeded } from '../src/random.mjs';
 import { CASES } from '../src/upstream.mjs';
-import { y14, y14Doc, y14Write } from '../src/yjs14.mjs';
+import { Y14Peer, acceptedOutOfOrder, y14, y14Doc, y14Shape, y14Write } from '../src/yjs14.mjs';
+import * as Y14 from '@y/y';
 
 // stdout carries the answers only: what libraries print (Yjs' warnings) goes to stderr.
 console.log = console.info = console.warn = console.error;
@@ -57,7 +68,19 @@ function newDoc(client, relay = false) {
   return { doc, out, relay, random: seeded(client) };
 }
 
-const drain = (peer) => peer.out.splice(0);
+const drain = (peer) => peer.out.splice(0).map((u) => (typeof u === 'string' ? u : b64(u)));
+
+/** `tree`'s shape as `y14Shape` gives it: texts as plain strings, `undefined` attributes out. */
+const shapeOf = (nodes) =>
+  nodes.map((n) =>
+    n.text
+      ? n.text.map((run) => run.insert).join('')
+      : {
+          name: n.name,
+          attrs: Object.fromEntries(Object.entries(n.attrs).filter(([, v]) => !v?.$undefined)),
+          children: shapeOf(n.children),
+        },
+  );
 const pending = (doc) => doc.store.pendingStructs !== null || doc.store.pendingDs !== null;
 
 function read(peer) {
@@ -89,17 +112,26 @@ const commands = {
     blocksIntoFragment(await markdownToBlocks(markdown), seed.doc.getXmlFragment(FRAGMENT));
     return { update: b64(Y.encodeStateAsUpdate(seed.doc)) };
   },
-  peer({ name, client, relay }) {
-    peers.set(name, newDoc(client, relay));
+  peer({ name, client, relay, yjs }) {
+    peers.set(name, yjs === 14 ? new Y14Peer(client, REMOTE) : newDoc(client, relay));
     return {};
   },
+  settle({ name }) {
+    const p = peer(name);
+    p.acceptAll();
+    return { out: drain(p) };
+  },
   forget() {
-    for (const { doc } of peers.values()) doc.destroy();
+    for (const p of peers.values()) (p instanceof Y14Peer ? p : p.doc).destroy();
     peers.clear();
     return {};
   },
   apply({ name, update }) {
     const p = peer(name);
+    if (p instanceof Y14Peer) {
+      Y14.applyUpdate(p.doc, bytes(update), REMOTE);
+      return { out: drain(p) };
+    }
     Y.applyUpdate(p.doc, bytes(update), REMOTE);
     if (!p.relay) {
       const { doc, meta, named } = render(p.doc.getXmlFragment(FRAGMENT), p.random);
@@ -109,14 +141,18 @@ const commands = {
   },
   edit({ name, seed }) {
     const p = peer(name);
-    const kind = randomEdit(p.doc, seed);
+    const kind = p instanceof Y14Peer ? p.edit(seed) : randomEdit(p.doc, seed);
     return { kind, out: drain(p) };
   },
   sv({ name }) {
-    const { doc } = peer(name);
+    const p = peer(name);
+    if (p instanceof Y14Peer) return { sv: b64(Y14.encodeStateVector(p.doc)), pending: pending(p.doc) };
+    const { doc } = p;
     return { sv: b64(Y.encodeStateVector(doc)), pending: pending(doc) };
   },
   diff({ name, sv }) {
+    const p = peer(name);
+    if (p instanceof Y14Peer) return { update: b64(Y14.encodeStateAsUpdate(p.doc, bytes(sv))) };
     return { update: b64(Y.encodeStateAsUpdate(peer(name).doc, bytes(sv))) };
   },
   upstream({ name }) {
@@ -135,12 +171,25 @@ const commands = {
   y14_write({ label }) {
     return { update: b64(y14Write(y14Peer(), label)) };
   },
+  y14_out_of_order({ update }) {
+    const { state, emitted, ...texts } = acceptedOutOfOrder(bytes(update));
+    return { state: b64(state), emitted: b64(emitted), ...texts };
+  },
   y14_state() {
     const doc = y14Peer();
     return { update: b64(y14.state(doc)), sv: b64(y14.stateVector(doc)) };
   },
   read({ name }) {
-    return read(peer(name));
+    const p = peer(name);
+    if (!(p instanceof Y14Peer)) return read(p);
+    const fresh = newDoc(1);
+    Y.applyUpdate(fresh.doc, Y14.encodeStateAsUpdate(p.doc), REMOTE);
+    const own = JSON.stringify(y14Shape(p.doc));
+    const reading = read(fresh);
+    const asRead = JSON.stringify(shapeOf(reading.tree));
+    const pendingHere = pending(p.doc);
+    const y14Differs = own === asRead ? (pendingHere ? 'Yjs 14 holds updates aside' : null) : `Yjs 14 holds ${own}, Yjs 13 reads ${asRead}`;
+    return { ...reading, y14Differs };
   },
   read_update({ update }) {
     const fresh = newDoc(1);
@@ -148,6 +197,21 @@ const commands = {
     return read(fresh);
   },
 };
+
+// Yjs 14 is a release candidate that can throw integrating or accepting (`findIndexSS`'s
+// "Unexpected case"): a Yjs 14 browser's failure is answered, not an error of the request,
+// as `y14Failed`; the scenario ends there, counted apart from ours.
+for (const name of ['apply', 'edit', 'settle']) {
+  const command = commands[name];
+  commands[name] = (request) => {
+    if (!(peers.get(request.name) instanceof Y14Peer)) return command(request);
+    try {
+      return command(request);
+    } catch (error) {
+      return { out: [], kind: null, y14Failed: String(error?.message ?? error) };
+    }
+  };
+}
 
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {

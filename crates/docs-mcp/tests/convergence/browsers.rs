@@ -20,9 +20,24 @@ pub struct Reading {
     /// document back unchanged: both 0 when a browser keeps the document as it is.
     pub rendered: u64,
     pub rewritten: u64,
+    /// Of a Yjs 14 browser: where what Yjs 14 holds differs from what Yjs 13 reads of its
+    /// state, if it does.
+    pub y14_differs: Option<String>,
+}
+
+/// Yjs 14's suggestions accepted out of order: its state after, the update it emitted, and
+/// the first paragraph's text as Yjs 14 and Yjs 13 read them.
+pub struct OutOfOrder {
+    pub state: Vec<u8>,
+    pub emitted: Vec<u8>,
+    pub y14_text: Option<String>,
+    pub y13_text: Option<String>,
+    pub y13_pending: bool,
 }
 
 pub struct Browsers {
+    /// What a Yjs 14 browser threw, since last asked (`take_y14_failure`).
+    y14_failure: Option<String>,
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -46,6 +61,7 @@ impl Browsers {
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         Browsers {
+            y14_failure: None,
             child,
             stdin,
             stdout,
@@ -59,9 +75,19 @@ impl Browsers {
         let mut answer: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("peers.mjs answered {line:?}: {e}"));
         match answer.get_mut("ok") {
-            Some(ok) => ok.take(),
+            Some(ok) => {
+                if let Some(failure) = ok["y14Failed"].as_str() {
+                    self.y14_failure.get_or_insert_with(|| failure.to_owned());
+                }
+                ok.take()
+            }
             None => panic!("peers.mjs failed {request}: {}", answer["error"]),
         }
+    }
+
+    /// What a Yjs 14 browser threw since last asked: Yjs 14 (a release candidate) failed.
+    pub fn take_y14_failure(&mut self) -> Option<String> {
+        self.y14_failure.take()
     }
 
     /// The document BlockNote makes of `markdown`, written by client `client`.
@@ -74,10 +100,18 @@ impl Browsers {
         self.call(json!({"cmd": "forget"}));
     }
 
-    /// A browser, or with `relay` the room: a Yjs document that edits nothing, renders
-    /// nothing, and passes on every update it integrates (as the collaboration server does).
-    pub fn add_peer(&mut self, name: &str, client: u32, relay: bool) {
-        self.call(json!({"cmd": "peer", "name": name, "client": client, "relay": relay}));
+    /// A browser on Yjs `yjs` (13 or 14), or with `relay` the room: a Yjs document that edits
+    /// nothing, renders nothing, and passes on every update it integrates (as the
+    /// collaboration server does).
+    pub fn add_peer(&mut self, name: &str, client: u32, relay: bool, yjs: u8) {
+        self.call(
+            json!({"cmd": "peer", "name": name, "client": client, "relay": relay, "yjs": yjs}),
+        );
+    }
+
+    /// A Yjs 14 browser accepts its open suggestions: the updates that makes.
+    pub fn settle(&mut self, name: &str) -> Vec<Vec<u8>> {
+        updates(&self.call(json!({"cmd": "settle", "name": name}))["out"])
     }
 
     /// Applies a remote update; returns what the browser wrote rendering it.
@@ -127,6 +161,20 @@ impl Browsers {
         bytes(&self.call(json!({"cmd": "y14_write", "label": label}))["update"])
     }
 
+    /// Yjs 14's suggestions accepted out of order (`acceptedOutOfOrder` in `src/yjs14.mjs`)
+    /// on the document `update` holds.
+    pub fn y14_out_of_order(&mut self, update: &[u8]) -> OutOfOrder {
+        let answer = self.call(json!({"cmd": "y14_out_of_order", "update": B64.encode(update)}));
+        let text = |key: &str| answer[key].as_str().map(str::to_owned);
+        OutOfOrder {
+            state: bytes(&answer["state"]),
+            emitted: bytes(&answer["emitted"]),
+            y14_text: text("y14Text"),
+            y13_text: text("y13Text"),
+            y13_pending: answer["y13Pending"].as_bool().expect("y13Pending"),
+        }
+    }
+
     /// The Yjs 14 peer's whole state, and its state vector.
     pub fn y14_state(&mut self) -> (Vec<u8>, Vec<u8>) {
         let answer = self.call(json!({"cmd": "y14_state"}));
@@ -170,5 +218,6 @@ fn reading(mut answer: Value) -> Reading {
         pending: answer["pending"].as_bool().expect("pending"),
         rendered: answer["rendered"].as_u64().expect("rendered"),
         rewritten: answer["rewritten"].as_u64().expect("rewritten"),
+        y14_differs: answer["y14Differs"].as_str().map(str::to_owned),
     }
 }

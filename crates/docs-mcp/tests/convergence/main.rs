@@ -22,14 +22,19 @@ mod yjs14;
 use std::time::Instant;
 
 use browsers::Browsers;
-use scenario::{Config, Divergence, Tally};
+use scenario::{Config, Divergence, Tally, Topology};
 
 /// Seeds of the Yjs 14 check run by every `cargo test`.
 const YJS14_SEEDS: &[u64] = &[1, 2, 3];
 /// Seeds run by every `cargo test`: ones that do not meet yrs' panic (most do, see `upstream`).
 const SEEDS: &[u64] = &[5, 21, 27, 28];
+/// Seeds run by every `cargo test` with a browser on Yjs 14 (suggestions included) beside the
+/// Yjs 13 ones, all connected to the room only (`Topology::Star`), as in Docs.
+const SEEDS_WITH_YJS14: &[u64] = &[30000, 30001];
 const STEPS: usize = 300;
 const BROWSERS: usize = 3;
+/// Browsers on Yjs 14 in a soak's scenarios unless `CONVERGENCE_YJS14` says otherwise.
+const SOAK_Y14: usize = 1;
 
 /// Divergences found by soaks, fixed since: each must converge. The fixes changed what the
 /// scenarios do (a browser names a block, the agent's edit is refused), so the first two are
@@ -59,6 +64,8 @@ const fn case(seed: u64, steps: usize, browsers: usize) -> Config {
         seed,
         steps,
         browsers,
+        y14: 0,
+        topology: Topology::Mesh,
     }
 }
 
@@ -79,6 +86,12 @@ fn main() {
     }
     println!(
         "Yjs 14 (@y/y 14.0.0-rc.7): our writes and its reach the same state, seeds {YJS14_SEEDS:?}"
+    );
+    if let Some(difference) = yjs14::out_of_order_difference(&mut browsers) {
+        panic!("Yjs 14's suggestions accepted out of order: {difference}");
+    }
+    println!(
+        "Yjs 14 accepts a later suggestion first: Yjs 14 and yrs show it, Yjs 13 holds it aside"
     );
     // FIXME(yrs 0.28.1): it panics (in debug; in release the clock arithmetic wraps) on the
     // reduced case this test found. When this fails, yrs was fixed: make the scenarios stop
@@ -123,6 +136,15 @@ fn fixed(browsers: &mut Browsers) {
             seed,
             steps: STEPS,
             browsers: BROWSERS,
+            y14: 0,
+            topology: Topology::Mesh,
+        }))
+        .chain(SEEDS_WITH_YJS14.iter().map(|&seed| Config {
+            seed,
+            steps: STEPS,
+            browsers: BROWSERS,
+            y14: 1,
+            topology: Topology::Star,
         }));
     let mut total = Tally::new();
     for config in configs {
@@ -139,6 +161,13 @@ fn fixed(browsers: &mut Browsers) {
 
 fn soak(browsers: &mut Browsers, count: u64) {
     let from: u64 = std::env::var("CONVERGENCE_FROM").map_or(1000, |s| s.parse().expect("a seed"));
+    let y14: usize = std::env::var("CONVERGENCE_YJS14")
+        .map_or(SOAK_Y14, |s| s.parse().expect("a count of Yjs 14 browsers"));
+    let topology = match std::env::var("CONVERGENCE_TOPOLOGY").as_deref() {
+        Ok("mesh") => Topology::Mesh,
+        Ok("star") | Err(_) => Topology::Star,
+        Ok(other) => panic!("CONVERGENCE_TOPOLOGY: star or mesh, not {other}"),
+    };
     let mut total = Tally::new();
     let mut diverged = vec![];
     for seed in from..from + count {
@@ -146,6 +175,8 @@ fn soak(browsers: &mut Browsers, count: u64) {
             seed,
             steps: STEPS,
             browsers: BROWSERS,
+            y14,
+            topology,
         };
         // A panic of our own code is a finding of the soak, with its seed: told, not the end
         // of the soak (its scenario is run again by the fixed seeds' path to reduce it).
@@ -160,7 +191,9 @@ fn soak(browsers: &mut Browsers, count: u64) {
         match run {
             Ok(tally) => add(&mut total, tally),
             // Already reduced to a fixture: not minimized again.
-            Err(divergence) if divergence.check == scenario::YRS_PANIC => {
+            Err(divergence)
+                if [scenario::YRS_PANIC, scenario::YJS14_THROWS].contains(&divergence.check) =>
+            {
                 diverged.push((seed, divergence.check));
             }
             Err(divergence) => {
@@ -170,7 +203,8 @@ fn soak(browsers: &mut Browsers, count: u64) {
         }
     }
     println!(
-        "soak: seeds {from}..{}, scenarios run: {count}",
+        "soak: seeds {from}..{}, scenarios run: {count}, each with {BROWSERS} browsers on Yjs 13 \
+         and {y14} on Yjs 14, {topology:?}",
         from + count
     );
     println!("soak: actions: {total:?}");

@@ -48,6 +48,8 @@ Last paragraph.
 
 /// The check yrs fails when it panics integrating an update (see `fixtures/`).
 pub const YRS_PANIC: &str = "yrs integrates the update";
+/// The check a Yjs 14 browser fails when Yjs 14 (a release candidate) throws.
+pub const YJS14_THROWS: &str = "yjs 14 integrates the update";
 
 /// Chances, in percent, that an update sent on a link is lost, or arrives twice.
 const DROP_PERCENT: u32 = 8;
@@ -59,7 +61,24 @@ const SYNC_ROUNDS: usize = 8;
 pub struct Config {
     pub seed: u64,
     pub steps: usize,
+    /// Browsers on Yjs 13 with BlockNote (today's Docs).
     pub browsers: usize,
+    /// Browsers on Yjs 14 (`Y14Peer` in `src/yjs14.mjs`: Docs' next browser, suggestions
+    /// included), after those.
+    pub y14: usize,
+    pub topology: Topology,
+}
+
+/// How peers are connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topology {
+    /// As Docs is: every browser, and ours, connected to the room only, over a socket that
+    /// delivers in order and whose loss is the connection's, until a reconnection.
+    Star,
+    /// Browsers also exchange updates among themselves, over links that lose, duplicate and
+    /// reorder them: the room and ours get updates whose dependencies are missing (a stress
+    /// Docs' room rarely makes; it is where yrs' panic is met, see `upstream`).
+    Mesh,
 }
 
 /// How a scenario failed: which check, and the first difference.
@@ -89,8 +108,9 @@ struct Run<'a> {
     names: Vec<String>,
     /// Updates on their way, per link (from, to); peer 0 is ours.
     links: BTreeMap<(usize, usize), Vec<Vec<u8>>>,
-    /// Links of our peer whose connection was lost, until a reconnection.
+    /// Connections lost (links in order, see `ordered`), until a reconnection.
     down: BTreeSet<(usize, usize)>,
+    topology: Topology,
     rng: StdRng,
     log: Vec<String>,
     tally: Tally,
@@ -105,9 +125,11 @@ pub fn run(browsers: &mut Browsers, config: Config) -> Result<Tally, Divergence>
     // integrates), the only peer ours is connected to; the browsers follow.
     let names: Vec<String> = std::iter::once("room".to_owned())
         .chain((1..=config.browsers).map(|i| format!("b{i}")))
+        .chain((1..=config.y14).map(|i| format!("y{i}")))
         .collect();
     for (i, name) in names.iter().enumerate() {
-        browsers.add_peer(name, rng.random_range(1..1 << 31), i == 0);
+        let yjs = if i > config.browsers { 14 } else { 13 };
+        browsers.add_peer(name, rng.random_range(1..1 << 31), i == 0, yjs);
         browsers.apply(name, &seed);
     }
     let mut run = Run {
@@ -116,12 +138,14 @@ pub fn run(browsers: &mut Browsers, config: Config) -> Result<Tally, Divergence>
         names,
         links: BTreeMap::new(),
         down: BTreeSet::new(),
+        topology: config.topology,
         rng,
         log: vec![],
         tally: Tally::new(),
     };
     for _ in 0..config.steps {
         run.step()?;
+        run.yjs14_held()?;
     }
     run.converge()?;
     Ok(run.tally)
@@ -142,6 +166,13 @@ impl Run<'_> {
             check,
             detail,
             log: self.log.clone(),
+        }
+    }
+
+    fn yjs14_held(&mut self) -> Result<(), Divergence> {
+        match self.browsers.take_y14_failure() {
+            Some(failure) => Err(self.fail(YJS14_THROWS, failure)),
+            None => Ok(()),
         }
     }
 
@@ -183,7 +214,7 @@ impl Run<'_> {
                 let n = self.peers();
                 let pairs: Vec<(usize, usize)> = (0..n)
                     .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-                    .filter(|&(a, b)| linked(a, b))
+                    .filter(|&(a, b)| self.linked(a, b))
                     .collect();
                 let (a, b) = pairs[self.rng.random_range(0..pairs.len())];
                 for link in [(a, b), (b, a)] {
@@ -204,13 +235,16 @@ impl Run<'_> {
     /// and a loss is the connection's, which stays down until a reconnection.
     fn send_all(&mut self, from: usize, updates: Vec<Vec<u8>>) {
         for update in updates {
-            for to in (0..self.peers()).filter(|&to| linked(from, to)) {
-                let ours = from == 0 || to == 0;
+            let targets: Vec<usize> = (0..self.peers())
+                .filter(|&to| self.linked(from, to))
+                .collect();
+            for to in targets {
+                let ordered = self.ordered(from, to);
                 if self.down.contains(&(from, to)) {
                     continue;
                 }
                 let roll = self.rng.random_range(0..100);
-                if roll < DROP_PERCENT && ours {
+                if roll < DROP_PERCENT && ordered {
                     for link in [(from, to), (to, from)] {
                         self.links.remove(&link);
                         self.down.insert(link);
@@ -224,7 +258,7 @@ impl Run<'_> {
                 }
                 let queue = self.links.entry((from, to)).or_default();
                 queue.push(update.clone());
-                if roll >= 100 - DUPLICATE_PERCENT && !ours {
+                if roll >= 100 - DUPLICATE_PERCENT && !ordered {
                     queue.push(update.clone());
                 }
             }
@@ -256,8 +290,9 @@ impl Run<'_> {
             return Ok(());
         }
         let (from, to) = busy[self.rng.random_range(0..busy.len())];
+        let ordered = self.ordered(from, to);
         let queue = self.links.get_mut(&(from, to)).expect("busy");
-        let next = if from == 0 || to == 0 {
+        let next = if ordered {
             0
         } else {
             self.rng.random_range(0..queue.len())
@@ -334,11 +369,26 @@ impl Run<'_> {
         while let Some(merged) = self.agent.merge_held() {
             self.send_from_agent(merged.into_iter().collect());
         }
+        // Suggestions accepted one at a time leave gaps in the suggestion client's clocks,
+        // past which Yjs 13 integrates nothing: the Yjs 14 browsers accept what is still open.
+        for i in 1..self.names.len() {
+            if is_y14(&self.names[i]) {
+                let out = self.browsers.settle(&self.names[i]);
+                self.note(
+                    "y14 settles",
+                    format!("{} accepts its open suggestions", self.names[i]),
+                );
+                self.send_all(i + 1, out);
+                self.yjs14_held()?;
+            }
+        }
         self.links.clear();
         self.down.clear();
         for _ in 0..SYNC_ROUNDS {
             for a in 0..self.peers() {
-                for b in (0..self.peers()).filter(|&b| linked(a, b)) {
+                let targets: Vec<usize> =
+                    (0..self.peers()).filter(|&b| self.linked(a, b)).collect();
+                for b in targets {
                     self.sync(a, b)?;
                 }
             }
@@ -347,6 +397,7 @@ impl Run<'_> {
                 break;
             }
         }
+        self.yjs14_held()?;
         let vectors: Vec<StateVector> = (0..self.peers())
             .map(|p| StateVector::decode_v1(&self.state_vector(p)).expect("a state vector"))
             .collect();
@@ -377,6 +428,10 @@ impl Run<'_> {
             if theirs.pending {
                 return Err(self.fail("nothing pending", self.names[i].clone()));
             }
+            if let Some(d) = theirs.y14_differs {
+                let detail = format!("{}: {d}", self.names[i]);
+                return Err(self.fail("yjs 14 holds what yjs 13 reads", detail));
+            }
             let tree = tree::normalized(&theirs.tree);
             if let Some(d) = first_difference("tree", &our_tree, &tree) {
                 let detail = format!("{}: {d}", self.names[i]);
@@ -399,9 +454,23 @@ impl Run<'_> {
     }
 }
 
-/// Whether peers `a` and `b` exchange updates: ours (0) only with the room (1).
-fn linked(a: usize, b: usize) -> bool {
-    a != b && (a.min(b) != 0 || a.max(b) == 1)
+impl Run<'_> {
+    /// Whether peers `a` and `b` exchange updates: every peer with the room (1); in a mesh,
+    /// browsers with each other too.
+    fn linked(&self, a: usize, b: usize) -> bool {
+        a != b && (a == 1 || b == 1 || self.topology == Topology::Mesh && a.min(b) >= 2)
+    }
+
+    /// Whether the link from `a` to `b` is a socket: in order, losing only with the
+    /// connection. Ours always is; in a star, every link is.
+    fn ordered(&self, a: usize, b: usize) -> bool {
+        self.topology == Topology::Star || a == 0 || b == 0
+    }
+}
+
+/// Whether the browser of this name is one on Yjs 14.
+fn is_y14(name: &str) -> bool {
+    name.starts_with('y')
 }
 
 /// Whether a browser opening the document keeps it as it is.
