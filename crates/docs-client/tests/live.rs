@@ -235,23 +235,47 @@ async fn read_only_is_detected_and_writes_are_refused_without_change() {
         )
         .await
         .unwrap();
-    let session = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+    // Presence would be due before the first ping, which is sent after any presence due.
+    let options = SessionOptions {
+        awareness_interval: Duration::from_millis(50),
+        ping_interval: Duration::from_millis(150),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
         .await
         .unwrap();
     assert!(session.is_read_only());
     match server.collaboration() {
         // The handshake offered the empty room the state loaded from REST, which a read-only
         // connection may not push: the room refuses it, and that refusal is not a failure.
+        // Our presence, sent after the handshake, shows the room had refused it; another
+        // reader joining after that is seen by the session after the refusal, on one socket.
         Collaboration::Hocuspocus => {
             eventually("the room's answer to our handshake", WAIT, || async {
                 server.awareness(id).await.unwrap().first().cloned()
             })
             .await;
+            let typist = server
+                .start_typist(TypistSpec::new(id, "").name("Ada").stay_connected())
+                .await
+                .unwrap();
+            eventually("the agent to see Ada, after the refusal", WAIT, || async {
+                (session.collaborators() == ["Ada"]).then_some(())
+            })
+            .await;
+            typist.wait_done(WAIT).await.unwrap();
         }
-        // yhub refuses a reader's awareness: a read-only session sends none.
+        // yhub refuses a reader's awareness: a read-only session sends none. Its first ping
+        // comes after any presence it would have sent, on the same socket.
         Collaboration::Yhub => {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            let connections = server.attributions(id).await.unwrap().connections;
+            let connections = eventually("a ping of the reader", WAIT, || async {
+                let connections = server.attributions(id).await.unwrap().connections;
+                connections
+                    .iter()
+                    .all(|c| c.pings_received > 0)
+                    .then_some(connections)
+            })
+            .await;
             let seen: Vec<_> = connections
                 .iter()
                 .map(|c| (c.read_only, c.awareness_received))
@@ -263,7 +287,6 @@ async fn read_only_is_detected_and_writes_are_refused_without_change() {
             );
         }
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!session.is_failed(), "{:?}", session.snapshot().error);
     let err = session
         .write(move |txn| append_paragraph(txn, "must not land"))

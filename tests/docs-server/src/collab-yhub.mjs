@@ -342,6 +342,7 @@ export function createYhubCollab({ store, state, stats }) {
         updates: 0,
         dropped: 0,
         awareness_received: 0,
+        pings_received: 0,
         opened_at: new Date().toISOString(),
         close_code: null,
       };
@@ -355,6 +356,11 @@ export function createYhubCollab({ store, state, stats }) {
         entry.close_code = code;
       });
       ws.on('error', (err) => console.error('[docs-server] websocket error:', err.message));
+      // (a client sends its presence before a ping it queued later: a ping received tells a
+      // test that presence due before it would have arrived)
+      ws.on('ping', () => {
+        entry.pings_received += 1;
+      });
 
       // yhub's initial sync: SyncStep1 (the library's first message) AND SyncStep2 (the full
       // state), before anything else (the library's awareness comes after).

@@ -492,6 +492,9 @@ pub struct ConnectionAttributions {
     /// Awareness messages it sent (taken or dropped): a reader must send none.
     #[serde(default)]
     pub awareness_received: u64,
+    /// WebSocket pings it sent.
+    #[serde(default)]
+    pub pings_received: u64,
     /// Close code once closed.
     #[serde(default)]
     pub close_code: Option<u16>,
