@@ -926,10 +926,14 @@ async fn review_approve_reject_and_timeout_then_edit_status() {
     assert_eq!(queued.preview.after[0].markdown, "Proposed");
     assert_eq!(queued.reason.as_deref(), Some("suggest"));
 
-    // A human approves while the agent waits on edit_status.
+    // A human approves while the agent waits on edit_status (once it waits: not before).
     let service = agent.service.clone();
     let approver = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while service.decision_waiters() == 0 {
+            assert!(tokio::time::Instant::now() < deadline, "edit_status never waited");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         service.approve(edit_id, Channel::Window).await.unwrap()
     });
     let status = agent

@@ -352,6 +352,12 @@ impl DocsService {
         self.store.count_in(EditStatus::Pending).await
     }
 
+    /// How many calls wait for a decision now (`edit_status` with `wait_seconds`, a write tool
+    /// waiting for approval): someone is waiting on the person.
+    pub fn decision_waiters(&self) -> usize {
+        self.decisions.receiver_count()
+    }
+
     /// Waits until the edit is final (or `timeout`), and returns it as it stands then.
     pub async fn wait_for_decision(
         &self,
