@@ -931,7 +931,10 @@ async fn review_approve_reject_and_timeout_then_edit_status() {
     let approver = tokio::spawn(async move {
         let deadline = tokio::time::Instant::now() + WAIT;
         while service.decision_waiters() == 0 {
-            assert!(tokio::time::Instant::now() < deadline, "edit_status never waited");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "edit_status never waited"
+            );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         service.approve(edit_id, Channel::Window).await.unwrap()

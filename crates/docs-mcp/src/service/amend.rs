@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 
 use super::DocsService;
-use super::decide::{StoredPlan, plan_on_fork};
 use super::merge::{MergeRefused, describe_change};
+use super::submit::{StoredPlan, plan_on_fork};
 use docs_client::blocknote::{NewBlock, NewContent};
 
 use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 
 use super::DocsService;
-use super::decide::{EditRequest, StoredPlan};
 use super::merge::MergeRefused;
+use super::submit::{EditRequest, StoredPlan};
 use crate::edits::{self, EditOp, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{

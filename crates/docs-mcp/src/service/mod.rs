@@ -35,6 +35,7 @@ mod merge;
 mod requests;
 mod saving;
 mod settle;
+mod submit;
 mod undo;
 mod users;
 mod withdraw;
@@ -60,11 +61,11 @@ use crate::store::{Store, StoredPolicies};
 use crate::token::BearerToken;
 
 pub use comments::{CommentRequest, MAX_COMMENT_BYTES};
-pub use decide::EditRequest;
 pub use instance::OpenDocument;
 pub use merge::ChangeSince;
 pub use requests::{Asked, Outcome};
 pub use saving::{LeftUnsaved, StopReport};
+pub use submit::EditRequest;
 
 /// What `/health` reports.
 #[derive(Debug, Clone, Serialize, PartialEq)]

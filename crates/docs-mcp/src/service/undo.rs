@@ -6,8 +6,8 @@
 //! written in one transaction.
 
 use super::DocsService;
-use super::decide::{EditRequest, plan_on_fork};
 use super::merge::describe_change;
+use super::submit::{EditRequest, plan_on_fork};
 use crate::edits::{self, TextBases};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{AgentInfo, Channel, EditFilter, EditRecord, EditStatus};
