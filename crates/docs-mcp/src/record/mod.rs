@@ -12,6 +12,15 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+mod agent;
+mod payload;
+mod preview;
+
+pub use agent::{AgentInfo, MAX_AGENT_NAME_CHARS, visible};
+pub(crate) use agent::clean_name;
+pub use payload::{BlockState, EditPayload, PlannedText, Seen};
+pub use preview::{DiffSpan, LinkKind, Preview, PreviewBlock, PreviewLink};
+
 /// An error as it leaves the service: a code, what happened, and what to do next.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -182,186 +191,6 @@ impl<'de> Deserialize<'de> for Channel {
             _ => Channel::Terminal,
         })
     }
-}
-
-/// Who asked for an edit: the MCP client's name and the connection it came through.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct AgentInfo {
-    pub name: String,
-    pub connection: String,
-    /// The configured client whose token made the call: `name` is then the name the person
-    /// gave it. `None`: `name` is what the agent calls itself (the shared token, stdio).
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub client_id: Option<Uuid>,
-    /// With a configured client: what the agent calls itself, when that differs.
-    #[serde(default)]
-    pub reported_name: Option<String>,
-}
-
-/// Longest agent name kept, in characters.
-pub const MAX_AGENT_NAME_CHARS: usize = 64;
-
-impl AgentInfo {
-    /// An agent as it names itself: the name is the client's own claim (MCP `clientInfo`),
-    /// shown on cards, in notifications and to the document's collaborators, so it is
-    /// cleaned: control and bidirectional-override characters removed, whitespace collapsed,
-    /// at most [`MAX_AGENT_NAME_CHARS`]; `fallback` when nothing is left.
-    pub fn new(name: &str, connection: impl Into<String>, fallback: &str) -> Self {
-        let cleaned = clean_name(name);
-        AgentInfo {
-            name: if cleaned.is_empty() {
-                clean_name(fallback)
-            } else {
-                cleaned
-            },
-            connection: connection.into(),
-            client_id: None,
-            reported_name: None,
-        }
-    }
-
-    /// An agent calling with the token of a client a person configured: named as they named
-    /// it, with what it calls itself (`reported`, cleaned) beside when that differs.
-    pub fn configured(
-        client: &crate::clients::AgentClient,
-        reported: &str,
-        connection: impl Into<String>,
-    ) -> Self {
-        let reported = clean_name(reported);
-        AgentInfo {
-            name: client.name.clone(),
-            connection: connection.into(),
-            client_id: Some(client.id),
-            reported_name: (!reported.is_empty() && reported != client.name).then_some(reported),
-        }
-    }
-}
-
-/// `name` without control, format (bidi overrides, zero-width) characters, with whitespace
-/// runs collapsed to one space, trimmed and cut to [`MAX_AGENT_NAME_CHARS`] (an ellipsis
-/// marks the cut).
-pub(crate) fn clean_name(name: &str) -> String {
-    let is_invisible = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}')
-    };
-    let words: Vec<&str> = name
-        .split(|c: char| c.is_whitespace() || is_invisible(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let joined = words.join(" ");
-    if joined.chars().count() <= MAX_AGENT_NAME_CHARS {
-        return joined;
-    }
-    let mut cut: String = joined.chars().take(MAX_AGENT_NAME_CHARS - 1).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
-}
-
-/// `text` with every control character (escape sequences that would clear the screen, move
-/// the cursor or rewrite what the person reads), bidirectional override and zero-width
-/// character made visible as `\u{..}`: what an agent wrote is printed, never obeyed by the
-/// terminal.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let hidden = c.is_control()
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}');
-        if hidden {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// One block as shown in a preview: its id, type and markdown, and the block as BlockNote
-/// JSON (with its children), which the app renders (absent in records of earlier versions).
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PreviewBlock {
-    pub block_id: String,
-    pub block_type: String,
-    pub markdown: String,
-    /// The block's own text as inline markdown (plain for code), without its block marker:
-    /// what a person rewrites before approving. Absent for blocks with no text (an image, a
-    /// table, a divider) and in records of earlier versions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub text: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "BlockJson"))]
-    pub block: Option<serde_json::Value>,
-}
-
-/// A run of words in a word-level diff.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct DiffSpan {
-    /// `equal`, `added` or `removed`.
-    pub kind: String,
-    pub text: String,
-}
-
-/// What a URL in a preview is for.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkKind {
-    /// A link's target (or a link to another document, `/docs/<id>/`).
-    Link,
-    /// The file of an image, video, audio, file or PDF block.
-    Media,
-}
-
-/// A link target or media URL an edit adds or changes, shown in full to the person deciding:
-/// a link's text alone does not say where it goes.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PreviewLink {
-    pub block_id: String,
-    pub kind: LinkKind,
-    /// The URL as written.
-    pub url: String,
-    /// The host it goes to, with its port when not the default (an internationalized name in
-    /// its ASCII form); none for a path on the Docs instance, nor for an address without a
-    /// host (`mailto:`).
-    pub host: Option<String>,
-    /// The text the link is on, or the media's name (else its caption).
-    pub text: String,
-}
-
-/// What an edit changes, for a human to judge: the touched blocks before and after, and a
-/// word-level diff of their markdown.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Preview {
-    /// The headings the change is under, outermost first (empty at the top of the document).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
-    pub heading_path: Vec<String>,
-    pub before: Vec<PreviewBlock>,
-    pub after: Vec<PreviewBlock>,
-    /// The block before the change and the one after it, without children: where it lands.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub context_before: Option<PreviewBlock>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub context_after: Option<PreviewBlock>,
-    pub diff: Vec<DiffSpan>,
-    pub words_added: usize,
-    pub words_removed: usize,
-    /// The link targets and media URLs the blocks after the edit hold that the same blocks did
-    /// not hold before (all of a new block's), in reading order (absent in records of earlier
-    /// versions).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<PreviewLink>>", optional))]
-    pub links: Vec<PreviewLink>,
 }
 
 /// An agent's edit: pending, decided, applied or undone. The journal is the list of edits
@@ -567,91 +396,9 @@ pub struct KnownDocument {
     pub last_opened_at: i64,
 }
 
-/// What applying an edit needs, kept apart from the record (lists never load it): the
-/// change, what it was computed against, and how to check and revert it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EditPayload {
-    /// The change as a Yjs update (v1), computed on a fork of the document.
-    #[serde(with = "base64_bytes")]
-    pub update: Vec<u8>,
-    /// The state vector of the document the update was computed against (v1).
-    #[serde(with = "base64_bytes")]
-    pub base_state_vector: Vec<u8>,
-    /// The blocks the edit depends on, as they were when it was planned (what the person
-    /// saw): an approval refuses the edit when one of them changed since.
-    pub depends_on: Vec<BlockState>,
-    /// The blocks the edit changes or creates, as it leaves them: undoing it is refused when
-    /// one of them changed since.
-    pub leaves: Vec<BlockState>,
-    /// How to revert it once applied (`edits::UndoOp`s as JSON); `None` when it cannot be.
-    pub inverse: Option<serde_json::Value>,
-    /// The texts it rewrites, before and after: an automatic edit is still merged when
-    /// someone typed in one of these blocks meanwhile, elsewhere than the edit changes.
-    #[serde(default)]
-    pub texts: Vec<PlannedText>,
-}
-
-impl EditPayload {
-    /// The payload of a record that changes nothing in the document by itself (a comment).
-    pub fn none() -> Self {
-        EditPayload {
-            update: vec![],
-            base_state_vector: vec![],
-            depends_on: vec![],
-            leaves: vec![],
-            inverse: None,
-            texts: vec![],
-        }
-    }
-}
-
-/// A block's text as an edit found it (when planned) and leaves it, as inline markdown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlannedText {
-    pub block_id: String,
-    pub before: String,
-    pub after: String,
-    /// Fingerprint of the block's type and props when planned.
-    pub shape: String,
-}
-
-/// A block as an edit saw it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BlockState {
-    pub block_id: String,
-    pub seen: Seen,
-}
-
-/// What of a block an edit depends on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "fingerprint", rename_all = "snake_case")]
-pub enum Seen {
-    /// That it exists (a position's anchor).
-    Exists,
-    /// Its own type, props and content (a block whose text or props change).
-    Content(String),
-    /// It and everything nested under it (a block deleted or moved).
-    Subtree(String),
-}
-
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or_default()
-}
-
-mod base64_bytes {
-    use base64::Engine;
-    use base64::engine::general_purpose::STANDARD;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&STANDARD.encode(bytes))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let text = String::deserialize(d)?;
-        STANDARD.decode(text).map_err(serde::de::Error::custom)
-    }
 }
