@@ -3,7 +3,7 @@
 //! discovering it through 429s.
 //!
 //! A task that needs several calls takes them all at once or none (`DocsClient::prepaid`: an open
-//! takes its three), and the unused ones are given back.
+//! takes its two), and the unused ones are given back.
 
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -17,7 +17,6 @@ impl DocsClient {
         let Some(cookies) = self.cookie_header() else {
             return Ok(());
         };
-        self.spend_budget().await?;
         let url = self.instance().api("logout/");
         let no_redirect = http_builder(self.config())
             .redirect(reqwest::redirect::Policy::none())

@@ -156,14 +156,8 @@ impl DocsClient {
         self.cookie(SESSION_COOKIE).is_some()
     }
 
-    /// Counts one call against the rate budget without making it: used for calls the
-    /// collaboration server makes to the backend on our behalf (one per WebSocket connect).
-    pub async fn spend_budget(&self) -> Result<()> {
-        self.acquire_budget().await
-    }
-
-    /// A handle whose next `calls` calls are taken from the rate budget now, all or none
-    /// (waiting as [`DocsClient::spend_budget`] does): a task that needs several calls, such
+    /// A handle whose next `calls` throttled calls are taken from the rate budget now, all or
+    /// none (waiting as any call does for room in the budget): a task that needs several calls, such
     /// as opening a document, either gets them all or spends none. Calls beyond those come
     /// from the budget as usual; the unused ones are given back when the handle goes.
     pub async fn prepaid(&self, calls: usize) -> Result<DocsClient> {
@@ -199,6 +193,21 @@ impl DocsClient {
         let configured = self.inner.config.max_throttle_wait;
         self.max_wait
             .map_or(configured, |wait| wait.min(configured))
+    }
+
+    /// Which of Docs' throttles counts a call to `url` (its `core/api/throttling.py` and
+    /// viewsets, the same from 5.0 to 5.4 and on main): the document viewset and its actions
+    /// share the per-user `document` scope (80/min); `config/` has a scope of its own (30/min,
+    /// read once per client); `users/me/`, comment threads, logout and the collaboration
+    /// server's own endpoints are not throttled.
+    fn throttle_scope(&self, url: &Url) -> ThrottleScope {
+        let api = self.instance().api("");
+        match url.path().strip_prefix(api.path()) {
+            Some(path) if path.starts_with("documents/") && !path.contains("/threads/") => {
+                ThrottleScope::Document
+            }
+            _ => ThrottleScope::NotCounted,
+        }
     }
 
     /// Waits for room in the rate budget, unless that takes longer than the configured
@@ -244,8 +253,11 @@ impl DocsClient {
     ) -> Result<reqwest::Response> {
         let config = &self.inner.config;
         let mut throttled = 0;
+        let counted = self.throttle_scope(&url) == ThrottleScope::Document;
         loop {
-            self.acquire_budget().await?;
+            if counted {
+                self.acquire_budget().await?;
+            }
             let mut request = self
                 .inner
                 .http
@@ -361,6 +373,15 @@ fn network_detail(e: &reqwest::Error) -> String {
     }
 }
 
+/// Whether the client's rate budget counts a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ThrottleScope {
+    /// Docs' per-user `document` throttle, which the budget mirrors.
+    Document,
+    /// A call no throttle of that budget counts.
+    NotCounted,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,5 +392,32 @@ mod tests {
         assert_eq!(retry_after(&h), Duration::from_secs(1));
         h.insert(header::RETRY_AFTER, HeaderValue::from_static("7"));
         assert_eq!(retry_after(&h), Duration::from_secs(7));
+    }
+
+    #[test]
+    fn only_the_document_viewset_is_counted() {
+        let id = "0b6e0a4c-4a8e-4d4e-9d8e-2f3a4b5c6d7e";
+        for base in ["https://docs.example.org/", "https://example.org/docs/"] {
+            let client =
+                DocsClient::new(ClientConfig::new(InstanceUrl::parse(base).unwrap())).unwrap();
+            let scope = |path: &str| client.throttle_scope(&client.instance().api(path));
+            for counted in [
+                format!("documents/{id}/"),
+                format!("documents/{id}/content/"),
+                "documents/".to_owned(),
+                "documents/search/".to_owned(),
+            ] {
+                assert_eq!(scope(&counted), ThrottleScope::Document, "{base}{counted}");
+            }
+            for free in [
+                format!("documents/{id}/threads/"),
+                format!("documents/{id}/threads/t1/comments/"),
+                "config/".to_owned(),
+                "users/me/".to_owned(),
+                "logout/".to_owned(),
+            ] {
+                assert_eq!(scope(&free), ThrottleScope::NotCounted, "{base}{free}");
+            }
+        }
     }
 }

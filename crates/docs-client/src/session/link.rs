@@ -337,7 +337,7 @@ pub(super) fn connect_first(
     shared: &Arc<Shared>,
     client: &DocsClient,
 ) -> BoxFuture<'static, Result<Socket, Ended>> {
-    let connecting = connect(shared, client, &room_url(shared), true);
+    let connecting = connect(shared, client, &room_url(shared));
     let shared = shared.clone();
     async move {
         let mut socket = connecting.await?;
@@ -366,27 +366,18 @@ pub(super) fn room_url(shared: &Shared) -> Url {
         .room(shared.id, &crate::collaboration::ATTRIBUTIONS)
 }
 
-/// One connection attempt to the room at `room_url`: the rate budget (unless already
-/// `paid`), then the WebSocket handshake within the connect time-out.
+/// One connection attempt to the room at `room_url`: the WebSocket handshake within the
+/// connect time-out. (The collaboration server asks the backend about our rights, with its
+/// provider key, which Docs' throttle does not count: nothing is taken from the budget.)
 pub(super) fn connect(
     shared: &Arc<Shared>,
     client: &DocsClient,
     room_url: &Url,
-    paid: bool,
 ) -> BoxFuture<'static, Result<Socket, Ended>> {
     let request = ws_request(client, room_url);
-    let client = client.clone();
     let shared = shared.clone();
     async move {
         let request = request.map_err(Ended::Final)?;
-        // The collaboration server asks the backend about our rights with our cookie: that
-        // call counts against the same per-user budget.
-        if !paid {
-            client
-                .spend_budget()
-                .await
-                .map_err(|e| Ended::Lost(e.to_string()))?;
-        }
         shared.connects.fetch_add(1, Ordering::Relaxed);
         let connected = tokio::time::timeout(
             shared.options.connect_timeout,

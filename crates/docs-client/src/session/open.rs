@@ -38,12 +38,13 @@ impl Drop for Fetching {
     }
 }
 
-/// REST calls an open costs: the document, its content (Hocuspocus only: yhub holds it), and
-/// the call the collaboration server makes to the backend when we connect.
+/// Throttled calls an open costs: the document, and its content (Hocuspocus only: yhub holds
+/// it). The collaboration server's check of our rights when we connect is made with its
+/// provider key, which Docs' throttle does not count.
 fn open_calls(server: Option<CollaborationServer>) -> usize {
     match server {
-        Some(CollaborationServer::Yhub) => 2,
-        _ => 3,
+        Some(CollaborationServer::Yhub) => 1,
+        _ => 2,
     }
 }
 
@@ -133,8 +134,6 @@ impl DocumentSession {
             last_activity_ms: AtomicU64::new(now_ms()),
             options: options.clone(),
         });
-        // The first connect's budget is paid here, so the sync timer below measures syncing.
-        paying.spend_budget().await?;
         // The room is joined while the stored content is fetched and loaded: the handshake
         // and the server's check of our rights (a call to Docs' backend) then cost no time
         // of their own. Nothing of the document is sent before it is loaded.

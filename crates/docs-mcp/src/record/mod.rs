@@ -16,8 +16,8 @@ mod agent;
 mod payload;
 mod preview;
 
-pub use agent::{AgentInfo, MAX_AGENT_NAME_CHARS, visible};
 pub(crate) use agent::clean_name;
+pub use agent::{AgentInfo, MAX_AGENT_NAME_CHARS, visible};
 pub use payload::{BlockState, EditPayload, PlannedText, Seen};
 pub use preview::{DiffSpan, LinkKind, Preview, PreviewBlock, PreviewLink};
 

@@ -403,11 +403,9 @@ impl Actor {
     async fn on_link(&mut self, event: LinkEvent) {
         let ended = match event {
             LinkEvent::RetryDue => {
-                let paid = false;
                 let room = link::room_url(&self.shared);
                 self.authenticated = false;
-                self.link =
-                    Link::Connecting(link::connect(&self.shared, &self.client, &room, paid));
+                self.link = Link::Connecting(link::connect(&self.shared, &self.client, &room));
                 return;
             }
             LinkEvent::Rechecked(rights) => {
