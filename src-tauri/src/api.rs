@@ -1,7 +1,7 @@
 //! **The only module that knows the IPC wire format**: every request and response type of
 //! the app's Tauri commands, and the one error shape, `{code, message, hint}`. The UI's
-//! `ui/src/bindings.ts` is generated from these types and the `docs-mcp` records (a test
-//! below fails when it drifts).
+//! `ui/src/bindings.ts` is generated from these types and the `docs-mcp` records (a test in
+//! `api/tests.rs` fails when it drifts).
 //!
 //! `CommandError` carries `ServiceError::info()`, or one of the app's own codes:
 //! `SIGN_IN_CANCELLED`, and `NOT_A_DOCS_INSTANCE` — what a person reads when the Connect screen's
