@@ -1,7 +1,8 @@
 //! Validation of new blocks and content against the schema, before anything is written.
 
 use super::error::{ModelError, ModelResult};
-use super::markdown::import::{MathInput, parse_inline_with};
+use super::markdown::import::parse_inline_with;
+use super::markdown::math::MathInput;
 use super::nesting::check_height;
 use super::read::default_value;
 use super::schema::{

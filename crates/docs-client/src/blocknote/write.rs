@@ -17,7 +17,7 @@ use super::locate::{
     Loc, child_index, is_within, locate, materialize, position_depth, resolve_target,
     subtree_height,
 };
-use super::markdown::import::MathInput;
+use super::markdown::math::MathInput;
 use super::nesting::{MAX_NESTING, check_depth, check_height};
 use super::read::{container_parts, hidden_blocks, read_block_alone, root_group};
 use super::schema::{

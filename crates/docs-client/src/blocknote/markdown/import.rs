@@ -3,7 +3,7 @@
 //! plain text or is skipped. Lists nested deeper than [`MAX_NESTING`] are refused; the import
 //! never recurses on the input's depth.
 //!
-//! Math and diagrams (Docs ≥ 5.6) are read-only while [`WRITE_MATH_AND_DIAGRAMS`] is off: `$…$`
+//! Math and diagrams (Docs ≥ 5.6) are read-only while `schema::WRITE_MATH_AND_DIAGRAMS` is off: `$…$`
 //! and `$$…$$` are text, ```` ```math ```` and ```` ```mermaid ```` fences code blocks of those
 //! languages; only a rewrite of inline content holding inline math reads the `$…$` that
 //! reproduce it as that math again (`MathInput::Kept`). Once on (`MathInput::Any`), a
@@ -18,71 +18,13 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use crate::blocknote::error::ModelResult;
 use crate::blocknote::inline::normalize_inline;
+use crate::blocknote::markdown::math::MathInput;
 use crate::blocknote::nesting::{MAX_NESTING, check_depth};
-use crate::blocknote::schema::{DIAGRAM, MATH_BLOCK, WRITE_MATH_AND_DIAGRAMS};
+use crate::blocknote::schema::{DIAGRAM, MATH_BLOCK};
 use crate::blocknote::tree::{
     Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
     inline_plain_text,
 };
-
-/// The inline math that new content may hold, and so what markdown's math and diagram syntax
-/// reads as. Built from [`WRITE_MATH_AND_DIAGRAMS`] only, by [`MathInput::new_content`] and
-/// [`MathInput::rewriting`].
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum MathInput {
-    /// Any: markdown makes math blocks, diagrams and inline math (the switch is on).
-    Any,
-    /// Only these formulas, each at most once: the inline math of the content being
-    /// rewritten, kept. In markdown, a `$…$` (or `$$…$$`) holding one of them is that math
-    /// again and any other is text; with none, `$` is plain text.
-    Kept(Vec<String>),
-}
-
-impl MathInput {
-    /// For new content: any math when the switch is on, none otherwise.
-    pub(crate) fn new_content() -> Self {
-        if WRITE_MATH_AND_DIAGRAMS {
-            Self::Any
-        } else {
-            Self::Kept(vec![])
-        }
-    }
-
-    /// For content replacing `old`: any math when the switch is on, otherwise the inline math
-    /// `old` holds, so a rewrite keeps it.
-    pub(crate) fn rewriting(old: &[Inline]) -> Self {
-        if WRITE_MATH_AND_DIAGRAMS {
-            return Self::Any;
-        }
-        Self::Kept(
-            old.iter()
-                .filter_map(|piece| match piece {
-                    Inline::Math { latex } => Some(latex.clone()),
-                    _ => None,
-                })
-                .collect(),
-        )
-    }
-
-    /// Whether markdown read with this reads `$` as math (a literal one is then `\$`).
-    pub(crate) fn reads_dollars(&self) -> bool {
-        !matches!(self, Self::Kept(kept) if kept.is_empty())
-    }
-
-    /// Whether `latex` may be inline math here; a kept formula is used up.
-    pub(crate) fn take(&mut self, latex: &str) -> bool {
-        match self {
-            Self::Any => true,
-            Self::Kept(kept) => match kept.iter().position(|k| k == latex) {
-                Some(i) => {
-                    kept.remove(i);
-                    true
-                }
-                None => false,
-            },
-        }
-    }
-}
 
 fn options(math: &MathInput) -> Options {
     let options =

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::blocknote::inline::{normalize_inline, write_inline};
-use crate::blocknote::markdown::import::{MathInput, import_with, parse_inline_with};
+use crate::blocknote::markdown::import::{import_with, parse_inline_with};
+use crate::blocknote::markdown::math::MathInput;
 use crate::blocknote::schema::MATH_NOT_CONFIRMED;
 use crate::blocknote::tree::inline_plain_text;
 use crate::blocknote::write::set_block_content_within;

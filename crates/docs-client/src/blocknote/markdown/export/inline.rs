@@ -2,7 +2,7 @@
 //! where a literal `$` must be `\$`), comment markers; and the escapes markdown needs.
 
 use super::{Writer, comment_close, comment_open};
-use crate::blocknote::markdown::import::MathInput;
+use crate::blocknote::markdown::math::MathInput;
 use crate::blocknote::tree::{Block, Inline, PropValue, TextRun};
 
 impl Writer<'_> {
