@@ -157,8 +157,8 @@ impl DocsClient {
     }
 
     /// A handle whose next `calls` throttled calls are taken from the rate budget now, all or
-    /// none (waiting as any call does for room in the budget): a task that needs several calls, such
-    /// as opening a document, either gets them all or spends none. Calls beyond those come
+    /// none (waiting as any call does for room in the budget): a task that needs several
+    /// calls, such as opening a document, either gets them all or spends none. Calls beyond those come
     /// from the budget as usual; the unused ones are given back when the handle goes.
     pub async fn prepaid(&self, calls: usize) -> Result<DocsClient> {
         let at = self
@@ -196,7 +196,7 @@ impl DocsClient {
     }
 
     /// Which of Docs' throttles counts a call to `url` (its `core/api/throttling.py` and
-    /// viewsets, the same from 5.0 to 5.4 and on main): the document viewset and its actions
+    /// viewsets, the same from 4.2 to 5.4.1 and on main): the document viewset and its actions
     /// share the per-user `document` scope (80/min); `config/` has a scope of its own (30/min,
     /// read once per client); `users/me/`, comment threads, logout and the collaboration
     /// server's own endpoints are not throttled.
