@@ -156,6 +156,28 @@ impl Agent {
         self.doc.transact().has_missing_updates()
     }
 
+    /// What yrs holds aside, for a failure: the clocks it waits for, and the ranges it holds
+    /// (and the deletions it could not apply yet).
+    pub fn pending_detail(&self) -> String {
+        let txn = self.doc.transact();
+        let store = txn.store();
+        let aside = store.pending_update().map(|p| {
+            let held: Vec<String> = p
+                .update
+                .insertions(true)
+                .iter()
+                .map(|(client, ranges)| {
+                    format!("{client}: {:?}", ranges.iter().collect::<Vec<_>>())
+                })
+                .collect();
+            format!("waiting for {:?}, holding {held:?}", p.missing)
+        });
+        format!(
+            "yrs holds aside: {aside:?}; deletions aside: {:?}",
+            store.pending_ds()
+        )
+    }
+
     /// What a peer at `state_vector` lacks.
     pub fn diff(&self, state_vector: &[u8]) -> Vec<u8> {
         let sv = StateVector::decode_v1(state_vector).expect("a state vector");

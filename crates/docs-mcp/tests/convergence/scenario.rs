@@ -401,8 +401,11 @@ impl Run<'_> {
         let vectors: Vec<StateVector> = (0..self.peers())
             .map(|p| StateVector::decode_v1(&self.state_vector(p)).expect("a state vector"))
             .collect();
-        if vectors.iter().any(|v| v != &vectors[0]) || self.agent.pending() {
+        if vectors.iter().any(|v| v != &vectors[0]) {
             return Err(self.fail("same state vector", format!("{vectors:?}")));
+        }
+        if self.agent.pending() {
+            return Err(self.fail("nothing pending in yrs", self.agent.pending_detail()));
         }
         let ours = self.browsers.read_update(&self.agent.state());
         let our_tree = tree::normalized(&tree::of_doc(self.agent.doc()));
