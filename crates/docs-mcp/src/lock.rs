@@ -7,6 +7,10 @@
 //!
 //! The lock file holds who runs the service: its process, its endpoint once bound (none while its
 //! port was taken) and a proof key. The data directory is made `0700`, its files `0600`.
+//!
+//! Windows: a lock there (`LockFileEx`) keeps every other process from reading the locked file,
+//! so who holds the directory is written beside it, in [`HOLDER_FILE`]; the directory and its
+//! files keep the access list they inherit (see [`private_dir`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -16,6 +20,14 @@ use serde::{Deserialize, Serialize};
 
 /// The lock file's name in the data directory.
 pub const LOCK_FILE: &str = "service.lock";
+
+/// The file that says who holds the directory: the lock file itself where its lock is advisory
+/// (Unix); beside it on Windows, where the lock denies other processes any read of it.
+pub const HOLDER_FILE: &str = if cfg!(windows) {
+    "service.holder"
+} else {
+    LOCK_FILE
+};
 
 /// Who holds the data directory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,7 +84,10 @@ pub fn new_proof_key() -> String {
 /// The held lock; dropping it (or the process ending) releases the directory.
 #[derive(Debug)]
 pub struct DataDirLock {
-    file: File,
+    /// Locked for as long as this lives.
+    _lock: File,
+    /// [`HOLDER_FILE`], open for rewriting.
+    holder: File,
     path: PathBuf,
 }
 
@@ -100,24 +115,34 @@ impl DataDirLock {
         };
         private_dir(dir).map_err(io)?;
         let path = dir.join(LOCK_FILE);
-        let mut file = private_open(&path, false).map_err(io)?;
-        match file.try_lock() {
+        let lock = private_open(&path, false).map_err(io)?;
+        match lock.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
                 return Err(LockError::Held {
                     dir: dir.to_owned(),
-                    holder: read_holder(&mut file),
+                    holder: read_holder_of(dir),
                 });
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
         }
+        let mut file = if HOLDER_FILE == LOCK_FILE {
+            lock.try_clone()
+        } else {
+            private_open(&dir.join(HOLDER_FILE), false)
+        }
+        .map_err(io)?;
         write_holder(&mut file, holder).map_err(io)?;
-        Ok(DataDirLock { file, path })
+        Ok(DataDirLock {
+            _lock: lock,
+            holder: file,
+            path,
+        })
     }
 
     /// Says who holds the directory now (the endpoint once bound).
     pub fn rewrite(&mut self, holder: &Holder) -> std::io::Result<()> {
-        write_holder(&mut self.file, holder)
+        write_holder(&mut self.holder, holder)
     }
 
     pub fn path(&self) -> &Path {
@@ -127,12 +152,17 @@ impl DataDirLock {
 
 /// Who holds the directory now, if anyone (what a second process reads).
 pub fn holder(dir: &Path) -> Option<Holder> {
-    let mut file = File::open(dir.join(LOCK_FILE)).ok()?;
+    let file = File::open(dir.join(LOCK_FILE)).ok()?;
     match file.try_lock_shared() {
         // Nobody holds it: what the file says is stale.
         Ok(()) => None,
-        Err(_) => read_holder(&mut file),
+        Err(_) => read_holder_of(dir),
     }
+}
+
+/// What [`HOLDER_FILE`] in `dir` says.
+fn read_holder_of(dir: &Path) -> Option<Holder> {
+    read_holder(&mut File::open(dir.join(HOLDER_FILE)).ok()?)
 }
 
 /// Writes who holds the directory over what the file said, in one write and never shorter
@@ -164,7 +194,11 @@ fn read_holder(file: &mut File) -> Option<Holder> {
     })
 }
 
-/// Creates `dir` (and its parents) and makes it the user's only (0700 on Unix).
+/// Creates `dir` (and its parents) and makes it the user's only (0700 on Unix). On Windows it
+/// keeps the access list it inherits: under the default `%APPDATA%`, the user's profile, that is
+/// the user, SYSTEM and the Administrators only; a `--data-dir` elsewhere gets that place's.
+/// (Setting an access list takes Win32 calls this workspace's `forbid(unsafe_code)` rules out,
+/// or a crate wrapping them.)
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     #[cfg(unix)]
@@ -176,7 +210,7 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Creates `path` if needed, readable and writable by the user only (0600 on Unix, also
-/// when it existed with a wider mode).
+/// when it existed with a wider mode; on Windows, its directory's access list: [`private_dir`]).
 pub fn private_file(path: &Path) -> std::io::Result<()> {
     private_open(path, false).map(drop)
 }

@@ -284,7 +284,8 @@ fn read_token_file(path: &Path) -> anyhow::Result<Option<BearerToken>> {
     }
 }
 
-/// Writes the token file atomically, readable and writable by the user only.
+/// Writes the token file atomically, readable and writable by the user only (on Windows, as
+/// the data directory: [`crate::lock::private_dir`]).
 fn write_token_file(path: &Path, token: &BearerToken) -> anyhow::Result<()> {
     let dir = path.parent().context("token file without a directory")?;
     std::fs::create_dir_all(dir)

@@ -100,7 +100,9 @@ pub(super) async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<
     result
 }
 
-/// Ctrl-C or SIGTERM.
+/// Ctrl-C or SIGTERM; on Windows, Ctrl-C, Ctrl-Break or the console window closed (Windows
+/// ends the process about 5 s after that last one: what is not saved by then waits in the
+/// journal for the next start). Logoff and shutdown reach only Windows services, and end this.
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
@@ -116,7 +118,29 @@ async fn shutdown_signal() {
             } => {}
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        use tokio::signal::windows::{ctrl_break, ctrl_close};
+        // A handler that could not be installed never fires.
+        let mut ctrl_break = ctrl_break().ok();
+        let mut ctrl_close = ctrl_close().ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async {
+                match ctrl_break.as_mut() {
+                    Some(signal) => { signal.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+            _ = async {
+                match ctrl_close.as_mut() {
+                    Some(signal) => { signal.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         let _ = tokio::signal::ctrl_c().await;
     }

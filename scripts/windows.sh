@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Builds the headless `docs-mcp.exe` for Windows (x86_64-pc-windows-gnu) on a Linux machine, in
+# a Debian sid chroot: sid's rustc with its std sources (`-Zbuild-std`, as the host's rustup has
+# no std for that target), MinGW-w64 to link, and Wine to run it. Not part of `.ci/run`.
+#
+# Usage (as root): scripts/windows.sh [--check]
+#   builds target/x86_64-pc-windows-gnu/<profile>/docs-mcp.exe inside the chroot and copies it
+#   to $WINDOWS_OUT (default: target/windows/ of the checkout);
+#   --check then runs it under Wine: `--help`, `token`, and `serve` answering an MCP
+#   `initialize` over HTTP on 127.0.0.1, one PASS/FAIL line each (exit 1 on any FAIL).
+# Environment: WINDOWS_CHROOT (default /work/win-sid), WINDOWS_PROFILE (cargo profile,
+# default dev), WINDOWS_OUT.
+# Idempotent: the chroot is made once (debootstrap) and packages are installed when missing;
+# cargo's registry and target directory stay inside the chroot (/build) between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+started=$(date +%s)
+
+check=false
+[ "${1:-}" = "--check" ] && check=true
+
+root=${WINDOWS_CHROOT:-/work/win-sid}
+profile=${WINDOWS_PROFILE:-dev}
+out=${WINDOWS_OUT:-$repo/target/windows}
+target=x86_64-pc-windows-gnu
+mirror=http://deb.debian.org/debian
+packages=(rustc cargo rust-src gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64 ca-certificates curl)
+
+if [ "$(id -u)" != 0 ]; then
+  echo "windows: run as root (debootstrap, mount, chroot)" >&2
+  exit 1
+fi
+
+if [ ! -x "$root/usr/bin/apt-get" ]; then
+  command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+  echo "windows: debootstrap sid into $root"
+  debootstrap --variant=minbase sid "$root" "$mirror" >/dev/null
+fi
+
+# Everything mounted below is unmounted on exit, last mounted first.
+mounted=()
+cleanup() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount -l "${mounted[$i]}" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+mount_at() { # mount_at WHERE mount-arguments...
+  local where=$1
+  shift
+  mkdir -p "$where"
+  if ! mountpoint -q "$where"; then
+    mount "$@" "$where"
+    mounted+=("$where")
+  fi
+}
+mount_at "$root/proc" -t proc proc
+mount_at "$root/dev" --bind /dev
+mount_at "$root/dev/pts" --bind /dev/pts
+mount_at "$root/src" --bind "$repo"
+# The checkout is read only in there: the build writes only under /build.
+mount -o remount,bind,ro "$root/src"
+
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+  LANG=C.UTF-8 CARGO_HTTP_CAINFO=/etc/ssl/host-ca-certificates.crt "$@"; }
+
+# sid's Release files may be older than their Valid-Until on a machine whose clock is ahead.
+echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99no-check-valid-until"
+# The host's CA bundle (cargo reaches crates.io with it, as the host does).
+mkdir -p "$root/etc/ssl"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/host-ca-certificates.crt"
+
+missing=()
+for p in "${packages[@]}"; do
+  in_root dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "windows: installing ${missing[*]}"
+  in_root apt-get update -qq
+  in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+echo "windows: $(in_root rustc --version), $(in_root wine --version 2>/dev/null || echo 'no wine')"
+
+build_started=$(date +%s)
+in_root sh -c "cd /src && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=/build/target \
+  cargo build --locked -Zbuild-std --target $target --profile $profile -p docs-mcp --bin docs-mcp"
+build_seconds=$(($(date +%s) - build_started))
+dir=$profile
+[ "$profile" = dev ] && dir=debug
+mkdir -p "$out"
+cp "$root/build/target/$target/$dir/docs-mcp.exe" "$out/docs-mcp.exe"
+echo "windows: built $out/docs-mcp.exe ($(du -h "$out/docs-mcp.exe" | cut -f1)) in ${build_seconds}s"
+
+if $check; then
+  cp "$out/docs-mcp.exe" "$root/build/docs-mcp.exe"
+  in_root bash -s <<'CHECK' || status=$?
+set -uo pipefail
+export WINEPREFIX=/build/wine WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+exe=/build/docs-mcp.exe
+failed=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+wine wineboot --init >/dev/null 2>&1
+
+if wine "$exe" --help >/tmp/help.txt 2>&1 && grep -q '^Usage: docs-mcp' /tmp/help.txt; then
+  pass "docs-mcp.exe --help: $(head -1 /tmp/help.txt | tr -d '\r')"
+else
+  fail "docs-mcp.exe --help: $(head -5 /tmp/help.txt)"
+fi
+
+port=17658
+wine "$exe" serve --instance http://127.0.0.1:9 --listen 127.0.0.1:$port >/tmp/serve.log 2>&1 &
+serve=$!
+for _ in $(seq 1 150); do
+  curl -s -o /dev/null "http://127.0.0.1:$port/health" && break
+  sleep 0.2
+done
+if curl -s -o /dev/null "http://127.0.0.1:$port/health"; then
+  pass "serve listens on 127.0.0.1:$port"
+else
+  fail "serve does not listen on 127.0.0.1:$port: $(tail -5 /tmp/serve.log)"
+fi
+
+token=$(wine "$exe" token --show 2>/tmp/token.err | tr -d '\r' | tail -1)
+where=$(wine "$exe" token 2>&1 | tr -d '\r' | head -1)
+if [ "${#token}" = 43 ]; then
+  pass "token: ${where}"
+else
+  fail "token --show: '$token' $(cat /tmp/token.err)"
+fi
+
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"windows-check","version":"0"}}}'
+post() {
+  curl -s -o /tmp/answer.txt -w '%{http_code}' -X POST "http://127.0.0.1:$port/mcp" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' "$@" \
+    --data "$init"
+}
+code=$(post)
+if [ "$code" = 401 ]; then pass "initialize without the token: 401"; else fail "initialize without the token: $code"; fi
+code=$(post -H "Authorization: Bearer $token")
+if [ "$code" = 200 ] && grep -q '"protocolVersion"' /tmp/answer.txt; then
+  pass "initialize with the token: 200, $(grep -o '"serverInfo":{[^}]*}' /tmp/answer.txt)"
+else
+  fail "initialize with the token: $code $(head -c 400 /tmp/answer.txt)"
+fi
+
+# A second service on the same data directory is refused, and names the one holding it (what
+# it reads from the lock file the first one holds locked).
+second=$(timeout 120 wine "$exe" serve --instance http://127.0.0.1:9 --listen 127.0.0.1:$((port + 1)) 2>&1 | tr -d '\r')
+if grep -q "MCP endpoint http://127.0.0.1:$port/mcp" <<<"$second"; then
+  pass "a second serve is refused: $(grep -o 'another Docs MCP service.*' <<<"$second" | head -1)"
+else
+  fail "a second serve: $(tail -3 <<<"$second")"
+fi
+
+# Ctrl-C (Wine turns SIGINT into the console's Ctrl-C event): the service saves and ends.
+kill -INT "$serve"
+for _ in $(seq 1 100); do
+  kill -0 "$serve" 2>/dev/null || break
+  sleep 0.2
+done
+if ! kill -0 "$serve" 2>/dev/null && grep -q 'shutting down: saving pending work' /tmp/serve.log; then
+  pass "Ctrl-C: $(grep -o 'shutting down: saving pending work' /tmp/serve.log), ended"
+else
+  fail "Ctrl-C: $(tail -3 /tmp/serve.log)"
+  kill -KILL "$serve" 2>/dev/null
+fi
+
+wineserver=$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)
+"$wineserver" -k 2>/dev/null
+wait
+exit $failed
+CHECK
+fi
+
+echo "windows: done in $(($(date +%s) - started))s"
+exit "${status:-0}"
