@@ -24,13 +24,6 @@ pub struct Verified {
     pub base: String,
 }
 
-impl Verified {
-    /// Its MCP endpoint.
-    pub fn mcp_url(&self) -> String {
-        format!("{}/mcp", self.base)
-    }
-}
-
 /// Why no token is sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unverified {
