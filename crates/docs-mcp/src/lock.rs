@@ -126,10 +126,10 @@ impl DataDirLock {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
         }
-        let mut file = if HOLDER_FILE == LOCK_FILE {
-            lock.try_clone()
-        } else {
+        let mut file = if cfg!(windows) {
             private_open(&dir.join(HOLDER_FILE), false)
+        } else {
+            lock.try_clone()
         }
         .map_err(io)?;
         write_holder(&mut file, holder).map_err(io)?;

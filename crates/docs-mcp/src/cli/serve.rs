@@ -110,12 +110,7 @@ async fn shutdown_signal() {
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
-            _ = async {
-                match term.as_mut() {
-                    Some(term) => { term.recv().await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {}
+            () = when_installed(term.as_mut().map(|s| s.recv())) => {}
         }
     }
     #[cfg(windows)]
@@ -126,22 +121,23 @@ async fn shutdown_signal() {
         let mut ctrl_close = ctrl_close().ok();
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
-            _ = async {
-                match ctrl_break.as_mut() {
-                    Some(signal) => { signal.recv().await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {}
-            _ = async {
-                match ctrl_close.as_mut() {
-                    Some(signal) => { signal.recv().await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {}
+            () = when_installed(ctrl_break.as_mut().map(|s| s.recv())) => {}
+            () = when_installed(ctrl_close.as_mut().map(|s| s.recv())) => {}
         }
     }
     #[cfg(not(any(unix, windows)))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Waits for a signal whose handler was installed; for ever when it could not be (`None`).
+#[cfg(any(unix, windows))]
+async fn when_installed(signal: Option<impl std::future::Future>) {
+    match signal {
+        Some(signal) => {
+            signal.await;
+        }
+        None => std::future::pending().await,
     }
 }
