@@ -1,6 +1,7 @@
 //! Benchmarks of the BlockNote model (no assertions): reading a 10 000-block document to the
 //! typed tree (whole, and again after one block changed) and to markdown, checking its
-//! state's nesting (the door against deep content, next to decoding the update), the size of
+//! state's nesting (the door against deep content, next to decoding the update), admitting it
+//! (`OutOfOrder`: whether any of it follows clocks a document lacks), the size of
 //! the update of a one-word change in a 2 KB paragraph, and rewriting a 32 K-, a 64 K-character
 //! and a 256 KiB paragraph into unrelated text with `set_block_text` (the text diff's time
 //! limit and cap on edits at work). Run with `cargo bench -p docs-client --bench model`.
@@ -165,6 +166,16 @@ fn main() {
         std::hint::black_box(check_update_depth(&full).expect("shallow"));
     });
     println!("check_update_depth_10000_blocks_median_ms: {check_update_ms:.1}");
+    // What admitting it as a room's update adds (`OutOfOrder`: whether it follows the
+    // document, one reading; a load is told so by the door instead).
+    let admit_ms = median_ms(|| {
+        let mut held = docs_client::OutOfOrder::new();
+        std::hint::black_box(
+            held.admit(&StateVector::default(), &full)
+                .expect("readable"),
+        );
+    });
+    println!("admit_update_10000_blocks_median_ms: {admit_ms:.1}");
     let check_document_ms = median_ms(|| {
         let txn = doc.transact();
         check_document_depth(&txn, &frag).expect("shallow");

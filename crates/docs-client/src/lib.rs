@@ -36,6 +36,7 @@ pub mod blocknote;
 mod collaboration;
 mod config;
 mod error;
+mod out_of_order;
 mod presence;
 pub mod protocol;
 mod rate_limit;
@@ -51,6 +52,7 @@ pub mod yjs;
 pub use collaboration::{CollaborationEndpoint, CollaborationServer};
 pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
+pub use out_of_order::{HeldClocks, NotAdmitted, OutOfOrder};
 pub use presence::{CommentsPing, Presence};
 pub use registry::{DEFAULT_IDLE_TTL, DEFAULT_MAX_OPEN, SessionRegistry};
 pub use rest::{

@@ -1338,3 +1338,108 @@ async fn a_block_given_a_second_child_group_is_recreated_with_one() {
     stored_children.sort();
     assert_eq!(stored_children, ["Ours", "Theirs"]);
 }
+
+/// A browser on Yjs 14 that accepted a later suggestion first sends structs past a gap in
+/// their client's clocks; Hocuspocus' room (Yjs 13) holds them aside and gives them in its
+/// Step2. Our session holds them out of yrs too (yrs 0.28.1 panics on some structs filling
+/// such a gap), saves them with the document (a Yjs 13 browser saves what it holds aside),
+/// and shows them once the gap's update comes.
+#[tokio::test]
+async fn structs_past_a_gap_wait_out_of_the_document_are_saved_and_shown_once_the_gap_fills() {
+    use docs_client::protocol::Sync;
+    use yrs::updates::decoder::Decode;
+    use yrs::{GetString, Text, Transact};
+
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("gap").markdown("Start"))
+        .await
+        .unwrap();
+    let room = id.to_string();
+    // The browser's three words, each a write of its own: "a", "b" after it (the gap), "c"
+    // before "a" (so that nothing it needs is missing: only its clock is past the gap).
+    let browser = yrs::Doc::with_client_id(77);
+    let words = browser.get_or_insert_text("suggested");
+    let updates: Vec<Vec<u8>> = [(0, "a"), (1, "b"), (0, "c")]
+        .into_iter()
+        .map(|(at, word)| {
+            let mut txn = browser.transact_mut();
+            words.insert(&mut txn, at, word);
+            txn.encode_update_v1()
+        })
+        .collect();
+    // As a browser connects: from the instance's origin, with a cookie.
+    let mut request = format!("{}?room={room}", server.ws_url())
+        .into_client_request()
+        .unwrap();
+    let headers = request.headers_mut();
+    headers.insert("Origin", server.url().parse().unwrap());
+    headers.insert("Cookie", "a=b".parse().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let send =
+        |message: Message| tungstenite::Message::Binary(Frame::new(&room, message).encode().into());
+    socket
+        .send(send(Message::AuthToken(String::new())))
+        .await
+        .unwrap();
+    for update in [&updates[0], &updates[2]] {
+        socket
+            .send(send(Message::Sync(Sync::Update(update.clone()))))
+            .await
+            .unwrap();
+    }
+    // The room answers a Step1 after it handled what came before it on the socket.
+    socket
+        .send(send(Message::Sync(Sync::Step1(Default::default()))))
+        .await
+        .unwrap();
+    tokio::time::timeout(WAIT, async {
+        while let Some(Ok(message)) = socket.next().await {
+            if let tungstenite::Message::Binary(bytes) = message
+                && matches!(
+                    Frame::decode(&bytes).unwrap().message,
+                    Message::Sync(Sync::Step2(_))
+                )
+            {
+                return;
+            }
+        }
+        panic!("the socket ended");
+    })
+    .await
+    .expect("the room's Step2");
+
+    let ours = DocumentSession::open(anonymous_client(&server), id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let shown = |session: &DocumentSession| {
+        let doc = session.doc();
+        doc.get_or_insert_text("suggested")
+            .get_string(&doc.transact())
+    };
+    assert_eq!(shown(&ours), "a");
+    ours.write(|txn| append_paragraph(txn, "Saved beside it"))
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    let stored = yrs::Update::decode_v1(&server.stored(id).await.unwrap().update).unwrap();
+    let browsers_clocks: Vec<_> = stored
+        .insertions(true)
+        .iter()
+        .filter(|(client, _)| client.get() == 77)
+        .flat_map(|(_, ranges)| ranges.iter().cloned().collect::<Vec<_>>())
+        .collect();
+    assert_eq!(browsers_clocks, [0..1, 2..3], "saved with what waits");
+
+    socket
+        .send(send(Message::Sync(Sync::Update(updates[1].clone()))))
+        .await
+        .unwrap();
+    eventually("the gap filled", WAIT, || async {
+        (shown(&ours) == "cab").then_some(())
+    })
+    .await;
+    assert!(!ours.is_failed());
+}

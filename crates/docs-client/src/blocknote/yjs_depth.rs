@@ -71,12 +71,15 @@ fn malformed(e: impl std::fmt::Display) -> ModelError {
 
 /// Reads the structure of a v1 update (its items' parents and which create types), the way
 /// yrs decodes it; the delete set that follows is not needed.
-fn decode_items(update: &[u8], mut on_struct: impl FnMut(&Place)) -> ModelResult<UpdateItems> {
+fn decode_items(
+    update: &[u8],
+    mut on_struct: impl FnMut(&Place, &RawStruct),
+) -> ModelResult<UpdateItems> {
     let mut out = UpdateItems::default();
     // The client being read and its ranges so far, filed under it once its structs are read.
     let (mut reading, mut ranges): (Option<u64>, ClockRanges) = (None, vec![]);
     read_structs(update, |place, raw| {
-        on_struct(place);
+        on_struct(place, &raw);
         let &Place {
             client, clock, len, ..
         } = place;
@@ -168,14 +171,15 @@ fn nesting_within(items: &UpdateItems) -> usize {
 /// Returns that depth: 0 when the update creates no type, so the document's depth cannot have
 /// grown; otherwise check the document after applying it ([`check_document_depth`]).
 pub fn check_update_depth(update: &[u8]) -> ModelResult<usize> {
-    check_update_depth_with(update, |_| {})
+    check_update_depth_with(update, |_, _| {})
 }
 
-/// [`check_update_depth`], telling `on_struct` where each struct of the update sits as the
-/// door reads past it (the session cuts a large update in two on the way).
+/// [`check_update_depth`], telling `on_struct` each struct of the update and where it sits as
+/// the door reads past it (the session cuts a large update in two on the way, and sees whether
+/// it follows from nothing).
 pub(crate) fn check_update_depth_with(
     update: &[u8],
-    on_struct: impl FnMut(&Place),
+    on_struct: impl FnMut(&Place, &RawStruct),
 ) -> ModelResult<usize> {
     let depth = nesting_within(&decode_items(update, on_struct)?);
     too_deep(depth)?;

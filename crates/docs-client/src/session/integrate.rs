@@ -24,18 +24,21 @@ pub(super) enum NotIntegrated {
     Panicked(String),
 }
 
-/// Applies `update` in `txn`, then `then` (the transaction's own checks and bookkeeping),
+/// Applies `updates` in `txn`, in order, then `then` (the transaction's own checks and bookkeeping),
 /// and commits; a panic anywhere in that is caught and told. The transaction is committed
 /// (dropped) under a guard of its own, never while a panic unwinds: yrs may panic again
 /// committing a half-integrated update, and a panic during unwinding aborts the process.
 pub(super) fn integrate<T>(
     txn: TransactionMut<'_>,
-    update: Update,
+    updates: Vec<Update>,
     then: impl FnOnce(&mut TransactionMut<'_>) -> T,
 ) -> Result<T, NotIntegrated> {
     let mut txn = txn;
     let applied = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        txn.apply_update(update).map(|()| then(&mut txn))
+        updates
+            .into_iter()
+            .try_for_each(|update| txn.apply_update(update))
+            .map(|()| then(&mut txn))
     }));
     // The commit (observers included), and with it the document's lock released.
     let committed = std::panic::catch_unwind(AssertUnwindSafe(move || drop(txn)));
@@ -89,7 +92,7 @@ mod tests {
             .map(|bytes| {
                 integrate(
                     doc.transact_mut(),
-                    Update::decode_v1(&bytes).unwrap(),
+                    vec![Update::decode_v1(&bytes).unwrap()],
                     |_| (),
                 )
             })

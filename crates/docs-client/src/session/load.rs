@@ -9,16 +9,18 @@ use std::sync::mpsc;
 
 use uuid::Uuid;
 use yrs::updates::decoder::Decode;
-use yrs::{Doc, Transact, Update};
+use yrs::{Doc, StateVector, Transact, Update};
 
 use super::{depth_after, too_deep};
+use crate::out_of_order::{FromNothing, OutOfOrder};
 use crate::raw_update::{Halves, halves};
 use crate::{Error, REMOTE_ORIGIN, Result};
 
 /// Below this size the stored content is decoded whole: cutting it would save little.
 const CUT_FROM_BYTES: usize = 256 * 1024;
 
-/// Applies `stored` to the session's new document.
+/// Applies `stored` to the session's new document; returns what of it follows clocks it
+/// lacks (`out_of_order`: what a browser saves of what it holds aside), not applied.
 ///
 /// Nesting yrs cannot delete without overflowing its stack is refused at the door, which
 /// reads the update as decoding it does, in a fraction of the time; nothing is applied before
@@ -26,16 +28,37 @@ const CUT_FROM_BYTES: usize = 256 * 1024;
 /// door passes its middle. The first half is decoded on this thread as soon as it is cut,
 /// the second on the door's thread once the door let the update in; each half is applied as
 /// it is ready, in order, in one transaction.
-pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
+pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<OutOfOrder> {
+    let mut held = OutOfOrder::new();
+    if load_from_nothing(id, doc, stored)? {
+        return Ok(held);
+    }
+    // Rare: a browser saved what it held aside. What of it follows from nothing is loaded.
+    let parts = held
+        .admit(&StateVector::default(), stored)
+        .map_err(|e| bad_content(id, e.to_string()))?;
+    for part in parts {
+        if !load_from_nothing(id, doc, &part)? {
+            return Err(bad_content(id, "its state cannot be split in order".into()));
+        }
+    }
+    Ok(held)
+}
+
+/// Applies `stored` to the session's new document if it follows from nothing (`FromNothing`,
+/// told by the door); `false`, and nothing applied, if it does not.
+fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<bool> {
     let nesting = std::thread::scope(|scope| {
         let (cut_sender, first_half) = mpsc::sync_channel::<Vec<u8>>(1);
-        let (verdict_sender, verdict) = mpsc::sync_channel::<Result<usize>>(1);
+        let (verdict_sender, verdict) = mpsc::sync_channel::<Result<(usize, bool)>>(1);
         let door = scope.spawn(move || {
             // A small update is not cut: the sender gone, it is decoded whole at once.
             let mut cut = (stored.len() >= CUT_FROM_BYTES).then_some(cut_sender);
             let middle = stored.len() / 2;
             let mut second_half = None;
-            let nesting = crate::blocknote::check_update_depth_with(stored, |place| {
+            let mut from_nothing = FromNothing::default();
+            let nesting = crate::blocknote::check_update_depth_with(stored, |place, raw| {
+                from_nothing.struct_read(place, raw);
                 if place.end >= middle
                     && place.index + 1 < place.structs
                     && let Some(sender) = cut.take()
@@ -46,10 +69,11 @@ pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
                     let _ = sender.send(first);
                 }
             })
-            .map_err(|e| too_deep(id, e));
+            .map_err(|e| too_deep(id, e))
+            .map(|nesting| (nesting, from_nothing.follows(stored)));
             // Not cut (no struct to cut after): the update is decoded whole.
             drop(cut);
-            let passed = nesting.is_ok();
+            let passed = nesting.as_ref().is_ok_and(|&(_, follows)| follows);
             let _ = verdict_sender.send(nesting);
             second_half
                 .filter(|_| passed)
@@ -66,7 +90,11 @@ pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
                 door.join().expect_err("the door ended without a verdict"),
             ),
         };
-        let (nesting, first) = (nesting?, first?);
+        let (nesting, follows) = nesting?;
+        if !follows {
+            return Ok(None);
+        }
+        let first = first?;
         let mut txn = doc.transact_mut_with(REMOTE_ORIGIN);
         txn.apply_update(first)
             .map_err(|e| bad_content(id, e.to_string()))?;
@@ -78,13 +106,16 @@ pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<()> {
                 .map_err(|e| bad_content(id, e.to_string()))?;
         }
         super::touch::collect(&mut txn);
-        Ok::<_, Error>(nesting)
+        Ok::<_, Error>(Some(nesting))
     })?;
+    let Some(nesting) = nesting else {
+        return Ok(false);
+    };
     if nesting > 0 {
         let fragment = crate::blocknote::document_fragment(doc);
         depth_after(id, &doc.transact(), &fragment)?;
     }
-    Ok(())
+    Ok(true)
 }
 
 fn decode(id: Uuid, update: &[u8]) -> Result<Update> {
@@ -100,7 +131,7 @@ fn bad_content(id: Uuid, detail: String) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use yrs::{ReadTxn, StateVector, XmlElementPrelim, XmlFragment};
+    use yrs::{ReadTxn, XmlElementPrelim, XmlFragment};
 
     use super::*;
     use crate::blocknote::{self, MAX_YJS_DEPTH, NewBlock, Position, insert_blocks};
@@ -174,6 +205,50 @@ mod tests {
             matches!(refused, Err(Error::BadContent { .. })),
             "{refused:?}"
         );
+        assert_eq!(doc.transact().state_vector(), StateVector::default());
+    }
+
+    /// A state a browser saved with what it held aside (structs past a gap, merged in as Yjs
+    /// 13 does): what follows from nothing is loaded, the rest held, and given back once the
+    /// gap's update comes.
+    #[test]
+    fn a_state_with_a_gap_loads_what_follows_from_nothing_and_holds_the_rest() {
+        use yrs::{GetString, Text};
+        let writer = Doc::new();
+        let text = writer.get_or_insert_text("t");
+        let updates: Vec<Vec<u8>> = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, word)| {
+                let mut txn = writer.transact_mut();
+                text.insert(&mut txn, i as u32, word);
+                txn.encode_update_v1()
+            })
+            .collect();
+        let stored = yrs::merge_updates_v1([&updates[0], &updates[2]]).unwrap();
+        let doc = Doc::new();
+        let mut held = load_stored(Uuid::nil(), &doc, &stored).unwrap();
+        let read = |doc: &Doc| doc.get_or_insert_text("t").get_string(&doc.transact());
+        assert_eq!(read(&doc), "a");
+        assert!(!held.is_empty());
+        let mut txn = doc.transact_mut();
+        for part in held.admit(&txn.state_vector(), &updates[1]).unwrap() {
+            txn.apply_update(Update::decode_v1(&part).unwrap()).unwrap();
+        }
+        drop(txn);
+        assert_eq!(read(&doc), "abc");
+        assert!(held.is_empty());
+    }
+
+    /// A document never written to (its state: no struct, no deletion) loads, empty.
+    #[test]
+    fn an_empty_state_loads() {
+        let empty = Doc::new()
+            .transact()
+            .encode_state_as_update_v1(&StateVector::default());
+        let doc = Doc::new();
+        let held = load_stored(Uuid::nil(), &doc, &empty).unwrap();
+        assert!(held.is_empty());
         assert_eq!(doc.transact().state_vector(), StateVector::default());
     }
 }

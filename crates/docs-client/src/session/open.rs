@@ -156,19 +156,21 @@ impl DocumentSession {
             // runtime's workers, which every other session and call share.
             let loading = shared.doc.clone();
             let stored = tokio::task::spawn_blocking(move || {
-                load::load_stored(id, &loading, &stored).map(|()| stored)
+                load::load_stored(id, &loading, &stored).map(|held| (stored, held))
             })
             .await
             .map_err(|e| Error::BadContent {
                 document: id.to_string(),
                 detail: format!("loading the content stopped: {e}"),
             })??;
+            let (stored, held) = stored;
             if let Some(LoadedHook(hook)) = &options.on_loaded {
                 hook(id, &shared.doc);
             }
             Ok(Some(Loaded {
                 update: stored,
                 version: *shared.version.borrow(),
+                held,
             }))
         };
         let (loaded, first_connection) = match select(Box::pin(loading), connecting).await {

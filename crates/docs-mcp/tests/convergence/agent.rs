@@ -10,7 +10,7 @@
 use docs_client::blocknote::groups;
 use docs_client::blocknote::json::blocks_json;
 use docs_client::blocknote::{self, Block, text_occurrences};
-use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, REMOTE_ORIGIN};
+use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, OutOfOrder, REMOTE_ORIGIN};
 use docs_mcp::edits::{
     Anchor, DeleteBlocks, EditOp, Fork, Forks, InsertBlocks, MoveBlock, Plan, Position,
     ReplaceText, TextBases, UndoOp, UpdateBlock, plan, plan_undo, unchanged,
@@ -44,6 +44,8 @@ pub struct Agent {
     history: Vec<Vec<u8>>,
     /// Writes of its own accord (mended blocks), not sent yet.
     answers: Vec<Vec<u8>>,
+    /// What came that follows clocks the document lacks.
+    out_of_order: OutOfOrder,
 }
 
 const WORDS: &[&str] = &[
@@ -82,6 +84,7 @@ impl Agent {
             undos: vec![],
             history: vec![],
             answers: vec![],
+            out_of_order: OutOfOrder::new(),
         };
         agent.apply(state).expect("the first state applies");
         agent
@@ -90,12 +93,22 @@ impl Agent {
     /// A remote update, applied as the session applies the room's; yrs' panic, if it panics.
     pub fn apply(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.history.push(bytes.to_vec());
-        let update = Update::decode_v1(bytes).expect("a valid update");
-        // As `session::integrate` does: the transaction is committed under a guard of its
-        // own, never while a panic unwinds (yrs may panic again, which aborts).
+        // As the session does: what follows clocks the document lacks waits for them
+        // (`OutOfOrder`), and the transaction is committed under a guard of its own, never
+        // while a panic unwinds (yrs may panic again, which aborts).
         let mut txn = self.doc.transact_mut_with(REMOTE_ORIGIN);
+        let parts = self
+            .out_of_order
+            .admit(&txn.state_vector(), bytes)
+            .expect("admitted");
+        let updates: Vec<Update> = parts
+            .iter()
+            .map(|part| Update::decode_v1(part).expect("a valid update"))
+            .collect();
         let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            txn.apply_update(update).expect("applies");
+            for update in updates {
+                txn.apply_update(update).expect("applies");
+            }
             collect(&mut txn);
         }));
         let committed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(txn)));
@@ -152,8 +165,31 @@ impl Agent {
         self.doc.transact().state_vector().encode_v1()
     }
 
+    /// Whether yrs itself holds anything aside (never, updates admitted by `OutOfOrder`).
     pub fn pending(&self) -> bool {
         self.doc.transact().has_missing_updates()
+    }
+
+    /// What the session holds out of order, shaped as `Reading::aside`.
+    pub fn aside(&self) -> Value {
+        let held = self.out_of_order.held_clocks();
+        let shape = |clocks: &[(u64, Vec<std::ops::Range<u32>>)]| {
+            let mut by_client = serde_json::Map::new();
+            for (client, ranges) in clocks {
+                let mut merged: Vec<(u32, u32)> = Vec::new();
+                let mut sorted = ranges.clone();
+                sorted.sort_by_key(|r| r.start);
+                for r in sorted {
+                    match merged.last_mut() {
+                        Some(last) if r.start <= last.1 => last.1 = last.1.max(r.end),
+                        _ => merged.push((r.start, r.end)),
+                    }
+                }
+                by_client.insert(client.to_string(), json!(merged));
+            }
+            Value::Object(by_client)
+        };
+        json!({"inserted": shape(&held.inserted), "deleted": shape(&held.deleted)})
     }
 
     /// What yrs holds aside, for a failure: the clocks it waits for, and the ranges it holds
@@ -173,15 +209,18 @@ impl Agent {
             format!("waiting for {:?}, holding {held:?}", p.missing)
         });
         format!(
-            "yrs holds aside: {aside:?}; deletions aside: {:?}",
-            store.pending_ds()
+            "yrs holds aside: {aside:?}; deletions aside: {:?}; held out of order: {:?}",
+            store.pending_ds(),
+            self.out_of_order.held_clocks()
         )
     }
 
-    /// What a peer at `state_vector` lacks.
+    /// What a peer at `state_vector` lacks, with what waits for clocks we lack (as the
+    /// session answers the room, and saves).
     pub fn diff(&self, state_vector: &[u8]) -> Vec<u8> {
         let sv = StateVector::decode_v1(state_vector).expect("a state vector");
-        self.doc.transact().encode_state_as_update_v1(&sv)
+        self.out_of_order
+            .with_held(self.doc.transact().encode_state_as_update_v1(&sv))
     }
 
     pub fn state(&self) -> Vec<u8> {

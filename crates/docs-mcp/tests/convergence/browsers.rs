@@ -15,7 +15,9 @@ pub struct Reading {
     pub blocks: Value,
     /// The canonical tree (`tree` in `src/browser.mjs`; `super::tree` for yrs).
     pub tree: Value,
-    pub pending: bool,
+    /// What Yjs 13 holds aside, `{inserted, deleted}`, each `{client: [[from, to]]}` (sorted,
+    /// merged): what its pending structs insert and what its pending deletions delete.
+    pub aside: Value,
     /// Updates a browser writes when it renders the document, and when it writes the rendered
     /// document back unchanged: both 0 when a browser keeps the document as it is.
     pub rendered: u64,
@@ -215,7 +217,7 @@ fn reading(mut answer: Value) -> Reading {
     Reading {
         blocks: answer["blocks"].take(),
         tree: answer["tree"].take(),
-        pending: answer["pending"].as_bool().expect("pending"),
+        aside: answer["aside"].take(),
         rendered: answer["rendered"].as_u64().expect("rendered"),
         rewritten: answer["rewritten"].as_u64().expect("rewritten"),
         y14_differs: answer["y14Differs"].as_str().map(str::to_owned),

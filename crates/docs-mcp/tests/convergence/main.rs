@@ -91,16 +91,24 @@ fn main() {
         panic!("Yjs 14's suggestions accepted out of order: {difference}");
     }
     println!(
-        "Yjs 14 accepts a later suggestion first: Yjs 14 and yrs show it, Yjs 13 holds it aside"
+        "Yjs 14 accepts a later suggestion first: Yjs 14 and yrs alone show it, Yjs 13 and our session hold it aside"
     );
-    // FIXME(yrs 0.28.1): it panics (in debug; in release the clock arithmetic wraps) on the
-    // reduced case this test found. When this fails, yrs was fixed: make the scenarios stop
-    // counting the panic (`scenario::YRS_PANIC`) and drop this.
+    // FIXME(yrs 0.28.1): alone, it panics (in debug; in release the clock arithmetic wraps)
+    // on the reduced case this test found; the session keeps what it would panic on out of
+    // it. When this fails, yrs was fixed: make the scenarios stop counting the panic
+    // (`scenario::YRS_PANIC`) and drop this.
+    let panics = upstream::pending_gc_panics();
     assert!(
-        upstream::pending_gc_panics(),
+        panics.alone,
         "yrs no longer panics on fixtures/yrs-pending-gc-panic.json"
     );
-    println!("found here: yrs still panics on fixtures/yrs-pending-gc-panic.json (FIXME)");
+    assert!(
+        !panics.session,
+        "the session meets yrs' panic on fixtures/yrs-pending-gc-panic.json"
+    );
+    println!(
+        "found here: yrs alone still panics on fixtures/yrs-pending-gc-panic.json (FIXME); the session does not"
+    );
     match std::env::var("CONVERGENCE_SOAK") {
         Ok(count) => soak(
             &mut browsers,

@@ -5,6 +5,8 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::Value;
+use yrs::Transact;
+use yrs::updates::decoder::Decode;
 
 use crate::agent::Agent;
 use crate::browsers::Browsers;
@@ -35,9 +37,10 @@ pub fn difference(browsers: &mut Browsers, case: &str) -> Option<String> {
 }
 
 /// Found by this test: yrs panics integrating a sync step 2 of Yjs whose GC range overlaps
-/// items it keeps aside (their dependencies missing). Whether yrs still panics on the reduced
-/// fixture, replayed into a document held as a session holds it.
-pub fn pending_gc_panics() -> bool {
+/// items it keeps aside (their dependencies missing). Whether yrs alone still panics on the
+/// reduced fixture, and whether a document held as a session holds it (which keeps such
+/// items out of yrs, `OutOfOrder`) panics on it.
+pub fn pending_gc_panics() -> PendingGcPanics {
     let fixture: Value = serde_json::from_str(include_str!("fixtures/yrs-pending-gc-panic.json"))
         .expect("the fixture");
     let updates: Vec<Vec<u8>> = fixture["updates"]
@@ -46,7 +49,28 @@ pub fn pending_gc_panics() -> bool {
         .iter()
         .map(|u| B64.decode(u.as_str().expect("base64")).expect("base64"))
         .collect();
+    let alone = yrs::Doc::with_options(yrs::Options {
+        skip_gc: true,
+        offset_kind: yrs::OffsetKind::Utf16,
+        ..yrs::Options::default()
+    });
+    let mut txn = alone.transact_mut();
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for update in &updates {
+            let _ = txn.apply_update(yrs::Update::decode_v1(update).expect("an update"));
+        }
+    }));
+    // (committed apart: yrs may panic again, and a panic while unwinding aborts)
+    let committed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(txn)));
     let (first, rest) = updates.split_first().expect("an update");
     let mut ours = Agent::new(1 << 20, first);
-    rest.iter().any(|update| ours.apply(update).is_err())
+    PendingGcPanics {
+        alone: panicked.is_err() || committed.is_err(),
+        session: rest.iter().any(|update| ours.apply(update).is_err()),
+    }
+}
+
+pub struct PendingGcPanics {
+    pub alone: bool,
+    pub session: bool,
 }

@@ -9,6 +9,7 @@
 //! suggestions make whenever a later suggestion is accepted before an earlier one. Yjs 13
 //! holds such a struct aside until the gap fills; yrs integrates it, as Yjs 14 does.
 
+use docs_client::blocknote::{self, json::blocks_json};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use yrs::updates::decoder::Decode;
@@ -104,8 +105,9 @@ pub fn difference(browsers: &mut Browsers, seed: u64) -> Option<String> {
 }
 
 /// Where Yjs 14's suggestions accepted out of order are read otherwise than found here: Yjs
-/// 14 and yrs show the accepted text at once; Yjs 13 holds it aside (today's browsers show it
-/// once the earlier suggestion is decided); the update the room gets starts past a gap.
+/// 14 and yrs alone show the accepted text at once; Yjs 13 holds it aside (today's browsers
+/// show it once the earlier suggestion is decided), and so does our session (`OutOfOrder`:
+/// yrs panics on some structs filling such a gap); the update the room gets starts past a gap.
 pub fn out_of_order_difference(browsers: &mut Browsers) -> Option<String> {
     let start = browsers.seed(MARKDOWN, 7);
     let accepted = browsers.y14_out_of_order(&start);
@@ -126,10 +128,21 @@ pub fn out_of_order_difference(browsers: &mut Browsers) -> Option<String> {
     if lower != "first ".len() as u32 {
         return Some(format!("the emitted update starts at clock {lower}"));
     }
+    let alone = yrs::Doc::new();
+    alone
+        .transact_mut()
+        .apply_update(yrs::Update::decode_v1(&accepted.state).expect("an update"))
+        .expect("applies");
+    let fragment = blocknote::document_fragment(&alone);
+    let read = blocks_json(&blocknote::read_document(&alone.transact(), &fragment).blocks);
+    if !read.to_string().contains(shown) {
+        return Some(format!("yrs alone reads {read}"));
+    }
     let ours = Agent::new(2, &accepted.state);
     let read = ours.blocks_json().to_string();
-    if ours.pending() || !read.contains(shown) {
-        return Some(format!("yrs reads {read} (pending: {})", ours.pending()));
+    let held = ours.aside() != serde_json::json!({"inserted": {}, "deleted": {}});
+    if !held || read.contains(shown) || !read.contains("The team ships on Friday.") {
+        return Some(format!("our session reads {read} (held: {})", ours.aside()));
     }
     None
 }

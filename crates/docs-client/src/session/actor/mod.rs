@@ -31,6 +31,7 @@ use super::touch::{self, Touches, Watched};
 use super::{LOCAL_ORIGIN, Shared};
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
+use crate::out_of_order::OutOfOrder;
 use crate::presence::Presence;
 use crate::rest::{ContentApi, DocsClient};
 
@@ -126,6 +127,8 @@ pub(super) struct Actor {
     loaded: Option<Loaded>,
     /// Watched writes a person's concurrent typing may still meet.
     touches: Touches,
+    /// What the room sent (or the stored content held) that follows clocks the document lacks.
+    out_of_order: OutOfOrder,
 }
 
 /// The stored content a document was loaded from, and the document's version once loaded.
@@ -134,6 +137,8 @@ pub(super) struct Actor {
 pub(super) struct Loaded {
     pub update: Vec<u8>,
     pub version: u64,
+    /// What of it follows clocks it lacks, held out of the document.
+    pub held: OutOfOrder,
 }
 
 impl Actor {
@@ -144,8 +149,12 @@ impl Actor {
         content_api: ContentApi,
         awareness: Awareness,
         first_connection: BoxFuture<'static, Result<link::Socket, Ended>>,
-        loaded: Option<Loaded>,
+        mut loaded: Option<Loaded>,
     ) -> Self {
+        let out_of_order = loaded
+            .as_mut()
+            .map(|loaded| std::mem::take(&mut loaded.held))
+            .unwrap_or_default();
         let link = Link::Connecting(first_connection);
         let server_persists = shared.endpoint.server() == CollaborationServer::Yhub;
         Actor {
@@ -164,6 +173,7 @@ impl Actor {
             give_up_at: None,
             loaded,
             touches: Touches::default(),
+            out_of_order,
         }
     }
 

@@ -6,6 +6,7 @@
 //! child groups (`blocknote::groups`) unless another session present that mends them has a lower
 //! client id.
 
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 use yrs::sync::AwarenessUpdate;
@@ -17,6 +18,7 @@ use super::Actor;
 use crate::blocknote::groups;
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
+use crate::out_of_order::NotAdmitted;
 use crate::presence::Presence;
 use crate::protocol::{Message, Sync};
 use crate::session::integrate::{NotIntegrated, integrate};
@@ -87,9 +89,12 @@ impl Actor {
             Some(loaded) if room.is_empty() && *self.shared.version.borrow() == loaded.version => {
                 loaded.update
             }
-            _ => AsyncTransact::transact(&self.shared.doc)
-                .await
-                .encode_diff_v1(room),
+            // With what waits for clocks we lack: the room is given the whole document.
+            _ => self.out_of_order.with_held(
+                AsyncTransact::transact(&self.shared.doc)
+                    .await
+                    .encode_diff_v1(room),
+            ),
         };
         // Hocuspocus acknowledges the Step2 (every write so far); yhub shows what it took.
         let covers =
@@ -132,6 +137,27 @@ impl Actor {
         if !known {
             let nesting = crate::session::depth_door(document, bytes).map_err(Ended::Final)?;
             let txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
+            // What follows clocks the document lacks waits for them (`out_of_order`).
+            let parts = match self.out_of_order.admit(&txn.state_vector(), bytes) {
+                Ok(parts) => parts,
+                Err(NotAdmitted::Unreadable(e)) => {
+                    return Err(Ended::Lost(format!("bad {what} from the room: {e}")));
+                }
+                Err(too_much @ NotAdmitted::TooMuchHeld { .. }) => {
+                    return Err(Ended::Final(Error::NotIntegrated {
+                        document: document.to_string(),
+                        detail: too_much.to_string(),
+                    }));
+                }
+            };
+            let updates = match parts.as_slice() {
+                [Cow::Borrowed(_)] => vec![update],
+                parts => parts
+                    .iter()
+                    .map(|part| Update::decode_v1(part))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?,
+            };
             let met = if self.touches.is_empty() {
                 None
             } else {
@@ -139,7 +165,7 @@ impl Actor {
             };
             let before = (nesting > 0).then(|| txn.state_vector());
             let fragment = &self.shared.fragment;
-            let deepened = integrate(txn, update, |txn| {
+            let deepened = integrate(txn, updates, |txn| {
                 touch::collect(txn);
                 // Only new types can deepen the document.
                 if before.is_some_and(|before| txn.state_vector() != before) {

@@ -8,6 +8,7 @@ use yrs::{ReadTxn, StateVector};
 use super::Actor;
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
+use crate::out_of_order::OutOfOrder;
 use crate::rest::DocsClient;
 use crate::session::save::Started;
 
@@ -38,11 +39,12 @@ impl Actor {
         }
         let client = self.save_client();
         let (doc, id, api) = (self.shared.doc.clone(), self.shared.id, self.content_api);
+        let held = self.out_of_order.clone();
         // Docs lets a save from a client off the collaboration server through only when no
         // one else edits there (COLLABORATION_WS_NOT_CONNECTED_READ_ONLY): say the truth.
         let connected = self.ledger.connected();
         self.saver.start(Started { target, connected }, async move {
-            let state = encode_state(doc, id).await?;
+            let state = encode_state(doc, id, held).await?;
             client.save_content(id, api, &state, connected).await
         });
     }
@@ -60,8 +62,9 @@ impl Actor {
             target,
             connected: false,
         };
+        let held = self.out_of_order.clone();
         self.saver.start(started, async move {
-            let state = encode_state(doc, id).await?;
+            let state = encode_state(doc, id, held).await?;
             client
                 .patch_ydoc(&endpoint, id, &state, &crate::collaboration::ATTRIBUTIONS)
                 .await
@@ -115,11 +118,14 @@ impl Actor {
     }
 }
 
-/// The whole document as one update. Encoding a large document is CPU work: off the
-/// runtime's workers.
-async fn encode_state(doc: yrs::Doc, id: uuid::Uuid) -> Result<Vec<u8>> {
+/// The whole document as one update, with what waits for clocks it lacks (as Yjs 13 saves
+/// its pending structs: they are the document's too). Encoding a large document is CPU work:
+/// off the runtime's workers.
+async fn encode_state(doc: yrs::Doc, id: uuid::Uuid, held: OutOfOrder) -> Result<Vec<u8>> {
     let encoded = tokio::task::spawn_blocking(move || {
-        yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default())
+        held.with_held(
+            yrs::Transact::transact(&doc).encode_state_as_update_v1(&StateVector::default()),
+        )
     })
     .await;
     match encoded {
