@@ -23,12 +23,13 @@ use std::time::Duration;
 
 use docs_client::DocumentSession;
 use docs_client::blocknote::{
-    self, ChildrenMode, Inline, ModelError, NewBlock, NewContent, Position, PropValue, Props,
-    Styles, TableCell, TableContent, TableRow, TextRun, json::blocks_json,
+    self, ChildrenMode, EditorSchema, Inline, ModelError, NewBlock, NewContent, Position,
+    PropValue, Props, Styles, TableCell, TableContent, TableRow, TextRun, Writing,
+    json::blocks_json,
 };
 use serde_json::{Value, json};
 use support::*;
-use test_harness::{DocsServer, DocumentSpec, TypistSpec};
+use test_harness::{DocsServer, DocumentSpec, ServerOptions, TypistSpec};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -501,8 +502,17 @@ async fn math_and_diagrams_seeded_by_blocknote_read_as_blocknote_reads_them() {
 }
 
 #[tokio::test]
-async fn math_and_diagrams_are_not_written_their_markdown_is_text_and_code() {
-    let server = DocsServer::start().await.unwrap();
+async fn before_5_6_math_and_diagrams_are_not_written_their_markdown_is_text_and_code() {
+    let server = DocsServer::start_with(ServerOptions {
+        docs_version: Some("5.5.0".into()),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        anonymous_client(&server).editor_schema().await,
+        EditorSchema::BASE
+    );
     let id = server
         .create_document(DocumentSpec::new("math md").markdown("Existing first block"))
         .await
@@ -545,8 +555,8 @@ async fn math_and_diagrams_are_not_written_their_markdown_is_text_and_code() {
         );
         assert!(
             error.to_string().contains(
-                "Docs' editor schema for math and diagram blocks (Docs 5.6) is not confirmed; \
-                 they are read-only here"
+                "math and diagram blocks are in Docs' editor from 5.6 on, and this instance's \
+                 release is older (or unknown)"
             ),
             "{error}"
         );
@@ -1116,5 +1126,70 @@ async fn user_mentions_read_as_at_names_and_are_kept_through_a_rewrite_never_mad
     assert_eq!(
         blocks[1]["content"],
         json!([{"type": "text", "text": "Thanks @Ada Lovelace", "styles": {}}])
+    );
+}
+
+/// To an instance from 5.6 on (the test server is 5.7.0), markdown's math and diagrams are
+/// written — a math block, a diagram, inline math — and a math block's source rewritten, and
+/// BlockNote reads them back as written.
+#[tokio::test]
+async fn from_5_6_math_and_diagrams_are_written_as_blocknote_reads_them() {
+    let server = DocsServer::start().await.unwrap();
+    let client = anonymous_client(&server);
+    let schema = client.editor_schema().await;
+    assert_eq!(schema, EditorSchema::WITH_MATH_AND_DIAGRAMS);
+    let id = server
+        .create_document(DocumentSpec::new("math written").markdown("Existing first block"))
+        .await
+        .unwrap();
+    let session = DocumentSession::open(client, id, fast_options("Agent"))
+        .await
+        .unwrap();
+    let markdown = "$$\n\\sum_{i=1}^n i\n$$\n\n\
+                    ```mermaid\nflowchart LR\n  A --> B\n```\n\n\
+                    Inline $e^{i\\pi}$ costs \\$5.\n";
+    let blocks = blocknote::import_markdown_in(markdown, schema).unwrap();
+    let frag = blocknote::document_fragment(session.doc());
+    let writing = Writing::new_content(schema);
+    session
+        .write(move |txn| {
+            let ids = blocknote::insert_blocks_in(txn, &frag, &Position::End, &blocks, writing)?;
+            let source = NewContent::Markdown("E = mc^2".into());
+            blocknote::set_block_content_in(txn, &frag, &ids[0], &source, writing)
+        })
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap()
+        .value
+        .unwrap();
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    let bn = stored.blocks.as_array().unwrap();
+    assert_eq!(bn.len(), 4);
+    assert_eq!(
+        (&bn[1]["type"], &bn[1]["content"]),
+        (
+            &json!("mathBlock"),
+            &json!([{"type": "text", "text": "E = mc^2", "styles": {}}])
+        )
+    );
+    assert_eq!(
+        (&bn[2]["type"], &bn[2]["content"]),
+        (
+            &json!("diagram"),
+            &json!([{"type": "text", "text": "flowchart LR\n  A --> B", "styles": {}}])
+        )
+    );
+    assert_eq!(
+        bn[3]["content"],
+        json!([
+            {"type": "text", "text": "Inline ", "styles": {}},
+            {"type": "math", "props": {}, "content": "e^{i\\pi}"},
+            {"type": "text", "text": " costs $5.", "styles": {}},
+        ])
     );
 }

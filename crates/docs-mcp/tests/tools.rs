@@ -11,7 +11,7 @@ use docs_mcp::record::{Channel, EditFilter, EditStatus, Policy};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use support::*;
-use test_harness::{Collaboration, DocsServer, DocumentSpec, TypistSpec};
+use test_harness::{Collaboration, DocsServer, DocumentSpec, ServerOptions, TypistSpec};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -475,9 +475,16 @@ async fn apply_edits_is_atomic_and_errors_have_stable_codes() {
     );
 }
 
+/// The math and diagram blocks of a document on an instance before 5.6 (a browser there would
+/// delete them): read, kept through rewrites, deleted, never written.
 #[tokio::test]
-async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
-    let server = DocsServer::start().await.unwrap();
+async fn before_5_6_math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
+    let server = DocsServer::start_with(ServerOptions {
+        docs_version: Some("5.5.0".into()),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
     let id = server
         .create_document(DocumentSpec::new("Maths").blocks(json!([
             {"type": "mathBlock", "content": "E = mc^2"},
@@ -548,8 +555,8 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
         assert_eq!(error["code"], "UNSUPPORTED_BLOCK_TYPE", "{error}");
         assert!(
             error["message"].as_str().unwrap().contains(
-                "Docs' editor schema for math and diagram blocks (Docs 5.6) is not confirmed; \
-                 they are read-only here"
+                "math and diagram blocks are in Docs' editor from 5.6 on, and this instance's \
+                 release is older (or unknown)"
             ),
             "{error}"
         );
@@ -610,6 +617,113 @@ async fn math_and_diagrams_are_read_kept_and_deleted_but_not_written() {
         )
         .await;
     assert_eq!(undo["code"], "EDIT_CONFLICT", "{undo}");
+}
+
+/// On an instance from 5.6 on (the test server is 5.7.0), agents write math and diagrams:
+/// from markdown, as typed blocks, as a block's new source; a dollar that is not math is
+/// read as `\$`, so that writing back what was read keeps it a dollar; and the deletion of a
+/// math block can be undone.
+#[tokio::test]
+async fn from_5_6_agents_write_math_and_diagrams() {
+    let server = DocsServer::start().await.unwrap();
+    let id = server
+        .create_document(DocumentSpec::new("Maths").blocks(json!([
+            {"type": "paragraph", "content": "Costs $5 or $10"},
+        ])))
+        .await
+        .unwrap();
+    let agent = agent(&server, Policy::Auto).await;
+    let doc = id.to_string();
+    let markdown = agent
+        .ok("read_document", json!({"document": doc, "anchors": false}))
+        .await["markdown"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(markdown, "Costs \\$5 or \\$10\n");
+
+    agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "markdown": "$$\nE = mc^2\n$$\n\n```mermaid\ngraph LR\n  A --> B\n```\n\nArea $\\pi r^2$ here"}),
+        )
+        .await;
+    agent
+        .ok(
+            "insert_blocks",
+            json!({"document": doc, "position": {"at": "end"},
+                   "blocks": [{"type": "mathBlock", "content": "x^2"}]}),
+        )
+        .await;
+    let stored = server.stored_settled(id).await.unwrap().blocks;
+    let ids: Vec<String> = stored
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        (&stored[1]["type"], &stored[1]["content"][0]["text"]),
+        (&json!("mathBlock"), &json!("E = mc^2"))
+    );
+    assert_eq!(
+        (&stored[2]["type"], &stored[2]["content"][0]["text"]),
+        (&json!("diagram"), &json!("graph LR\n  A --> B"))
+    );
+    assert_eq!(
+        stored[3]["content"],
+        json!([
+            {"type": "text", "text": "Area ", "styles": {}},
+            {"type": "math", "props": {}, "content": "\\pi r^2"},
+            {"type": "text", "text": " here", "styles": {}},
+        ])
+    );
+    assert_eq!(
+        (&stored[4]["type"], &stored[4]["content"][0]["text"]),
+        (&json!("mathBlock"), &json!("x^2"))
+    );
+
+    // The paragraph written back as it was read keeps its dollars; a math block's source is
+    // rewritten.
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": ids[0], "text": "Costs \\$5 or \\$10!"}),
+        )
+        .await;
+    agent
+        .ok(
+            "update_block",
+            json!({"document": doc, "block_id": ids[4], "text": "y^3"}),
+        )
+        .await;
+    let stored = server.stored_settled(id).await.unwrap().blocks;
+    assert_eq!(
+        stored[0]["content"],
+        json!([{"type": "text", "text": "Costs $5 or $10!", "styles": {}}])
+    );
+    assert_eq!(stored[4]["content"][0]["text"], "y^3");
+
+    // Deleted, and put back by its undo.
+    let deleted = agent
+        .ok(
+            "delete_blocks",
+            json!({"document": doc, "block_ids": [ids[1]]}),
+        )
+        .await;
+    assert_eq!(deleted["status"], "applied");
+    agent
+        .ok(
+            "undo_edit",
+            json!({"edit_id": deleted["edit_id"].as_str().unwrap()}),
+        )
+        .await;
+    let stored = server.stored_settled(id).await.unwrap().blocks;
+    assert_eq!(
+        (&stored[1]["type"], &stored[1]["content"][0]["text"]),
+        (&json!("mathBlock"), &json!("E = mc^2"))
+    );
 }
 
 /// A link or media URL of another scheme is refused with its own code and changes nothing;

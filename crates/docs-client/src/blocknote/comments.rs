@@ -47,7 +47,7 @@ use super::json::{blocks_from_json, blocks_json};
 use super::markdown::export::{ExportOptions, export_markdown};
 use super::markdown::import::{import_markdown, parse_inline};
 use super::read::read_document;
-use super::schema::{ContentKind, HARD_BREAK, block_spec};
+use super::schema::{ContentKind, EditorSchema, HARD_BREAK, block_spec};
 use super::tree::{
     Block, BlockContent, CommentMark, Inline, NewBlock, NewContent, PropValue, Styles,
     TableContent, TextRun,
@@ -285,7 +285,10 @@ pub fn add_comment_mark(
     range: Range<usize>,
     thread_id: &str,
 ) -> ModelResult<String> {
-    let (_, block, node) = editable_block(txn, frag, block_id)?;
+    // (whether the instance has math matters not: a mark goes into inline content only, as
+    // checked next)
+    let (_, block, node) =
+        editable_block(txn, frag, block_id, EditorSchema::WITH_MATH_AND_DIAGRAMS)?;
     let spec = block_spec(&block.kind).expect("an editable block has a spec");
     if spec.content != ContentKind::Inline {
         return Err(ModelError::WrongBlockKind {

@@ -48,6 +48,7 @@ pub mod urls;
 pub mod validate;
 pub mod words;
 pub mod write;
+pub mod writing;
 pub mod yjs_depth;
 
 #[cfg(test)]
@@ -61,8 +62,9 @@ pub use error::{ModelError, ModelResult};
 pub use locate::Position;
 pub use markdown::export::{
     ExportOptions, FidelityLoss, MarkdownExport, anchor, export_markdown, inline_markdown,
+    inline_markdown_in,
 };
-pub use markdown::import::{import_markdown, parse_inline};
+pub use markdown::import::{import_markdown, import_markdown_in, parse_inline, parse_inline_in};
 pub use nesting::MAX_NESTING;
 pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
@@ -72,18 +74,18 @@ pub use read::{
     Opening, Outermost, read_blocks, read_document, read_opening, read_outermost, reread_document,
     root_group,
 };
-pub use schema::FRAGMENT_NAME;
+pub use schema::{EditorSchema, FRAGMENT_NAME};
 pub use tree::{
     Block, BlockContent, CommentMark, Document, Inline, NewBlock, NewContent, PropValue, Props,
     Styles, TableCell, TableContent, TableRow, TextRun,
 };
 pub use urls::{BlockUrl, UrlUse, block_urls, host_of};
-pub use validate::{validate_block, validate_block_as_read};
+pub use validate::{validate_block, validate_block_in};
 pub use write::{
-    ChildrenMode, delete_blocks, ensure_root, insert_blocks, insert_blocks_as_read, move_block,
-    set_block_content, set_block_content_as_read, set_block_text, update_block,
-    update_block_as_read,
+    ChildrenMode, delete_blocks, ensure_root, insert_blocks, insert_blocks_in, move_block,
+    set_block_content, set_block_content_in, set_block_text, update_block, update_block_in,
 };
+pub use writing::{ContentOrigin, Writing};
 pub(crate) use yjs_depth::check_update_depth_with;
 pub use yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
 

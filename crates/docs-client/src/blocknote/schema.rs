@@ -21,19 +21,18 @@
 //!   `…/inlineContent/createReactMathInlineContentSpec.tsx`,
 //!   `packages/diagram-block/src/block/createReactDiagramBlockSpec.tsx`: props `{}`, content
 //!   `plain`, the diagram's parse rule claiming `mermaid` `<pre><code>` before the code block).
-//! - Not confirmed from Docs itself: its 5.6 `BlockNoteEditor.tsx` was not reachable (the mirror
-//!   stops at 5.4.1), so the keys Docs registers, and whether it registers inline math, are
-//!   inferred (BlockNote's documented set-up and Docs' changelog), not read. Until they are
-//!   confirmed (issue 15), they are read and kept, never created or rewritten.
+//! - Confirmed from Docs itself (its `BlockNoteEditor.tsx` on the yhub line, Sept 2026:
+//!   `blockSpecs: {...defaultBlockSpecs, …, diagram, mathBlock, …}`, `inlineContentSpecs:
+//!   {..., math}`): BlockNote's default keys. Written only to an instance whose release is ≥
+//!   5.6 ([`EditorSchema`]); read always.
 //!
-//! While `WRITE_MATH_AND_DIAGRAMS` is off, a rewrite of inline content (`set_block_text` or
+//! To an instance without them, a rewrite of inline content (`set_block_text` or
 //! `update_block` text, `replace_text`, an undo) keeps the inline math that content held, each
 //! formula at most once: markdown is then read with math on, a `$…$` reproducing a held formula is
 //! that element again (the diff keeps it, with whatever others typed in it), and any other `$…$` is
 //! text. Deleting and moving these blocks is allowed (a move copies what is there); an edit whose
-//! undo would write one again (the delete of such a block) is recorded as not undoable. The code
-//! the switch turns on stays tested through `MathInput::Any`. A refused write is `NotWritable` (tool
-//! code `UNSUPPORTED_BLOCK_TYPE`).
+//! undo would write one again (the delete of such a block) is recorded as not undoable. A refused
+//! write is `NotWritable` (tool code `UNSUPPORTED_BLOCK_TYPE`).
 
 /// Name of the Y.XmlFragment holding the document.
 pub const FRAGMENT_NAME: &str = "document-store";
@@ -110,32 +109,66 @@ pub enum ContentKind {
     Table,
 }
 
-/// The switch for Docs 5.6's math and diagram blocks and inline math: whether this crate
-/// writes them. Off, they are read typed (`mathBlock` and `diagram` with their source,
-/// inline math as [`Inline::Math`](super::tree::Inline::Math)) and shown in markdown
+/// What an instance's editor registers beyond what every Docs release does, and so what this
+/// crate writes there: Docs 5.6's math and diagram blocks and inline math only where its
+/// browsers know them (a browser deletes any node its schema does not know, text included).
+/// Read from the instance's release (`GET config/`'s `RELEASE_VERSION`); a release that
+/// cannot be read is taken for one without them.
+///
+/// Without math and diagrams, they are read typed (`mathBlock` and `diagram` with their
+/// source, inline math as [`Inline::Math`](super::tree::Inline::Math)) and shown in markdown
 /// (`$$…$$`, ```` ```mermaid ````, `$…$`); a rewrite of a block keeps the inline math it holds,
 /// and their blocks may be deleted or moved; but nothing creates or edits them: a typed
 /// `mathBlock` or `diagram`, a change of their text or type, or a change into them is refused
 /// ([`ModelError::NotWritable`](super::error::ModelError::NotWritable), saying
-/// [`MATH_NOT_CONFIRMED`]), so is typed inline math that the content did not hold, and
+/// [`MATH_NOT_IN_RELEASE`]), so is typed inline math that the content did not hold, and
 /// markdown reads `$…$`, `$$…$$` as text and ```` ```math ````, ```` ```mermaid ```` fences as
-/// code blocks of those languages. Everything that depends on it asks it through [`Access`]
-/// (the blocks) and `markdown::import::MathInput` (inline math, markdown).
+/// code blocks of those languages. With them, markdown makes them and they are written like
+/// any block. Everything that depends on it asks it through [`Access`] (the blocks) and
+/// `markdown::math::MathInput` (inline math, markdown).
 ///
-/// Why off: the stored names come from BlockNote's packages, not from Docs' own editor schema
-/// (its 5.6 `BlockNoteEditor.tsx` could not be read), and an instance older than 5.6 has none
-/// of them, so its browsers would delete them (a browser deletes any node its schema does not
-/// know, text included).
-///
-/// Turn it on once Docs' registration of these blocks is confirmed from its source (the keys,
-/// and whether inline math is registered) AND the instance's release is ≥ 5.6
-/// (`InstanceConfig::release_version`), which makes it a per-instance choice: an option
-/// rather than this const.
-pub const WRITE_MATH_AND_DIAGRAMS: bool = false;
+/// The keys are Docs' own: its `BlockNoteEditor.tsx` registers `mathBlock`, `diagram` and
+/// inline `math` under BlockNote's default keys (ARCHITECTURE.md, "Math and diagram blocks").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EditorSchema {
+    /// Math (`mathBlock`, inline `math`) and diagram (`diagram`) blocks: Docs ≥ 5.6.
+    pub math_and_diagrams: bool,
+}
 
-/// Why math and diagram blocks are not written while [`WRITE_MATH_AND_DIAGRAMS`] is off.
-pub const MATH_NOT_CONFIRMED: &str = "Docs' editor schema for math and diagram blocks (Docs 5.6) \
-     is not confirmed; they are read-only here";
+impl EditorSchema {
+    /// What every Docs release knows (and an instance whose release is unknown).
+    pub const BASE: Self = EditorSchema {
+        math_and_diagrams: false,
+    };
+    /// Docs 5.6 and later.
+    pub const WITH_MATH_AND_DIAGRAMS: Self = EditorSchema {
+        math_and_diagrams: true,
+    };
+
+    /// The schema of an instance of this release (`5.6.0`, `v5.7.1`, `5.6.0-rc1`); an absent
+    /// or unreadable one is [`Self::BASE`].
+    pub fn of_release(release: Option<&str>) -> Self {
+        let numbers = release.and_then(|release| {
+            let mut parts = release.trim().trim_start_matches(['v', 'V']).split('.');
+            let mut number = || {
+                let part = parts.next()?;
+                let digits: &str = &part[..part
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(part.len())];
+                digits.parse::<u32>().ok()
+            };
+            Some((number()?, number()?))
+        });
+        match numbers {
+            Some(version) if version >= (5, 6) => Self::WITH_MATH_AND_DIAGRAMS,
+            _ => Self::BASE,
+        }
+    }
+}
+
+/// Why math and diagram blocks are not written to an instance without them.
+pub const MATH_NOT_IN_RELEASE: &str = "math and diagram blocks are in Docs' editor from 5.6 on, \
+     and this instance's release is older (or unknown): its browsers would delete them";
 
 /// Whether this crate writes a block type, and how it reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,14 +180,10 @@ pub enum Access {
     /// Read with its attributes as stored (its props are not specified), never written, for
     /// this reason (uploadLoader).
     Placeholder(&'static str),
+    /// Read typed; written where the instance's editor has math and diagrams
+    /// ([`EditorSchema`]).
+    MathAndDiagrams,
 }
-
-/// Math and diagram blocks: see [`WRITE_MATH_AND_DIAGRAMS`].
-const MATH_ACCESS: Access = if WRITE_MATH_AND_DIAGRAMS {
-    Access::Write
-} else {
-    Access::ReadOnly(MATH_NOT_CONFIRMED)
-};
 
 /// A block type of the schema.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -166,13 +195,15 @@ pub struct BlockSpec {
 }
 
 impl BlockSpec {
-    pub fn writable(&self) -> bool {
-        self.access == Access::Write
+    pub fn writable(&self, schema: EditorSchema) -> bool {
+        self.not_written(schema).is_none()
     }
-    /// Why this type is never written; `None` when it is.
-    pub fn not_written(&self) -> Option<&'static str> {
+    /// Why this type is not written to an instance of this schema; `None` when it is.
+    pub fn not_written(&self, schema: EditorSchema) -> Option<&'static str> {
         match self.access {
             Access::Write => None,
+            Access::MathAndDiagrams if schema.math_and_diagrams => None,
+            Access::MathAndDiagrams => Some(MATH_NOT_IN_RELEASE),
             Access::ReadOnly(why) | Access::Placeholder(why) => Some(why),
         }
     }
@@ -364,10 +395,10 @@ pub const BLOCKS: &[BlockSpec] = &[
     // node has no attribute and holds one plain text, like codeBlock. The node names are the
     // packages' config types (`mathBlock`, `diagram`, inline `math`), which BlockNote uses as
     // the ProseMirror/Yjs names whatever key a schema registers them under. Sources (commits,
-    // paths) and what stays unconfirmed: ARCHITECTURE.md, "Math and diagram blocks". Read
-    // only until that is confirmed: WRITE_MATH_AND_DIAGRAMS.
-    block(MATH_BLOCK, &[], ContentKind::Code, MATH_ACCESS),
-    block(DIAGRAM, &[], ContentKind::Code, MATH_ACCESS),
+    // paths): ARCHITECTURE.md, "Math and diagram blocks". Written where the instance has
+    // them: EditorSchema.
+    block(MATH_BLOCK, &[], ContentKind::Code, Access::MathAndDiagrams),
+    block(DIAGRAM, &[], ContentKind::Code, Access::MathAndDiagrams),
 ];
 
 /// What a person calls a block type ("bullet list item" for `bulletListItem`), for labels
@@ -391,11 +422,11 @@ pub fn block_spec(name: &str) -> Option<&'static BlockSpec> {
     BLOCKS.iter().find(|b| b.name == name)
 }
 
-/// Names of the writable block types, for error messages.
-pub fn writable_names() -> String {
+/// Names of the block types written to an instance of this schema, for error messages.
+pub fn writable_names(schema: EditorSchema) -> String {
     BLOCKS
         .iter()
-        .filter(|b| b.writable())
+        .filter(|b| b.writable(schema))
         .map(|b| b.name)
         .collect::<Vec<_>>()
         .join(", ")

@@ -6,12 +6,13 @@ use super::markdown::math::MathInput;
 use super::nesting::check_height;
 use super::read::default_value;
 use super::schema::{
-    ALIGNMENTS, BlockSpec, CELL_PROPS, COLORS, ContentKind, INTERLINK_ATTRS,
-    INTERLINKING_LINK_INLINE, MATH_NOT_CONFIRMED, PropDefault, PropSpec, PropType, TABLE_CELL,
+    ALIGNMENTS, BlockSpec, CELL_PROPS, COLORS, ContentKind, EditorSchema, INTERLINK_ATTRS,
+    INTERLINKING_LINK_INLINE, MATH_NOT_IN_RELEASE, PropDefault, PropSpec, PropType, TABLE_CELL,
     TABLE_HEADER, block_spec, writable_names,
 };
 use super::tree::{Inline, NewBlock, NewContent, PropValue, Props, TableContent};
 use super::urls::{UrlInput, UrlUse};
+use super::writing::Writing;
 
 /// Content of a validated block, ready to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,18 +32,18 @@ pub(crate) struct PreparedBlock {
     pub children: Vec<PreparedBlock>,
 }
 
-pub(crate) fn writable_spec(kind: &str) -> ModelResult<&'static BlockSpec> {
+pub(crate) fn writable_spec(kind: &str, schema: EditorSchema) -> ModelResult<&'static BlockSpec> {
     let spec = block_spec(kind).ok_or_else(|| ModelError::UnknownBlockType {
         block_type: kind.to_string(),
-        allowed: writable_names(),
+        allowed: writable_names(schema),
     })?;
-    check_writable(spec)?;
+    check_writable(spec, schema)?;
     Ok(spec)
 }
 
-/// Refuses a type that is never written, saying why.
-pub(crate) fn check_writable(spec: &BlockSpec) -> ModelResult<()> {
-    match spec.not_written() {
+/// Refuses a type not written to an instance of `schema`, saying why.
+pub(crate) fn check_writable(spec: &BlockSpec, schema: EditorSchema) -> ModelResult<()> {
+    match spec.not_written(schema) {
         Some(reason) => Err(ModelError::NotWritable {
             block_type: spec.name.to_string(),
             reason: reason.to_string(),
@@ -170,7 +171,7 @@ pub(crate) fn check_inline(
                         block_type: block_type.to_string(),
                         problem: format!(
                             "holds inline math `{latex}` that is not already there, and \
-                             {MATH_NOT_CONFIRMED}; write the formula as text"
+                             {MATH_NOT_IN_RELEASE}; write the formula as text"
                         ),
                     });
                 }
@@ -285,42 +286,47 @@ pub(crate) fn resolve_inline(
     }
 }
 
-/// Validates a new block (and its children) against the schema, the nesting limit (as a
-/// top-level block) and the link targets and media URLs new content may hold
+/// Validates a new block (and its children) against Docs' base schema, the nesting limit (as
+/// a top-level block) and the link targets and media URLs new content may hold
 /// ([`urls`](super::urls)), without touching any document.
 pub fn validate_block(block: &NewBlock) -> ModelResult<()> {
-    prepare_blocks(std::slice::from_ref(block), 1, &UrlInput::new_content()).map(|_| ())
+    validate_block_in(block, Writing::new_content(EditorSchema::BASE))
 }
 
-/// [`validate_block`] of a block read from the document, to be put back as it was: its link
-/// targets and media URLs are not checked (the document holds them).
-pub fn validate_block_as_read(block: &NewBlock) -> ModelResult<()> {
-    prepare_blocks(std::slice::from_ref(block), 1, &UrlInput::Any).map(|_| ())
+/// [`validate_block`] written as `writing` says (to an instance of its schema; new, or read
+/// from the document and put back as it was, its URLs then not checked).
+pub fn validate_block_in(block: &NewBlock, writing: Writing) -> ModelResult<()> {
+    prepare_blocks(std::slice::from_ref(block), 1, writing).map(|_| ())
 }
 
-/// Validates new blocks to be put at `depth` (1 for the top level), holding the URLs `urls`
-/// allows: first their nesting, iteratively, so that the validation's own recursion is
-/// bounded by [`MAX_NESTING`]; then the schema.
+/// Validates new blocks to be put at `depth` (1 for the top level), written as `writing` says:
+/// first their nesting, iteratively, so that the validation's own recursion is bounded by
+/// [`MAX_NESTING`]; then the schema.
 ///
 /// [`MAX_NESTING`]: super::nesting::MAX_NESTING
 pub(crate) fn prepare_blocks(
     blocks: &[NewBlock],
     depth: usize,
-    urls: &UrlInput,
+    writing: Writing,
 ) -> ModelResult<Vec<PreparedBlock>> {
     check_height(NewBlock::tallest(blocks), depth)?;
-    blocks.iter().map(|block| prepare(block, urls)).collect()
+    let urls = writing.urls();
+    blocks
+        .iter()
+        .map(|block| prepare(block, &urls, writing.schema))
+        .collect()
 }
 
-fn prepare(block: &NewBlock, urls: &UrlInput) -> ModelResult<PreparedBlock> {
-    let spec = writable_spec(&block.kind)?;
+fn prepare(block: &NewBlock, urls: &UrlInput, schema: EditorSchema) -> ModelResult<PreparedBlock> {
+    let spec = writable_spec(&block.kind, schema)?;
     check_props(spec.name, spec.props, &block.props)?;
     urls.check_props(spec.name, &block.props)?;
-    let content = resolve_inline(spec, block.content.as_ref(), MathInput::new_content(), urls)?;
+    let math = MathInput::new_content(schema);
+    let content = resolve_inline(spec, block.content.as_ref(), math, urls)?;
     let children = block
         .children
         .iter()
-        .map(|child| prepare(child, urls))
+        .map(|child| prepare(child, urls, schema))
         .collect::<ModelResult<Vec<_>>>()?;
     Ok(PreparedBlock {
         spec,

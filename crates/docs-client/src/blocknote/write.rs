@@ -21,18 +21,19 @@ use super::markdown::math::MathInput;
 use super::nesting::{MAX_NESTING, check_depth, check_height};
 use super::read::{container_parts, hidden_blocks, read_block_alone, root_group};
 use super::schema::{
-    BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, ContentKind, TABLE_CELL, TABLE_HEADER,
+    BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, ContentKind, EditorSchema, TABLE_CELL, TABLE_HEADER,
     TABLE_PARAGRAPH, TABLE_ROW, block_spec,
 };
 use super::snapshot::{Snap, restore, snapshot};
 use super::tree::{
     Block, BlockContent, Inline, NewBlock, NewContent, PropValue, Props, inline_plain_text,
 };
-use super::urls::{URL_PROP, UrlInput, inline_hrefs};
+use super::urls::{URL_PROP, inline_hrefs};
 use super::validate::{
     Prepared, PreparedBlock, check_prop, check_props, check_writable, full_props, prepare_blocks,
     resolve_inline, writable_spec,
 };
+use super::writing::Writing;
 use super::yjs_depth::check_removable;
 
 // ---------------------------------------------------------------------------------------------
@@ -120,37 +121,35 @@ fn write_block(
 // ---------------------------------------------------------------------------------------------
 // Operations
 
-/// Inserts new blocks at `pos`; returns their ids (depth first, children included). Their
-/// link targets and media URLs must be allowed ([`urls`](super::urls)).
+/// Inserts new blocks at `pos` as Docs' base schema knows them; returns their ids (depth
+/// first, children included). Their link targets and media URLs must be allowed
+/// ([`urls`](super::urls)).
 pub fn insert_blocks(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     pos: &Position,
     blocks: &[NewBlock],
 ) -> ModelResult<Vec<String>> {
-    insert_blocks_with(txn, frag, pos, blocks, &UrlInput::new_content())
+    insert_blocks_in(
+        txn,
+        frag,
+        pos,
+        blocks,
+        Writing::new_content(EditorSchema::BASE),
+    )
 }
 
-/// [`insert_blocks`] of blocks read from the document, put back as they were (an undo): their
-/// link targets and media URLs are not checked.
-pub fn insert_blocks_as_read(
+/// [`insert_blocks`] written as `writing` says: to an instance of its schema; new, or read
+/// from the document and put back as they were (an undo: their URLs not checked).
+pub fn insert_blocks_in(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     pos: &Position,
     blocks: &[NewBlock],
-) -> ModelResult<Vec<String>> {
-    insert_blocks_with(txn, frag, pos, blocks, &UrlInput::Any)
-}
-
-fn insert_blocks_with(
-    txn: &mut TransactionMut,
-    frag: &XmlFragmentRef,
-    pos: &Position,
-    blocks: &[NewBlock],
-    urls: &UrlInput,
+    writing: Writing,
 ) -> ModelResult<Vec<String>> {
     // The schema (and the blocks' own nesting) first, then their nesting at the position.
-    let prepared = prepare_blocks(blocks, 1, urls)?;
+    let prepared = prepare_blocks(blocks, 1, writing)?;
     let depth = match pos.anchor() {
         None => 1,
         Some(id) => {
@@ -208,7 +207,8 @@ fn tidy_group(txn: &mut TransactionMut, frag: &XmlFragmentRef, group: &XmlElemen
             }
         }
         _ => {
-            let Ok(p) = prepare_blocks(&[NewBlock::new("paragraph")], 1, &UrlInput::new_content())
+            let paragraph = [NewBlock::new("paragraph")];
+            let Ok(p) = prepare_blocks(&paragraph, 1, Writing::new_content(EditorSchema::BASE))
             else {
                 return;
             };
@@ -284,12 +284,14 @@ pub fn move_block(
     Ok(())
 }
 
-/// A block whose own content may be rewritten: where it is, its content (read without its
-/// children) and its content node, which holds nothing too deep to remove.
+/// A block whose own content may be rewritten on an instance of `schema`: where it is, its
+/// content (read without its children) and its content node, which holds nothing too deep to
+/// remove.
 pub(crate) fn editable_block<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
     id: &str,
+    schema: EditorSchema,
 ) -> ModelResult<(Loc, Block, XmlElementRef)> {
     let l = locate(txn, frag, id)?;
     let (node, group) = container_parts(txn, &l.container);
@@ -312,7 +314,7 @@ pub(crate) fn editable_block<T: ReadTxn>(
         id: id.into(),
         block_type: b.kind.clone(),
     })?;
-    check_writable(spec)?;
+    check_writable(spec, schema)?;
     let node = node.ok_or_else(|| ModelError::MalformedDocument {
         problem: format!("block {id} has no content node"),
     })?;
@@ -320,9 +322,10 @@ pub(crate) fn editable_block<T: ReadTxn>(
     Ok((l, b, node))
 }
 
-/// Changes a block's type and/or props, keeping its id, children and (when both types hold
-/// text) its inline content. Props of the old type that the new type also has are kept. A
-/// media URL given must be allowed ([`urls`](super::urls)), or the one the block has.
+/// Changes a block's type and/or props (as Docs' base schema knows them), keeping its id,
+/// children and (when both types hold text) its inline content. Props of the old type that the
+/// new type also has are kept. A media URL given must be allowed ([`urls`](super::urls)), or
+/// the one the block has.
 pub fn update_block(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -330,33 +333,26 @@ pub fn update_block(
     new_type: Option<&str>,
     props: &Props,
 ) -> ModelResult<()> {
-    update_block_with(txn, frag, id, new_type, props, UrlInput::new_content())
+    let writing = Writing::new_content(EditorSchema::BASE);
+    update_block_in(txn, frag, id, new_type, props, writing)
 }
 
-/// [`update_block`] to a type and props read from the document, put back as they were (an
-/// undo): a media URL is not checked.
-pub fn update_block_as_read(
+/// [`update_block`] written as `writing` says: to an instance of its schema; new, or a type
+/// and props read from the document, put back as they were (an undo: a media URL not
+/// checked).
+pub fn update_block_in(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     id: &str,
     new_type: Option<&str>,
     props: &Props,
+    writing: Writing,
 ) -> ModelResult<()> {
-    update_block_with(txn, frag, id, new_type, props, UrlInput::Any)
-}
-
-fn update_block_with(
-    txn: &mut TransactionMut,
-    frag: &XmlFragmentRef,
-    id: &str,
-    new_type: Option<&str>,
-    props: &Props,
-    urls: UrlInput,
-) -> ModelResult<()> {
-    let (l, block, node) = editable_block(txn, frag, id)?;
+    let urls = writing.urls();
+    let (l, block, node) = editable_block(txn, frag, id, writing.schema)?;
     let old_spec = block_spec(&block.kind).expect("checked");
     let spec = match new_type {
-        Some(t) => writable_spec(t)?,
+        Some(t) => writable_spec(t, writing.schema)?,
         None => old_spec,
     };
     check_props(spec.name, spec.props, props)?;
@@ -439,8 +435,7 @@ fn parse_plain(text: &str) -> Vec<Inline> {
 /// codeBlock), applying a minimal diff so unchanged text keeps its identity and marks (the
 /// diff's search is limited to [`DIFF_TIME_LIMIT`], after which it settles for a coarser one).
 /// The inline math the block holds stays where the markdown has it as read (`$…$`); other
-/// math syntax is text while math is not written
-/// ([`WRITE_MATH_AND_DIAGRAMS`](super::schema::WRITE_MATH_AND_DIAGRAMS)).
+/// math syntax is text (Docs' base schema: [`set_block_content_in`] for another).
 pub fn set_block_text(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -451,9 +446,9 @@ pub fn set_block_text(
 }
 
 /// Replaces a block's inline content (markdown or runs) with a minimal diff (searched for at
-/// most [`DIFF_TIME_LIMIT`]). Runs may hold the inline math the block holds, no other while
-/// math is not written; and the link targets it holds, or allowed ones
-/// ([`urls`](super::urls)).
+/// most [`DIFF_TIME_LIMIT`]). Runs may hold the inline math the block holds, no other (Docs'
+/// base schema: [`set_block_content_in`] for another); and the link targets it holds, or
+/// allowed ones ([`urls`](super::urls)).
 pub fn set_block_content(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
@@ -463,15 +458,17 @@ pub fn set_block_content(
     set_block_content_within(txn, frag, id, content, DIFF_TIME_LIMIT)
 }
 
-/// [`set_block_content`] of content read from the document, put back as it was (an undo):
-/// its link targets are not checked.
-pub fn set_block_content_as_read(
+/// [`set_block_content`] written as `writing` says: to an instance of its schema (where it
+/// has math, any inline math); new, or content read from the document, put back as it was
+/// (an undo: its link targets not checked).
+pub fn set_block_content_in(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     id: &str,
     content: &NewContent,
+    writing: Writing,
 ) -> ModelResult<()> {
-    set_content(txn, frag, id, content, UrlInput::Any, DIFF_TIME_LIMIT)
+    set_content(txn, frag, id, content, writing, DIFF_TIME_LIMIT)
 }
 
 /// [`set_block_content`] with the diff's search limited to `time_limit`.
@@ -482,19 +479,22 @@ pub(crate) fn set_block_content_within(
     content: &NewContent,
     time_limit: Duration,
 ) -> ModelResult<()> {
-    set_content(txn, frag, id, content, UrlInput::new_content(), time_limit)
+    let writing = Writing::new_content(EditorSchema::BASE);
+    set_content(txn, frag, id, content, writing, time_limit)
 }
 
-/// Sets a block's inline content holding the URLs `urls` allows, and those it holds.
+/// Sets a block's inline content, written as `writing` says, holding the URLs it allows and
+/// those the block holds.
 fn set_content(
     txn: &mut TransactionMut,
     frag: &XmlFragmentRef,
     id: &str,
     content: &NewContent,
-    urls: UrlInput,
+    writing: Writing,
     time_limit: Duration,
 ) -> ModelResult<()> {
-    let (_, block, node) = editable_block(txn, frag, id)?;
+    let urls = writing.urls();
+    let (_, block, node) = editable_block(txn, frag, id, writing.schema)?;
     let spec = block_spec(&block.kind).expect("checked");
     let wrong = |what: &str| ModelError::WrongBlockKind {
         id: id.into(),
@@ -503,7 +503,8 @@ fn set_content(
     };
     let old = block.inline().unwrap_or_default();
     let urls = urls.keeping(inline_hrefs(old));
-    match resolve_inline(spec, Some(content), MathInput::rewriting(old), &urls) {
+    let math = MathInput::rewriting(old, writing.schema);
+    match resolve_inline(spec, Some(content), math, &urls) {
         Ok(Prepared::Inline(new)) => {
             let new = super::mentions::keep_mentions(new, &super::mentions::mentions_of(old));
             super::diff::apply_inline_diff(txn, &node, &new, time_limit);

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use super::types::{Document, InstanceConfig, ListQuery, Page};
 use super::{DocsClient, parse_json};
+use crate::blocknote::EditorSchema;
 use crate::collaboration::CollaborationEndpoint;
 use crate::error::{Error, Result};
 
@@ -26,6 +27,16 @@ impl DocsClient {
             })
             .await
             .cloned()
+    }
+
+    /// The editor schema of the instance, from its release (`config/`'s `RELEASE_VERSION`):
+    /// what may be written there. One whose configuration cannot be read is taken for a
+    /// release without math and diagrams.
+    pub async fn editor_schema(&self) -> EditorSchema {
+        match self.instance_config().await {
+            Ok(config) => EditorSchema::of_release(config.release_version.as_deref()),
+            Err(_) => EditorSchema::BASE,
+        }
     }
 
     /// The collaboration endpoint the instance configures, if it configures one (else Docs

@@ -30,6 +30,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use docs_client::DOCUMENT_FRAGMENT;
+use docs_client::blocknote::EditorSchema;
 use docs_client::yjs::contains;
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, OffsetKind, Options, ReadTxn, StateVector, Transact, Update};
@@ -65,9 +66,11 @@ impl Lent {
     }
 }
 
-/// The forks of one live document.
+/// The forks of one live document, and what its instance's editor knows (what plans on them
+/// may write).
 pub struct Forks {
     live: Doc,
+    schema: EditorSchema,
     /// The next forks, oldest (lowest client id) first, up to date with `live` (every change
     /// of `live` is applied to them).
     ready: Arc<Mutex<VecDeque<Doc>>>,
@@ -90,10 +93,11 @@ pub struct Forks {
 }
 
 impl Forks {
-    pub fn new(live: Doc) -> Self {
+    pub fn new(live: Doc, schema: EditorSchema) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         Forks {
             live,
+            schema,
             ready: Arc::new(Mutex::new(VecDeque::new())),
             lent: Arc::new(Mutex::new(None)),
             following: AtomicBool::new(false),
@@ -107,6 +111,10 @@ impl Forks {
                 NEXT.fetch_add(1, Ordering::Relaxed)
             ),
         }
+    }
+
+    pub fn schema(&self) -> EditorSchema {
+        self.schema
     }
 
     /// A fork of the live document as it is now, and `at()` taken at that same state (no

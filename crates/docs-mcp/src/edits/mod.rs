@@ -106,10 +106,14 @@ pub struct InsertBlocks {
 }
 
 impl InsertBlocks {
-    /// The blocks it creates, from its markdown or its typed blocks.
-    pub fn new_blocks(&self) -> ServiceResult<Vec<docs_client::blocknote::NewBlock>> {
+    /// The blocks it creates, from its markdown (read for an instance of `schema`) or its
+    /// typed blocks.
+    pub fn new_blocks(
+        &self,
+        schema: docs_client::blocknote::EditorSchema,
+    ) -> ServiceResult<Vec<docs_client::blocknote::NewBlock>> {
         Ok(match (&self.markdown, &self.blocks) {
-            (Some(markdown), None) => docs_client::blocknote::import_markdown(markdown)?,
+            (Some(markdown), None) => docs_client::blocknote::import_markdown_in(markdown, schema)?,
             (None, Some(values)) => values
                 .iter()
                 .cloned()

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use docs_client::blocknote::{self, NewBlock, NewContent};
+use docs_client::blocknote::{self, EditorSchema, NewBlock, NewContent};
 use serde_json::Value;
 
 use super::{DeleteBlocks, EditOp, InsertBlocks};
@@ -32,6 +32,7 @@ pub fn parts(
     tool: &str,
     arguments: &Value,
     text_of: impl Fn(&str) -> Option<String>,
+    schema: EditorSchema,
 ) -> ServiceResult<Vec<Part>> {
     let stored = |e: serde_json::Error| {
         ServiceError::Internal(format!("the stored arguments of a {tool}: {e}"))
@@ -42,7 +43,7 @@ pub fn parts(
                 serde_json::from_value(arguments["edits"].clone()).map_err(stored)?;
             ops.into_iter()
                 .map(|op| Part {
-                    label: op_label(&op, &text_of),
+                    label: op_label(&op, &text_of, schema),
                     text: match &op {
                         EditOp::UpdateBlock(update) => update.text.clone(),
                         _ => None,
@@ -54,7 +55,7 @@ pub fn parts(
         "insert_blocks" => {
             let insert: InsertBlocks = serde_json::from_value(arguments.clone()).map_err(stored)?;
             insert
-                .new_blocks()?
+                .new_blocks(schema)?
                 .into_iter()
                 .map(|block| Part {
                     label: format!("Insert {}", block_label(&block)),
@@ -161,9 +162,13 @@ pub fn accepted_ops(
     }
 }
 
-fn op_label(op: &EditOp, text_of: &impl Fn(&str) -> Option<String>) -> String {
+fn op_label(
+    op: &EditOp,
+    text_of: &impl Fn(&str) -> Option<String>,
+    schema: EditorSchema,
+) -> String {
     match op {
-        EditOp::InsertBlocks(insert) => match insert.new_blocks() {
+        EditOp::InsertBlocks(insert) => match insert.new_blocks(schema) {
             Ok(blocks) if blocks.len() == 1 => format!("Insert {}", block_label(&blocks[0])),
             Ok(blocks) => format!("Insert {} blocks", blocks.len()),
             Err(_) => "Insert blocks".into(),
@@ -240,7 +245,7 @@ mod tests {
             "position": {"at": "end"},
             "markdown": "# Plan\n\nFirst step.\n\n- a\n- b",
         });
-        let parts = parts("insert_blocks", &arguments, |_| None).unwrap();
+        let parts = parts("insert_blocks", &arguments, |_| None, EditorSchema::BASE).unwrap();
         let labels: Vec<&str> = parts.iter().map(|p| p.label.as_str()).collect();
         assert_eq!(
             labels,
@@ -270,7 +275,7 @@ mod tests {
     fn deletions_and_operations_are_parts_and_other_edits_are_not_divided() {
         let text_of = |id: &str| (id == "b1").then(|| "Old intro paragraph".to_owned());
         let delete = json!({"document": "d", "block_ids": ["b1", "b2"], "keep_children": true});
-        let parts_of_delete = parts("delete_blocks", &delete, text_of).unwrap();
+        let parts_of_delete = parts("delete_blocks", &delete, text_of, EditorSchema::BASE).unwrap();
         assert_eq!(
             parts_of_delete
                 .iter()
@@ -290,7 +295,7 @@ mod tests {
             {"op": "update_block", "block_id": "b1", "text": "New intro"},
             {"op": "move_block", "block_id": "b2", "position": {"at": "start"}},
         ]});
-        let parts_of_apply = parts("apply_edits", &apply, text_of).unwrap();
+        let parts_of_apply = parts("apply_edits", &apply, text_of, EditorSchema::BASE).unwrap();
         assert_eq!(
             parts_of_apply
                 .iter()
@@ -331,6 +336,10 @@ mod tests {
         assert!(accepted_ops("apply_edits", parts_of_apply.clone(), &[0], &not_a_rewrite).is_err());
         assert!(accepted_ops("apply_edits", parts_of_apply, &[0], &mine).is_err());
         let update = json!({"document": "d", "block_id": "b1", "text": "x"});
-        assert!(parts("update_block", &update, text_of).unwrap().is_empty());
+        assert!(
+            parts("update_block", &update, text_of, EditorSchema::BASE)
+                .unwrap()
+                .is_empty()
+        );
     }
 }

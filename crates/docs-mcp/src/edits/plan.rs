@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use docs_client::blocknote::tree::{Document, NewBlock};
+use docs_client::blocknote::tree::{Document, NewBlock, NewContent};
 use docs_client::blocknote::write::ChildrenMode;
-use docs_client::blocknote::{self, PropValue, Props};
+use docs_client::blocknote::{self, EditorSchema, PropValue, Props, Writing};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN};
 use yrs::updates::encoder::Encode;
 use yrs::{Doc, ReadTxn, Transact, TransactionMut};
@@ -85,6 +85,8 @@ impl Effects {
 pub struct Fork {
     pub doc: Doc,
     pub blocks: Option<Arc<Document>>,
+    /// What the document's instance knows: what may be written to it.
+    pub schema: EditorSchema,
 }
 
 impl Fork {
@@ -114,7 +116,7 @@ pub fn plan(fork: &Fork, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Pla
                 read_now = blocknote::read_document(txn, fragment);
                 &read_now
             };
-            apply(txn, fragment, op, before, effects, bases)?;
+            apply(txn, fragment, op, before, effects, bases, fork.schema)?;
         }
         Ok(())
     })
@@ -124,7 +126,7 @@ pub fn plan(fork: &Fork, ops: &[EditOp], bases: &TextBases) -> ServiceResult<Pla
 pub fn plan_undo(fork: &Fork, ops: &[UndoOp]) -> ServiceResult<Plan> {
     let mut plan = plan_with(fork, |txn, fragment, _, effects| {
         for op in ops {
-            apply_undo(txn, fragment, op, effects)?;
+            apply_undo(txn, fragment, op, effects, fork.schema)?;
         }
         Ok(())
     })?;
@@ -144,6 +146,7 @@ fn plan_with(
     ) -> ServiceResult<()>,
 ) -> ServiceResult<Plan> {
     let before = fork.document();
+    let schema = fork.schema;
     let fork = &fork.doc;
     let fragment = fork.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
     let base_state_vector = fork.transact().state_vector();
@@ -165,13 +168,13 @@ fn plan_with(
         .collect();
     let outermost = blocknote::read_outermost(&fork.transact(), &fragment, &changed);
     let touched: Vec<String> = effects.depends.keys().cloned().collect();
-    let preview = preview::preview(&before, &outermost, &touched, &effects.new_blocks);
+    let preview = preview::preview(&before, &outermost, &touched, &effects.new_blocks, schema);
     let after = outermost.document;
     // The blocks before are the whole document: only those the edit depends on are indexed.
     let depends: HashSet<&str> = effects.depends.keys().map(String::as_str).collect();
     let (before_blocks, after_blocks) = (index_of(&before, &depends), index(&after));
     let (depends_on, leaves) = block_states(&before_blocks, &after_blocks, &after, &effects);
-    let texts = planned_texts(&before_blocks, &after_blocks, &effects);
+    let texts = planned_texts(&before_blocks, &after_blocks, &effects, schema);
     Ok(Plan {
         update,
         base_state_vector: base_state_vector.encode_v1(),
@@ -190,6 +193,7 @@ fn planned_texts(
     before_blocks: &HashMap<&str, &blocknote::Block>,
     after_blocks: &HashMap<&str, &blocknote::Block>,
     effects: &Effects,
+    schema: EditorSchema,
 ) -> Vec<PlannedText> {
     effects
         .depends
@@ -202,8 +206,8 @@ fn planned_texts(
             );
             (old.inline().is_some() && new.inline().is_some()).then(|| PlannedText {
                 block_id: id.clone(),
-                before: blocknote::inline_markdown(old),
-                after: blocknote::inline_markdown(new),
+                before: blocknote::inline_markdown_in(old, schema),
+                after: blocknote::inline_markdown_in(new, schema),
                 shape: fingerprint::of_shape(old),
             })
         })
@@ -280,10 +284,12 @@ fn apply(
     before: &Document,
     effects: &mut Effects,
     bases: &TextBases,
+    schema: EditorSchema,
 ) -> ServiceResult<()> {
+    let writing = Writing::new_content(schema);
     match op {
         EditOp::InsertBlocks(insert) => {
-            let blocks = insert.new_blocks()?;
+            let blocks = insert.new_blocks(schema)?;
             if blocks.is_empty() {
                 return Err(ServiceError::invalid(
                     "nothing to insert: the content is empty",
@@ -298,7 +304,7 @@ fn apply(
                 ));
             }
             let position = insert.position.to_model()?;
-            let ids = blocknote::insert_blocks(txn, fragment, &position, &blocks)?;
+            let ids = blocknote::insert_blocks_in(txn, fragment, &position, &blocks, writing)?;
             effects.undo_first(vec![UndoOp::DeleteBlocks {
                 block_ids: top_level_ids(&ids, &blocks),
             }]);
@@ -319,24 +325,26 @@ fn apply(
                 None => Props::new(),
             };
             if update.block_type.is_some() || !props.is_empty() {
-                blocknote::update_block(
+                blocknote::update_block_in(
                     txn,
                     fragment,
                     &update.block_id,
                     update.block_type.as_deref(),
                     &props,
+                    writing,
                 )?;
             }
             if let Some(text) = &update.text {
                 let text = match (bases.get(&update.block_id), before.find(&update.block_id)) {
                     (Some(base), Some(current)) => {
-                        let current = blocknote::inline_markdown(current);
+                        let current = blocknote::inline_markdown_in(current, schema);
                         merge::merge3(base, text, &current)
                             .map_err(|overlap| overlap_error(&update.block_id, overlap))?
                     }
                     _ => text.clone(),
                 };
-                blocknote::set_block_text(txn, fragment, &update.block_id, &text)?;
+                let text = NewContent::Markdown(text);
+                blocknote::set_block_content_in(txn, fragment, &update.block_id, &text, writing)?;
             }
             match before.find(&update.block_id).and_then(restore_op) {
                 Some(restore) => effects.undo_first(vec![restore]),
@@ -345,10 +353,10 @@ fn apply(
             effects.depend(&update.block_id, Scope::Content);
         }
         EditOp::ReplaceText(r) => {
-            let changed = replace::replace_text(txn, fragment, before, r)?;
+            let changed = replace::replace_text(txn, fragment, before, r, schema)?;
             for id in &changed {
                 if let (Some(base), Some(block)) = (bases.get(id), before.find(id)) {
-                    replace::rebases(base, block, r)
+                    replace::rebases(base, block, r, schema)
                         .map_err(|overlap| overlap_error(id, overlap))?;
                 }
             }
@@ -378,7 +386,7 @@ fn apply(
             };
             blocknote::delete_blocks(txn, fragment, &delete.block_ids, mode)?;
             let reinsert = (!delete.keep_children)
-                .then(|| reinsert_deleted(before, &outermost(before, &delete.block_ids)))
+                .then(|| reinsert_deleted(before, &outermost(before, &delete.block_ids), schema))
                 .flatten();
             match reinsert {
                 Some(ops) => effects.undo_first(ops),
@@ -417,7 +425,9 @@ fn apply_undo(
     fragment: &yrs::XmlFragmentRef,
     op: &UndoOp,
     effects: &mut Effects,
+    schema: EditorSchema,
 ) -> ServiceResult<()> {
+    let as_read = Writing::as_read(schema);
     match op {
         UndoOp::DeleteBlocks { block_ids } => {
             blocknote::delete_blocks(txn, fragment, block_ids, ChildrenMode::Delete)?;
@@ -428,8 +438,8 @@ fn apply_undo(
         // What an undo writes was read from the document: it goes back as it was, its links
         // and media URLs unchecked.
         UndoOp::InsertBlocks { position, blocks } => {
-            let ids =
-                blocknote::insert_blocks_as_read(txn, fragment, &position.to_model()?, blocks)?;
+            let at = position.to_model()?;
+            let ids = blocknote::insert_blocks_in(txn, fragment, &at, blocks, as_read)?;
             if let Some(anchor) = position.anchor_block() {
                 effects.depend(anchor, Scope::Exists);
             }
@@ -441,9 +451,10 @@ fn apply_undo(
             props,
             content,
         } => {
-            blocknote::update_block_as_read(txn, fragment, block_id, Some(block_type), props)?;
+            let block_type = Some(block_type.as_str());
+            blocknote::update_block_in(txn, fragment, block_id, block_type, props, as_read)?;
             if let Some(content) = content {
-                blocknote::set_block_content_as_read(txn, fragment, block_id, content)?;
+                blocknote::set_block_content_in(txn, fragment, block_id, content, as_read)?;
             }
             effects.depend(block_id, Scope::Content);
         }

@@ -8,19 +8,24 @@
 use std::collections::{HashMap, HashSet};
 
 use docs_client::blocknote::tree::{Block, Document};
-use docs_client::blocknote::{self, BlockUrl, ExportOptions, Outermost, UrlUse};
+use docs_client::blocknote::{self, BlockUrl, EditorSchema, ExportOptions, Outermost, UrlUse};
 
 use crate::record::{DiffSpan, LinkKind, Preview, PreviewBlock, PreviewLink};
 
-fn preview_block(b: &Block) -> PreviewBlock {
+/// `b` as shown, its markdown as the instance of `schema` would read it back.
+fn preview_block(b: &Block, schema: EditorSchema) -> PreviewBlock {
+    let options = ExportOptions {
+        schema,
+        ..ExportOptions::default()
+    };
     PreviewBlock {
         block_id: b.id.clone(),
         block_type: b.kind.clone(),
-        markdown: blocknote::export_markdown(std::slice::from_ref(b), &ExportOptions::default())
+        markdown: blocknote::export_markdown(std::slice::from_ref(b), &options)
             .markdown
             .trim_end()
             .to_owned(),
-        text: b.inline().map(|_| blocknote::inline_markdown(b)),
+        text: b.inline().map(|_| blocknote::inline_markdown_in(b, schema)),
         block: Some(blocknote::json::block_json(b)),
     }
 }
@@ -30,6 +35,7 @@ fn preview_block(b: &Block) -> PreviewBlock {
 fn context(
     document: &Document,
     shown: &[PreviewBlock],
+    schema: EditorSchema,
 ) -> (Option<PreviewBlock>, Option<PreviewBlock>) {
     let (Some(first), Some(last)) = (shown.first(), shown.last()) else {
         return (None, None);
@@ -39,7 +45,7 @@ fn context(
     let lone = |b: &Block| {
         let mut b = b.clone();
         b.children.clear();
-        preview_block(&b)
+        preview_block(&b, schema)
     };
     let before = position(&first.block_id)
         .and_then(|i| i.checked_sub(1))
@@ -53,7 +59,7 @@ fn context(
 
 /// The blocks of `ids` in reading order, but for those whose parent is among them: they are
 /// shown with it. One walk, nothing built for the blocks not wanted (the whole document).
-fn preview_blocks(document: &Document, ids: &[String]) -> Vec<PreviewBlock> {
+fn preview_blocks(document: &Document, ids: &[String], schema: EditorSchema) -> Vec<PreviewBlock> {
     let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
     let mut shown = vec![];
     // Blocks still to visit, last first, each with whether its parent is wanted.
@@ -61,7 +67,7 @@ fn preview_blocks(document: &Document, ids: &[String]) -> Vec<PreviewBlock> {
     while let Some((block, parent_wanted)) = stack.pop() {
         let is_wanted = wanted.contains(block.id.as_str());
         if is_wanted && !parent_wanted {
-            shown.push(preview_block(block));
+            shown.push(preview_block(block, schema));
         }
         stack.extend(block.children.iter().rev().map(|c| (c, is_wanted)));
     }
@@ -215,11 +221,12 @@ pub(super) fn preview(
     after: &Outermost,
     touched: &[String],
     new: &[String],
+    schema: EditorSchema,
 ) -> Preview {
     let mut ids: Vec<String> = touched.to_vec();
     ids.extend(new.iter().cloned());
-    let before_blocks = preview_blocks(before, &ids);
-    let after_blocks = preview_blocks(&after.document, &ids);
+    let before_blocks = preview_blocks(before, &ids, schema);
+    let after_blocks = preview_blocks(&after.document, &ids, schema);
     let join = |blocks: &[PreviewBlock]| {
         blocks
             .iter()
@@ -254,11 +261,11 @@ pub(super) fn preview(
     }
     // Around the blocks as they will be; around the removed ones when nothing remains.
     let (context_before, context_after) = if after_blocks.is_empty() {
-        context(before, &before_blocks)
+        context(before, &before_blocks, schema)
     } else {
         (
-            after.before.as_ref().map(preview_block),
-            after.after.as_ref().map(preview_block),
+            after.before.as_ref().map(|b| preview_block(b, schema)),
+            after.after.as_ref().map(|b| preview_block(b, schema)),
         )
     };
     let headings = where_it_lands(

@@ -4,8 +4,8 @@
 //! replacement made in what it read must merge, word by word, with what others changed since
 //! ([`rebases`]): "Human" is not replaced in the "Humankind" a person made of it meanwhile.
 
-use docs_client::blocknote;
 use docs_client::blocknote::tree::{Block, BlockContent, Document, Inline, NewContent, TextRun};
+use docs_client::blocknote::{self, EditorSchema, Writing};
 use yrs::TransactionMut;
 
 use super::ReplaceText;
@@ -111,9 +111,14 @@ fn splice_all(inline: &[Inline], starts: &[usize], len: usize, new_text: &str) -
 /// merges with what others changed in the block since ([`merge3`] on the plain texts). Where
 /// `base` does not hold the text once (or, with `all`, at all), it says nothing of what the
 /// agent meant to replace: nothing to check.
-pub(super) fn rebases(base: &str, block: &Block, replace: &ReplaceText) -> Result<(), Overlap> {
+pub(super) fn rebases(
+    base: &str,
+    block: &Block,
+    replace: &ReplaceText,
+    schema: EditorSchema,
+) -> Result<(), Overlap> {
     let (Ok(read), BlockContent::Inline { inline }) =
-        (blocknote::parse_inline(base), &block.content)
+        (blocknote::parse_inline_in(base, schema), &block.content)
     else {
         return Ok(());
     };
@@ -133,6 +138,7 @@ pub(super) fn replace_text(
     fragment: &yrs::XmlFragmentRef,
     document: &Document,
     replace: &ReplaceText,
+    schema: EditorSchema,
 ) -> ServiceResult<Vec<String>> {
     if replace.old_text.is_empty() {
         return Err(ServiceError::invalid(
@@ -178,7 +184,9 @@ pub(super) fn replace_text(
     let mut changed = vec![];
     for (block, inline, starts) in matches {
         let replaced = splice_all(inline, &starts, old_len, &replace.new_text);
-        blocknote::set_block_content(txn, fragment, &block.id, &NewContent::Inline(replaced))?;
+        let content = NewContent::Inline(replaced);
+        let writing = Writing::new_content(schema);
+        blocknote::set_block_content_in(txn, fragment, &block.id, &content, writing)?;
         changed.push(block.id.clone());
     }
     Ok(changed)

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use docs_client::blocknote::tree::{Block, BlockContent, Document, NewBlock, NewContent};
-use docs_client::blocknote::{Props, validate_block_as_read};
+use docs_client::blocknote::{EditorSchema, Props, Writing, validate_block_in};
 use serde::{Deserialize, Serialize};
 
 use super::{Anchor, Position};
@@ -127,7 +127,12 @@ pub(super) fn outermost(document: &Document, ids: &[String]) -> Vec<String> {
 /// service does not write (an upload placeholder; math and diagrams, read-only until Docs'
 /// schema for them is confirmed). Links and media URLs go back as they were, whatever their
 /// scheme: the document held them.
-pub(super) fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Vec<UndoOp>> {
+pub(super) fn reinsert_deleted(
+    document: &Document,
+    ids: &[String],
+    schema: EditorSchema,
+) -> Option<Vec<UndoOp>> {
+    let as_read = Writing::as_read(schema);
     let deleted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
     fn runs<'a>(
         blocks: &'a [Block],
@@ -160,7 +165,9 @@ pub(super) fn reinsert_deleted(document: &Document, ids: &[String]) -> Option<Ve
                 position,
                 blocks: blocks
                     .into_iter()
-                    .map(|block| recreate(block).filter(|new| validate_block_as_read(new).is_ok()))
+                    .map(|block| {
+                        recreate(block).filter(|new| validate_block_in(new, as_read).is_ok())
+                    })
                     .collect::<Option<Vec<_>>>()?,
             })
         })

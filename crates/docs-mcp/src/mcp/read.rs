@@ -318,6 +318,7 @@ impl DocsMcp {
         let opts = ExportOptions {
             anchors,
             comments: anchors,
+            schema: open.schema(),
         };
         let linked = docs_client::DocumentRef::parse(&args.document)
             .ok()
@@ -346,6 +347,7 @@ impl DocsMcp {
                 .blocks
                 .iter()
                 .filter(|b| read.contains(b.id.as_str())),
+            open.schema(),
         );
         let mut comment_threads: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let tops: Vec<&blocknote::Block> = document
@@ -455,12 +457,17 @@ impl DocsMcp {
             open.id,
             &revision,
             changes.iter().filter_map(|c| document.find(&c.block_id)),
+            open.schema(),
         );
         let changes = changes
             .into_iter()
             .map(|c| {
+                let options = ExportOptions {
+                    schema: open.schema(),
+                    ..ExportOptions::default()
+                };
                 let markdown = document.find(&c.block_id).map(|b| {
-                    blocknote::export_markdown(std::slice::from_ref(b), &ExportOptions::default())
+                    blocknote::export_markdown(std::slice::from_ref(b), &options)
                         .markdown
                         .trim_end()
                         .to_owned()

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use docs_client::blocknote::{self, Block};
+use docs_client::blocknote::{self, Block, EditorSchema};
 use uuid::Uuid;
 
 use crate::edits::{EditOp, ReplaceText, TextBases};
@@ -27,12 +27,13 @@ pub struct ReadMemory {
 
 impl ReadMemory {
     /// Remembers the text of `blocks` (and of the blocks nested in them) as read at
-    /// `revision`.
+    /// `revision`, in the markdown an instance of `schema` reads back.
     pub fn saw<'a>(
         &self,
         document: Uuid,
         revision: &str,
         blocks: impl IntoIterator<Item = &'a Block>,
+        schema: EditorSchema,
     ) {
         let texts = blocks
             .into_iter()
@@ -41,7 +42,10 @@ impl ReadMemory {
             .map(|b| {
                 (
                     b.id.clone(),
-                    (blocknote::inline_markdown(b), Some(revision.to_owned())),
+                    (
+                        blocknote::inline_markdown_in(b, schema),
+                        Some(revision.to_owned()),
+                    ),
                 )
             });
         self.remember(document, texts);
@@ -147,14 +151,19 @@ mod tests {
     fn the_last_read_or_write_of_a_block_is_its_base() {
         let memory = ReadMemory::default();
         let doc = Uuid::new_v4();
-        memory.saw(doc, "r-1", &[block("a", "one"), block("b", "two")]);
+        memory.saw(
+            doc,
+            "r-1",
+            &[block("a", "one"), block("b", "two")],
+            EditorSchema::BASE,
+        );
         assert_eq!(
             memory.bases(doc, &[update("a"), update("c")], None),
             TextBases::from([("a".to_owned(), "one".to_owned())])
         );
         assert_eq!(memory.bases(doc, &[update("a")], Some("r-1"))["a"], "one");
         // Read at r-2: its text at r-1 is not known any more.
-        memory.saw(doc, "r-2", &[block("a", "one!")]);
+        memory.saw(doc, "r-2", &[block("a", "one!")], EditorSchema::BASE);
         assert!(memory.bases(doc, &[update("a")], Some("r-1")).is_empty());
         memory.wrote(doc, &[update("a")]);
         assert_eq!(memory.bases(doc, &[update("a")], None)["a"], "new");
@@ -173,6 +182,7 @@ mod tests {
             doc,
             "r-1",
             &[block("a", "one two"), block("b", "two"), block("c", "x")],
+            EditorSchema::BASE,
         );
         let replace = |block_id: Option<&str>, all: bool| {
             EditOp::ReplaceText(ReplaceText {
@@ -204,9 +214,9 @@ mod tests {
     fn only_the_most_recent_documents_are_kept() {
         let memory = ReadMemory::default();
         let first = Uuid::new_v4();
-        memory.saw(first, "r", &[block("a", "one")]);
+        memory.saw(first, "r", &[block("a", "one")], EditorSchema::BASE);
         for _ in 0..MAX_DOCUMENTS {
-            memory.saw(Uuid::new_v4(), "r", &[block("x", "y")]);
+            memory.saw(Uuid::new_v4(), "r", &[block("x", "y")], EditorSchema::BASE);
         }
         assert!(memory.bases(first, &[update("a")], None).is_empty());
     }

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::DocsService;
 use super::merge::{MergeRefused, describe_change};
 use super::submit::{StoredPlan, plan_on_fork};
-use docs_client::blocknote::{NewBlock, NewContent};
+use docs_client::blocknote::{EditorSchema, NewBlock, NewContent};
 
 use crate::edits::{self, EditOp, InsertBlocks, TextBases, UpdateBlock};
 use crate::error::{ServiceError, ServiceResult};
@@ -27,7 +27,11 @@ use crate::record::{BlockState, Channel, EditRecord};
 /// of the agent's: an `update_block`'s text, the text of the one block an `insert_blocks`
 /// adds, or the text of the one block a `replace_text` changes. `None` for any other edit,
 /// and for a block with no text (an image, a table).
-fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
+fn with_text(
+    record: &EditRecord,
+    text: &str,
+    schema: EditorSchema,
+) -> ServiceResult<Option<EditOp>> {
     let stored = |e: serde_json::Error| {
         ServiceError::Internal(format!("stored arguments of {}: {e}", record.id))
     };
@@ -41,9 +45,10 @@ fn with_text(record: &EditRecord, text: &str) -> ServiceResult<Option<EditOp>> {
         "insert_blocks" if record.new_blocks.len() == 1 => {
             let mut insert: InsertBlocks =
                 serde_json::from_value(record.arguments.clone()).map_err(stored)?;
-            let [mut block] = <[NewBlock; 1]>::try_from(insert.new_blocks()?).map_err(|_| {
-                ServiceError::Internal(format!("edit {} adds one block", record.id))
-            })?;
+            let [mut block] =
+                <[NewBlock; 1]>::try_from(insert.new_blocks(schema)?).map_err(|_| {
+                    ServiceError::Internal(format!("edit {} adds one block", record.id))
+                })?;
             if !matches!(
                 block.content,
                 Some(NewContent::Markdown(_) | NewContent::Inline(_))
@@ -98,7 +103,8 @@ impl DocsService {
 
     async fn amend(&self, id: Uuid, decided_by: Channel, text: &str) -> ServiceResult<EditRecord> {
         let record = self.pending(id).await?;
-        let Some(op) = with_text(&record, text)? else {
+        let schema = self.client()?.editor_schema().await;
+        let Some(op) = with_text(&record, text, schema)? else {
             return Err(ServiceError::invalid(
                 format!(
                     "edit {id} was made with {}; only one block's text (update_block, replace_text in one block, or insert_blocks adding one block) can be changed before approving",
@@ -165,7 +171,8 @@ impl DocsService {
             return self.start_approval(id, decided_by).await;
         }
         // The operations only: the labels were made when the edit was proposed.
-        let parts = edits::parts(&record.tool, &record.arguments, |_| None)?;
+        let schema = self.client()?.editor_schema().await;
+        let parts = edits::parts(&record.tool, &record.arguments, |_| None, schema)?;
         let ops = edits::accepted_ops(&record.tool, parts, &accepted, &texts)?;
         self.approve_changed(record, decided_by, ops, move |amended| {
             amended.approved_parts = Some(accepted);

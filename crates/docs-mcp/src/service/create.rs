@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use docs_client::blocknote::EditorSchema;
 use uuid::Uuid;
 
 use super::DocsService;
@@ -70,9 +71,12 @@ impl DocsService {
         };
         let markdown = markdown.filter(|m| !m.trim().is_empty());
         let preview = match markdown.clone() {
-            Some(markdown) => tokio::task::spawn_blocking(move || content_preview(markdown))
-                .await
-                .map_err(|e| ServiceError::Internal(format!("planning task: {e}")))??,
+            Some(markdown) => {
+                let schema = self.client()?.editor_schema().await;
+                tokio::task::spawn_blocking(move || content_preview(markdown, schema))
+                    .await
+                    .map_err(|e| ServiceError::Internal(format!("planning task: {e}")))??
+            }
             None => Preview::default(),
         };
         let record = EditRecord {
@@ -344,13 +348,18 @@ fn content_op(markdown: String) -> EditOp {
 }
 
 /// The content as the new document will show it, planned on an empty document: what the card
-/// renders. Content the model refuses (an unsafe link, too deep) is refused here.
-fn content_preview(markdown: String) -> ServiceResult<Preview> {
+/// renders. Content the model refuses (an unsafe link, too deep, math the instance lacks) is
+/// refused here.
+fn content_preview(markdown: String, schema: EditorSchema) -> ServiceResult<Preview> {
     let doc = yrs::Doc::with_options(yrs::Options {
         offset_kind: yrs::OffsetKind::Utf16,
         ..yrs::Options::default()
     });
-    let fork = edits::Fork { doc, blocks: None };
+    let fork = edits::Fork {
+        doc,
+        blocks: None,
+        schema,
+    };
     let plan = edits::plan(&fork, &[content_op(markdown)], &TextBases::new())?;
     Ok(StoredPlan::from(plan).preview)
 }

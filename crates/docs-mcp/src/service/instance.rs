@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use docs_client::blocknote::EditorSchema;
 use docs_client::{
     ClientConfig, DocsClient, Document, DocumentRef, DocumentSession, InstanceUrl, LoadedHook,
     Presence, Secret, SessionRegistry, SessionSnapshot, User,
@@ -47,6 +48,13 @@ pub struct OpenDocument {
     pub session: Arc<DocumentSession>,
     pub tracker: Arc<RevisionTracker>,
     pub forks: Arc<Forks>,
+}
+
+impl OpenDocument {
+    /// What the instance's editor knows (from its release): what may be written to it.
+    pub fn schema(&self) -> EditorSchema {
+        self.forks.schema()
+    }
 }
 
 pub(super) struct Instance {
@@ -342,6 +350,8 @@ impl DocsService {
             trackers.retain(|_, (session, _, _)| session.strong_count() > 0);
             attached(&trackers, id, &session)
         };
+        // (the configuration is cached: the session's opening read it)
+        let schema = instance.client.editor_schema().await;
         let (tracker, forks, new_session) = match tracked {
             Some((tracker, forks)) => (tracker, forks, false),
             None => {
@@ -354,7 +364,7 @@ impl DocsService {
                     None => {
                         let tracker = Arc::new(tracker);
                         self.tell_changes(id, &tracker);
-                        let forks = Arc::new(Forks::new(session.doc().clone()));
+                        let forks = Arc::new(Forks::new(session.doc().clone(), schema));
                         trackers.insert(
                             id,
                             (Arc::downgrade(&session), tracker.clone(), forks.clone()),

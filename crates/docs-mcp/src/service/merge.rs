@@ -77,7 +77,10 @@ impl DocsService {
                 document.find(block_id).map(|block| {
                     blocknote::export_markdown(
                         std::slice::from_ref(block),
-                        &blocknote::ExportOptions::default(),
+                        &blocknote::ExportOptions {
+                            schema: doc.schema(),
+                            ..blocknote::ExportOptions::default()
+                        },
                     )
                     .markdown
                     .trim_end()

@@ -224,9 +224,12 @@ impl From<edits::Plan> for StoredPlan {
 /// document's current text; none when it is one change.
 async fn decidable_parts(doc: &OpenDocument, record: &EditRecord) -> ServiceResult<Vec<EditPart>> {
     let (_, document) = doc.tracker.read_async().await?;
-    let parts = edits::parts(&record.tool, &record.arguments, |id| {
-        document.find(id).map(|b| b.plain_text())
-    })
+    let parts = edits::parts(
+        &record.tool,
+        &record.arguments,
+        |id| document.find(id).map(|b| b.plain_text()),
+        doc.schema(),
+    )
     .unwrap_or_default();
     if parts.len() < 2 {
         return Ok(vec![]);
@@ -247,7 +250,7 @@ pub(super) async fn plan_on_fork(
     doc: &OpenDocument,
     plan: impl FnOnce(&edits::Fork) -> ServiceResult<edits::Plan> + Send + 'static,
 ) -> ServiceResult<(edits::Plan, u64, AfterPlanning)> {
-    let (forks, tracker) = (doc.forks.clone(), doc.tracker.clone());
+    let (forks, tracker, schema) = (doc.forks.clone(), doc.tracker.clone(), doc.schema());
     let planned = tokio::task::spawn_blocking(move || {
         // The blocks as they are now, for a fork at the same state (the usual case): read by
         // the work after the last edit, or now, and then only what changed since the last
@@ -257,6 +260,7 @@ pub(super) async fn plan_on_fork(
         let fork = edits::Fork {
             doc,
             blocks: tracker.blocks_at(counter),
+            schema,
         };
         let plan = plan(&fork);
         ServiceResult::Ok((plan, counter, fork))

@@ -9,7 +9,7 @@
 
 use docs_client::blocknote::groups;
 use docs_client::blocknote::json::blocks_json;
-use docs_client::blocknote::{self, Block, text_occurrences};
+use docs_client::blocknote::{self, Block, EditorSchema, text_occurrences};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN, OutOfOrder, REMOTE_ORIGIN};
 use docs_mcp::edits::{
     Anchor, DeleteBlocks, EditOp, Fork, Forks, InsertBlocks, MoveBlock, Plan, Position,
@@ -77,7 +77,7 @@ impl Agent {
         let fragment = blocknote::document_fragment(&doc);
         let mut agent = Agent {
             fragment,
-            forks: Forks::new(doc.clone()),
+            forks: Forks::new(doc.clone(), EditorSchema::BASE),
             doc,
             held: vec![],
             reads: TextBases::new(),
@@ -313,6 +313,7 @@ impl Agent {
         let fork = Fork {
             doc: fork,
             blocks: None,
+            schema: EditorSchema::BASE,
         };
         let planned = run(&fork).ok()?;
         Some(Held {

@@ -3,10 +3,11 @@
 //! plain text or is skipped. Lists nested deeper than [`MAX_NESTING`] are refused; the import
 //! never recurses on the input's depth.
 //!
-//! Math and diagrams (Docs ≥ 5.6) are read-only while `schema::WRITE_MATH_AND_DIAGRAMS` is off: `$…$`
+//! Math and diagrams (Docs ≥ 5.6) are read-only for an instance without them
+//! (`schema::EditorSchema`): `$…$`
 //! and `$$…$$` are text, ```` ```math ```` and ```` ```mermaid ```` fences code blocks of those
 //! languages; only a rewrite of inline content holding inline math reads the `$…$` that
-//! reproduce it as that math again (`MathInput::Kept`). Once on (`MathInput::Any`), a
+//! reproduce it as that math again (`MathInput::Kept`). Where it has them (`MathInput::Any`), a
 //! paragraph that is only `$$…$$`, or a ```` ```math ```` fence (GitHub's display math, which
 //! holds any source), becomes a math block; a ```` ```mermaid ```` fence a diagram block (as
 //! pasting it does in Docs' editor, where the diagram block claims `mermaid` code before the
@@ -20,7 +21,7 @@ use crate::blocknote::error::ModelResult;
 use crate::blocknote::inline::normalize_inline;
 use crate::blocknote::markdown::math::MathInput;
 use crate::blocknote::nesting::{MAX_NESTING, check_depth};
-use crate::blocknote::schema::{DIAGRAM, MATH_BLOCK};
+use crate::blocknote::schema::{DIAGRAM, EditorSchema, MATH_BLOCK};
 use crate::blocknote::tree::{
     Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
     inline_plain_text,
@@ -527,12 +528,18 @@ fn trim_inline(mut v: Vec<Inline>) -> Vec<Inline> {
     normalize_inline(v)
 }
 
-/// Imports a markdown document into new blocks (no math or diagram while
-/// [`WRITE_MATH_AND_DIAGRAMS`] is off). Lists nested deeper than [`MAX_NESTING`] are refused
+/// Imports a markdown document into new blocks for an instance of Docs' base schema (no math
+/// or diagram: [`import_markdown_in`]). Lists nested deeper than [`MAX_NESTING`] are refused
 /// with [`ModelError::NestingTooDeep`](crate::blocknote::ModelError::NestingTooDeep), which
 /// says how deep they go.
 pub fn import_markdown(markdown: &str) -> ModelResult<Vec<NewBlock>> {
-    import_with(markdown, MathInput::new_content())
+    import_markdown_in(markdown, EditorSchema::BASE)
+}
+
+/// [`import_markdown`] for an instance of this schema: where it has math, `$…$`, `$$…$$`
+/// and ```` ```math ````, ```` ```mermaid ```` fences make math and diagrams.
+pub fn import_markdown_in(markdown: &str, schema: EditorSchema) -> ModelResult<Vec<NewBlock>> {
+    import_with(markdown, MathInput::new_content(schema))
 }
 
 /// [`import_markdown`], reading math as `math` says.
@@ -596,14 +603,19 @@ pub(crate) fn import_with(markdown: &str, math: MathInput) -> ModelResult<Vec<Ne
 }
 
 /// Parses inline markdown (`**bold**`, `*italic*`, `~~strike~~`, `` `code` ``, `[link](url)`,
-/// hard breaks) into new inline content (no math while [`WRITE_MATH_AND_DIAGRAMS`] is off).
+/// hard breaks) into new inline content (no math: [`parse_inline_in`]).
 /// Several paragraphs are joined with hard breaks.
 ///
 /// Leading and trailing spaces/tabs are kept as plain text (markdown would trim them): text
 /// read from a block and written back must not lose, e.g., the space a human just typed at
 /// its end. Like [`import_markdown`], refuses lists nested deeper than [`MAX_NESTING`].
 pub fn parse_inline(markdown: &str) -> ModelResult<Vec<Inline>> {
-    parse_inline_with(markdown, MathInput::new_content())
+    parse_inline_in(markdown, EditorSchema::BASE)
+}
+
+/// [`parse_inline`] for an instance of this schema (where it has math, `$…$` is inline math).
+pub fn parse_inline_in(markdown: &str, schema: EditorSchema) -> ModelResult<Vec<Inline>> {
+    parse_inline_with(markdown, MathInput::new_content(schema))
 }
 
 /// [`parse_inline`], reading math as `math` says.

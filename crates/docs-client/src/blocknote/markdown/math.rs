@@ -1,15 +1,16 @@
 //! What markdown's math and diagram syntax reads as when content is written: `MathInput`,
-//! from [`WRITE_MATH_AND_DIAGRAMS`] and, for a rewrite, the inline math the old content held.
+//! from the instance's [`EditorSchema`] and, for a rewrite, the inline math the old content
+//! held.
 
-use crate::blocknote::schema::WRITE_MATH_AND_DIAGRAMS;
+use crate::blocknote::schema::EditorSchema;
 use crate::blocknote::tree::Inline;
 
 /// The inline math that new content may hold, and so what markdown's math and diagram syntax
-/// reads as. Built from [`WRITE_MATH_AND_DIAGRAMS`] only, by [`MathInput::new_content`] and
+/// reads as. Built from an [`EditorSchema`] only, by [`MathInput::new_content`] and
 /// [`MathInput::rewriting`].
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum MathInput {
-    /// Any: markdown makes math blocks, diagrams and inline math (the switch is on).
+    /// Any: markdown makes math blocks, diagrams and inline math (the instance has them).
     Any,
     /// Only these formulas, each at most once: the inline math of the content being
     /// rewritten, kept. In markdown, a `$…$` (or `$$…$$`) holding one of them is that math
@@ -18,19 +19,19 @@ pub(crate) enum MathInput {
 }
 
 impl MathInput {
-    /// For new content: any math when the switch is on, none otherwise.
-    pub(crate) fn new_content() -> Self {
-        if WRITE_MATH_AND_DIAGRAMS {
+    /// For new content: any math where the instance has it, none otherwise.
+    pub(crate) fn new_content(schema: EditorSchema) -> Self {
+        if schema.math_and_diagrams {
             Self::Any
         } else {
             Self::Kept(vec![])
         }
     }
 
-    /// For content replacing `old`: any math when the switch is on, otherwise the inline math
-    /// `old` holds, so a rewrite keeps it.
-    pub(crate) fn rewriting(old: &[Inline]) -> Self {
-        if WRITE_MATH_AND_DIAGRAMS {
+    /// For content replacing `old`: any math where the instance has it, otherwise the inline
+    /// math `old` holds, so a rewrite keeps it.
+    pub(crate) fn rewriting(old: &[Inline], schema: EditorSchema) -> Self {
+        if schema.math_and_diagrams {
             return Self::Any;
         }
         Self::Kept(

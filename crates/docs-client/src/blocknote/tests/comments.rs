@@ -457,8 +457,8 @@ fn commented_text_is_marked_in_markdown_and_the_markers_do_not_import() {
     let marked = export_markdown(
         std::slice::from_ref(&block),
         &ExportOptions {
-            anchors: false,
             comments: true,
+            ..ExportOptions::default()
         },
     )
     .markdown;

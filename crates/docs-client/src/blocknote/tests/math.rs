@@ -1,7 +1,7 @@
 //! Math and diagram blocks and inline math (Docs ≥ 5.6): read typed as BlockNote lays them out,
-//! BlockNote's JSON, markdown out, rewrites that keep them; never written while
-//! `WRITE_MATH_AND_DIAGRAMS` is off (typed ones refused, their markdown syntax read as text and
-//! code). What the switch turns on is tested as markdown read with `MathInput::Any`.
+//! BlockNote's JSON, markdown out, rewrites that keep them; never written to an instance
+//! before 5.6 (typed ones refused, their markdown syntax read as text and code), written to
+//! one from 5.6 on (`EditorSchema`).
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use super::*;
 use crate::blocknote::inline::{normalize_inline, write_inline};
 use crate::blocknote::markdown::import::{import_with, parse_inline_with};
 use crate::blocknote::markdown::math::MathInput;
-use crate::blocknote::schema::MATH_NOT_CONFIRMED;
+use crate::blocknote::schema::MATH_NOT_IN_RELEASE;
 use crate::blocknote::tree::inline_plain_text;
 use crate::blocknote::write::set_block_content_within;
 
@@ -199,13 +199,13 @@ fn blocknote_json_of_plain_content() {
 }
 
 #[test]
-fn math_and_diagrams_are_not_written() {
+fn math_and_diagrams_are_not_written_to_an_instance_before_5_6() {
     let (d, f) = hand_built_math();
     let before = read(&d, &f);
     let sv = d.transact().state_vector();
     let not_confirmed = |kind: &str| ModelError::NotWritable {
         block_type: kind.into(),
-        reason: MATH_NOT_CONFIRMED.into(),
+        reason: MATH_NOT_IN_RELEASE.into(),
     };
     let insert = |blocks: &[NewBlock]| {
         insert_blocks(&mut d.transact_mut(), &f, &Position::End, blocks).unwrap_err()
@@ -217,7 +217,7 @@ fn math_and_diagrams_are_not_written() {
         assert!(
             refused
                 .to_string()
-                .contains("(Docs 5.6) is not confirmed; they are read-only here"),
+                .contains("are in Docs' editor from 5.6 on"),
             "{refused}"
         );
         assert_eq!(
@@ -235,7 +235,7 @@ fn math_and_diagrams_are_not_written() {
     let refused = insert(&[NewBlock::new("paragraph").inline(vec![t("a "), math("x")])]);
     assert!(
         matches!(&refused, ModelError::InvalidContent { problem, .. }
-            if problem.contains("inline math `x`") && problem.contains(MATH_NOT_CONFIRMED)),
+            if problem.contains("inline math `x`") && problem.contains(MATH_NOT_IN_RELEASE)),
         "{refused}"
     );
     let cell = TableCell {
@@ -702,7 +702,7 @@ proptest! {
             || inline_markdown(&block).contains("\\\n ");
         let out = export_markdown(std::slice::from_ref(&block), &ExportOptions::default());
         prop_assume!(out.fidelity.is_empty() && !edges);
-        let math = MathInput::rewriting(&inline);
+        let math = MathInput::rewriting(&inline, EditorSchema::BASE);
         prop_assert_eq!(parse_inline_with(&inline_markdown(&block), math).unwrap(), inline);
     }
 
@@ -730,5 +730,26 @@ proptest! {
         prop_assert_eq!(out.fidelity, vec![]);
         let imported = import_with(&out.markdown, MathInput::Any).unwrap();
         prop_assert_eq!(new_shapes(&imported), shapes(&blocks));
+    }
+}
+
+/// Math and diagrams are written from Docs 5.6 on; a release that cannot be read is taken for
+/// one before.
+#[test]
+fn the_editor_schema_follows_the_release() {
+    let with = EditorSchema::WITH_MATH_AND_DIAGRAMS;
+    for (release, schema) in [
+        (Some("5.6.0"), with),
+        (Some("v5.7.1"), with),
+        (Some("5.6.0-rc1"), with),
+        (Some("6.0.0"), with),
+        (Some("5.5.9"), EditorSchema::BASE),
+        (Some("4.8.0"), EditorSchema::BASE),
+        (Some("main"), EditorSchema::BASE),
+        (Some("NA"), EditorSchema::BASE),
+        (Some(""), EditorSchema::BASE),
+        (None, EditorSchema::BASE),
+    ] {
+        assert_eq!(EditorSchema::of_release(release), schema, "{release:?}");
     }
 }

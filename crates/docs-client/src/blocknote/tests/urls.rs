@@ -258,10 +258,11 @@ fn what_the_document_holds_is_read_kept_and_put_back() {
         NewBlock::new("image").prop("url", "file:///srv/logo.png"),
     ];
     assert!(validate_block(&stored[0]).is_err());
-    validate_block_as_read(&stored[0]).unwrap();
+    let as_read = Writing::as_read(EditorSchema::BASE);
+    validate_block_in(&stored[0], as_read).unwrap();
     {
         let mut txn = d.transact_mut();
-        insert_blocks_as_read(&mut txn, &f, &Position::End, &stored).unwrap();
+        insert_blocks_in(&mut txn, &f, &Position::End, &stored, as_read).unwrap();
     }
     let document = read(&d, &f);
     let (para, image) = (document.blocks[0].id.clone(), document.blocks[1].id.clone());
@@ -336,9 +337,9 @@ fn what_the_document_holds_is_read_kept_and_put_back() {
             scheme("tel")
         ))
     );
-    set_block_content_as_read(&mut txn, &f, &para, &old).unwrap();
+    set_block_content_in(&mut txn, &f, &para, &old, as_read).unwrap();
     let back = p(&[("url", "file:///srv/logo.png".into())]);
-    update_block_as_read(&mut txn, &f, &image, Some("image"), &back).unwrap();
+    update_block_in(&mut txn, &f, &image, Some("image"), &back, as_read).unwrap();
     drop(txn);
     let now = read(&d, &f);
     assert_eq!(now.blocks[0].inline(), document.blocks[0].inline());

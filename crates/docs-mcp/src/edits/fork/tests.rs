@@ -1,6 +1,6 @@
 //! Forks: made ahead, taken once in order, lent and given back, followed while ready.
 
-use docs_client::blocknote::{self, write::Position};
+use docs_client::blocknote::{self, EditorSchema, write::Position};
 use yrs::{GetString, Text, XmlFragment};
 
 use super::*;
@@ -68,7 +68,7 @@ fn is_in(live: &Doc, update: &[u8]) -> bool {
 #[test]
 fn a_fork_whose_edit_was_merged_is_the_next_fork_with_what_changed_since() {
     let live = doc_with("First\n\nSecond\n\nThird");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     let (fork, ()) = forks.take(|| ()).unwrap();
     let id = fork.client_id().get();
     let first = append_on(&fork, "Fourth");
@@ -104,7 +104,7 @@ fn a_fork_whose_edit_was_merged_is_the_next_fork_with_what_changed_since() {
 #[test]
 fn a_fork_whose_edit_is_not_in_the_live_document_is_dropped() {
     let live = doc_with("First\n\nSecond");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     // Waiting for a person, refused or failed: not merged.
     let (fork, ()) = forks.take(|| ()).unwrap();
     let waiting = append_on(&fork, "Third");
@@ -125,7 +125,7 @@ fn a_fork_whose_edit_is_not_in_the_live_document_is_dropped() {
 #[test]
 fn a_fork_lent_while_too_much_changed_is_dropped() {
     let live = doc_with("First");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     let (fork, ()) = forks.take(|| ()).unwrap();
     let edit = append_on(&fork, "Second");
     merge(&live, &edit);
@@ -150,7 +150,7 @@ fn a_fork_lent_while_too_much_changed_is_dropped() {
 #[test]
 fn forks_follow_the_document_from_a_refill_made_while_a_transaction_was_open() {
     let live = doc_with("First");
-    let forks = Arc::new(Forks::new(live.clone()));
+    let forks = Arc::new(Forks::new(live.clone(), EditorSchema::BASE));
     let reading = live.transact();
     let refill = {
         let forks = forks.clone();
@@ -169,7 +169,7 @@ fn forks_follow_the_document_from_a_refill_made_while_a_transaction_was_open() {
 #[test]
 fn a_fork_given_back_after_another_was_handed_out_is_dropped() {
     let live = doc_with("First");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     let (fork, ()) = forks.take(|| ()).unwrap();
     let edit = append_on(&fork, "Second");
     // The next edit came first: its fork has a higher id, and the given back one would
@@ -185,7 +185,7 @@ fn a_fork_given_back_after_another_was_handed_out_is_dropped() {
 #[test]
 fn a_fork_given_back_is_taken_before_the_ones_made_ahead() {
     let live = doc_with("First");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     forks.take(|| ()).unwrap();
     let (fork, ()) = forks.take(|| ()).unwrap();
     let id = fork.client_id().get();
@@ -215,7 +215,7 @@ fn a_fork_given_back_is_taken_before_the_ones_made_ahead() {
 #[test]
 fn the_forks_made_ahead_follow_every_change_and_are_taken_once_in_order() {
     let live = doc_with("First\n\nSecond\n\nThird");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     forks.refill().unwrap();
     assert_eq!(
         ready_ids(&forks).len(),
@@ -256,7 +256,7 @@ fn the_forks_made_ahead_follow_every_change_and_are_taken_once_in_order() {
 #[test]
 fn a_fork_made_before_a_later_edit_took_a_fresh_one_is_not_used() {
     let live = doc_with("First");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     forks.refill().unwrap();
     let ready = ready_ids(&forks);
     // An edit that found no fork ready (taken meanwhile) got a fresh one, with a higher id.
@@ -277,7 +277,7 @@ fn a_fork_made_before_a_later_edit_took_a_fresh_one_is_not_used() {
 #[test]
 fn an_edit_waits_for_the_fork_being_made_instead_of_copying_again() {
     let live = doc_with("First\n\nSecond");
-    let forks = Arc::new(Forks::new(live.clone()));
+    let forks = Arc::new(Forks::new(live.clone(), EditorSchema::BASE));
     // A refill under way (as `refill` marks it), finished by another thread later.
     *forks.refilling.lock().unwrap() = true;
     let taker = {
@@ -296,7 +296,7 @@ fn an_edit_waits_for_the_fork_being_made_instead_of_copying_again() {
 #[test]
 fn a_refill_that_panics_lets_waiting_edits_go_on() {
     let live = doc_with("First");
-    let forks = Arc::new(Forks::new(live.clone()));
+    let forks = Arc::new(Forks::new(live.clone(), EditorSchema::BASE));
     *forks.refilling.lock().unwrap() = true;
     let panicked = {
         let forks = forks.clone();
@@ -313,7 +313,7 @@ fn a_refill_that_panics_lets_waiting_edits_go_on() {
 #[test]
 fn forks_stop_following_when_dropped() {
     let live = doc_with("First");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     forks.refill().unwrap();
     let followed = forks.ready.clone();
     drop(forks);
@@ -329,7 +329,7 @@ fn forks_stop_following_when_dropped() {
 #[test]
 fn forks_dropped_while_the_document_is_read_let_their_forks_go() {
     let live = doc_with("First");
-    let forks = Forks::new(live.clone());
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
     forks.refill().unwrap();
     let ready = Arc::downgrade(&forks.ready);
     // A long read of the document is under way: the drop does not wait for it.

@@ -12,8 +12,13 @@ use yrs::{OffsetKind, Options, Update};
 
 /// A fresh fork of `doc`, as an edit gets when none was made ahead.
 fn fork(doc: &Doc) -> Fork {
-    let (doc, ()) = crate::edits::Forks::new(doc.clone()).take(|| ()).unwrap();
-    Fork { doc, blocks: None }
+    let forks = crate::edits::Forks::new(doc.clone(), EditorSchema::BASE);
+    let (doc, ()) = forks.take(|| ()).unwrap();
+    Fork {
+        doc,
+        blocks: None,
+        schema: EditorSchema::BASE,
+    }
 }
 
 fn live_doc(markdown: &str) -> Doc {
@@ -487,11 +492,12 @@ fn an_undo_puts_back_links_and_media_of_any_scheme() {
         NewBlock::new("paragraph").inline(vec![call]),
         NewBlock::new("image").prop("url", "file:///srv/logo.png"),
     ];
-    blocknote::insert_blocks_as_read(
+    blocknote::insert_blocks_in(
         &mut doc.transact_mut(),
         &fragment,
         &ModelPosition::Start,
         &written,
+        blocknote::Writing::as_read(EditorSchema::BASE),
     )
     .unwrap();
     let before = blocknote::read_document(&doc.transact(), &fragment);

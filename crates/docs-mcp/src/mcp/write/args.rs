@@ -16,8 +16,10 @@ pub struct InsertBlocksArgs {
     /// Where: `{"at": "start"|"end"}`, or `{"at": "before"|"after"|"first_child_of"|"last_child_of", "block_id": ID}`.
     pub position: Position,
     /// Markdown to insert (headings, lists, task lists, tables, code fences, quotes...).
-    /// Math and diagrams are not written: `$…$` and `$$…$$` stay text, a `mermaid` or `math`
-    /// fence is a code block. Links go to http(s) or mailto: URLs, images and other media to
+    /// On Docs 5.6 and later, `$$…$$` (or a `math` fence) is a math block, a `mermaid` fence a
+    /// diagram, `$…$` inline math, and a literal dollar is `\$`; before 5.6 they stay text and
+    /// code blocks (UNSUPPORTED_BLOCK_TYPE for typed ones). Links go to http(s) or mailto:
+    /// URLs, images and other media to
     /// http(s) ones, or to paths on the instance (/docs/<id>/); others are refused
     /// (UNSAFE_URL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -26,7 +28,7 @@ pub struct InsertBlocksArgs {
     /// "content": "Inline **markdown**"}`. Types: paragraph, heading (props.level 1-6),
     /// bulletListItem, numberedListItem, checkListItem (props.checked), toggleListItem,
     /// quote, codeBlock (props.language), divider, pageBreak, image, video, audio, file, pdf
-    /// (props.url), table, callout.
+    /// (props.url), table, callout; mathBlock (LaTeX) and diagram (Mermaid) on Docs 5.6+.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     // Each an object (a bare `true` item schema is refused by strict clients).
     #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
@@ -44,9 +46,11 @@ pub struct UpdateBlockArgs {
     /// Document id (UUID) or URL (https://HOST/docs/<id>/).
     pub document: String,
     pub block_id: String,
-    /// The block's whole new text as inline markdown; applied as a minimal diff. Inline math
-    /// it holds (read as `$…$`) is kept where you leave it; other `$…$` is text. Math and
-    /// diagram blocks cannot be edited.
+    /// The block's whole new text as inline markdown; applied as a minimal diff (a math
+    /// block's LaTeX, a diagram's Mermaid: their source as plain text). Inline math it holds
+    /// (read as `$…$`) is kept where you leave it. On Docs 5.6+ other `$…$` is new inline math
+    /// (a literal dollar is `\$`); before, it is text, and math and diagram blocks cannot be
+    /// edited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// A new block type, keeping the text (e.g. paragraph → heading).

@@ -8,9 +8,9 @@ use crate::blocknote::tree::{Block, Inline, PropValue, TextRun};
 impl Writer<'_> {
     pub(super) fn inline(&mut self, b: &Block, inline: &[Inline], in_table: bool) -> String {
         // Where `$` reads as math (inline content holding inline math, read back as a rewrite
-        // keeping it; any once math is written), a literal one is `\$`; elsewhere, as in
-        // documents without math, it stays as it is.
-        let dollars = MathInput::rewriting(inline).reads_dollars();
+        // keeping it; any where the instance has math), a literal one is `\$`; elsewhere, as
+        // in documents without math, it stays as it is.
+        let dollars = MathInput::rewriting(inline, self.opts.schema).reads_dollars();
         let mut s = String::new();
         // Threads whose marked text is being written, in the order they opened.
         let mut threads: Vec<&str> = vec![];

@@ -22,7 +22,7 @@ pub(crate) use inline::url_escape;
 
 use crate::blocknote::nesting::MAX_NESTING;
 use crate::blocknote::read::default_value;
-use crate::blocknote::schema::{ContentKind, DIAGRAM, MATH_BLOCK, block_spec};
+use crate::blocknote::schema::{ContentKind, DIAGRAM, EditorSchema, MATH_BLOCK, block_spec};
 use crate::blocknote::tree::{Block, BlockContent, PropValue, TableContent};
 
 /// Export options.
@@ -34,6 +34,10 @@ pub struct ExportOptions {
     /// Emit `<!-- comment:<thread> -->…<!-- /comment:<thread> -->` around commented text.
     #[serde(default)]
     pub comments: bool,
+    /// The schema of the instance the markdown may be written back to: where it has math, a
+    /// literal `$` is `\$` everywhere (markdown read back there reads `$…$` as math).
+    #[serde(skip)]
+    pub schema: EditorSchema,
 }
 
 /// One thing markdown could not express.
@@ -89,12 +93,21 @@ pub fn export_markdown(blocks: &[Block], opts: &ExportOptions) -> MarkdownExport
 /// A block's text as the inline markdown `set_block_text` takes (plain text for blocks of
 /// plain content: code, math, diagram): what an agent edits when it rewrites one block.
 pub fn inline_markdown(block: &Block) -> String {
+    inline_markdown_in(block, EditorSchema::BASE)
+}
+
+/// [`inline_markdown`] as an instance of `schema` reads it back (where it has math, a literal
+/// `$` is `\$`).
+pub fn inline_markdown_in(block: &Block, schema: EditorSchema) -> String {
     if block_spec(&block.kind).is_some_and(|s| s.content == ContentKind::Code) {
         return block.plain_text();
     }
     let mut losses = vec![];
     let mut w = Writer {
-        opts: ExportOptions::default(),
+        opts: ExportOptions {
+            schema,
+            ..ExportOptions::default()
+        },
         losses: &mut losses,
     };
     w.inline(block, block.inline().unwrap_or(&[]), false)
