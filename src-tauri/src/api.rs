@@ -109,6 +109,11 @@ pub type CommandResult<T> = Result<T, CommandError>;
 /// window then says so instead of the app vanishing.
 pub struct StartupProblem(pub Option<String>);
 
+/// The screen the tray asked for when it opened the window afresh (a `navigate` event would
+/// come before the page listens): the page takes it once loaded.
+#[derive(Default)]
+pub struct AskedScreen(pub std::sync::Mutex<Option<String>>);
+
 /// What the app shows everywhere: the instance, the endpoint and how to reach it.
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -17,7 +17,7 @@ use tauri_plugin_opener::OpenerExt as _;
 use uuid::Uuid;
 
 use crate::api::{
-    ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource,
+    AskedScreen, ChangedEdit, CommandResult, Decision, DocumentList, DocumentRow, DocumentSource,
     GrantedRequest, HistoryFilter, InstanceCheck, LaunchAtLogin, Overview, SessionRow, Settings,
     StartupProblem, TextPreview, browser_failed, invalid,
 };
@@ -318,6 +318,13 @@ pub async fn add_to_claude_desktop(
 #[tauri::command(rename_all = "snake_case")]
 pub fn startup_problem(problem: State<'_, StartupProblem>) -> Option<String> {
     problem.0.clone()
+}
+
+/// The screen the tray asked for when it opened this window, or `null`: taken once, when the
+/// page has loaded.
+#[tauri::command(rename_all = "snake_case")]
+pub fn asked_screen(asked: State<'_, AskedScreen>) -> Option<String> {
+    asked.0.lock().expect("asked screen").take()
 }
 
 /// Replaces the bearer token; agents must be given the new one.

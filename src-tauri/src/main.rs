@@ -11,7 +11,9 @@
 //! logging (stderr, and a daily file in the OS's log directory —
 //! `~/.local/state/lasuite-docs-mcp/logs`, `~/Library/Logs/lasuite-docs-mcp`,
 //! `%LOCALAPPDATA%\lasuite-docs-mcp\logs` — a week of them kept), the main window's close (it
-//! hides; it quits when the service did not start, the window then saying why: `StartupProblem`),
+//! goes, its web view with it, the app staying in the tray, which builds it again: most of the
+//! app's memory is the web view's; it quits when the service did not start, the window then
+//! saying why: `StartupProblem`),
 //! the `bridge` dispatch, and the forwarding of service events.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -201,7 +203,9 @@ fn run() -> anyhow::Result<()> {
             commands::sign_in,
             commands::sign_out,
             commands::startup_problem,
+            commands::asked_screen,
         ])
+        .manage(api::AskedScreen::default())
         .manage(signin::SignIn::default())
         .manage(notify::Bursts::default())
         .manage(tray::AnnouncedRequests::default())
@@ -240,18 +244,16 @@ fn run() -> anyhow::Result<()> {
             Ok(())
         })
         .on_window_event(|window, event| {
-            // Closing the main window keeps the app in the tray (the sign-in window closes).
-            if let WindowEvent::CloseRequested { api, .. } = event
-                && window.label() == "main"
+            // Closing the main window keeps the app in the tray, the window and its web view
+            // gone (their memory with them: most of the app's); the tray builds it again.
+            if let WindowEvent::CloseRequested { .. } = event
+                && window.label() == tray::MAIN_WINDOW
             {
                 let failed = window
                     .try_state::<api::StartupProblem>()
                     .is_some_and(|problem| problem.0.is_some());
                 if failed {
                     window.app_handle().exit(1);
-                } else {
-                    api.prevent_close();
-                    let _ = window.hide();
                 }
             }
         })

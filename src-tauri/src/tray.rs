@@ -12,10 +12,10 @@ use docs_mcp::record::EditStatus;
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
-use tauri::{AppHandle, Emitter, Manager, Wry};
+use tauri::{AppHandle, Emitter, Manager, WebviewWindowBuilder, Wry};
 use tauri_plugin_notification::NotificationExt as _;
 
-use crate::api::{LAUNCH_AT_LOGIN_EVENT, NAVIGATE_EVENT};
+use crate::api::{AskedScreen, LAUNCH_AT_LOGIN_EVENT, NAVIGATE_EVENT};
 use crate::autostart;
 use crate::host::Host;
 use crate::notify::{BURST_WINDOW, Bursts, NewEdit, Notice};
@@ -308,14 +308,43 @@ fn clamp(text: &str, max: usize) -> String {
     cut
 }
 
-/// Shows and focuses the main window, optionally on a screen.
+/// The main window's label (`tauri.conf.json`).
+pub const MAIN_WINDOW: &str = "main";
+
+/// Shows and focuses the main window, optionally on a screen. Closed, it is built again from
+/// its configuration (it is not created at start: an app started at login, in the tray only,
+/// holds no web view), and takes the screen when its page has loaded (`AskedScreen`).
 pub fn show_window(app: &AppHandle, screen: Option<&str>) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-    if let Some(screen) = screen {
-        let _ = app.emit_to("main", NAVIGATE_EVENT, screen);
-    }
+    let window = match app.get_webview_window(MAIN_WINDOW) {
+        Some(window) => {
+            if let Some(screen) = screen {
+                let _ = app.emit_to(MAIN_WINDOW, NAVIGATE_EVENT, screen);
+            }
+            window
+        }
+        None => {
+            if let Some(asked) = app.try_state::<AskedScreen>() {
+                *asked.0.lock().expect("asked screen") = screen.map(str::to_owned);
+            }
+            let config = app
+                .config()
+                .app
+                .windows
+                .iter()
+                .find(|w| w.label == MAIN_WINDOW);
+            let built = config
+                .ok_or_else(|| tauri::Error::WindowNotFound)
+                .and_then(|config| WebviewWindowBuilder::from_config(app, config)?.build());
+            match built {
+                Ok(window) => window,
+                Err(e) => {
+                    tracing::error!(error = %e, "the window cannot be built");
+                    return;
+                }
+            }
+        }
+    };
+    let _ = window.unminimize();
+    let _ = window.show();
+    let _ = window.set_focus();
 }

@@ -116,6 +116,9 @@ export class App {
     await onLaunchAtLogin((enabled) => this.settings.showLaunchEnabled(enabled));
     await this.refreshOverview();
     await Promise.all([this.requests.load(), this.pending.load(), this.sessions.load(), this.history.load(), this.settings.load()]);
+    // Opened afresh by the tray on a screen: that one.
+    const asked = await rpc("asked_screen");
+    if (asked !== null && (SCREENS as readonly string[]).includes(asked)) this.show(asked as Screen);
     // Unless the user (or the tray) already picked a screen while loading.
     if (!this.current()) {
       this.show(this.overview?.instance ? (this.overview.pending_count > 0 ? "pending" : "agents") : "connect");

@@ -67,6 +67,9 @@ export interface Commands {
   add_to_claude_desktop: { args: { server_name: string }; result: ClaudeDesktopAdded };
   /** Why the app could not start its service, or `null`: asked first, before any other command. */
   startup_problem: { args: Record<string, never>; result: string | null };
+  /** The screen the tray asked for when it opened this window, or `null`: taken once, when the
+   * page has loaded. */
+  asked_screen: { args: Record<string, never>; result: string | null };
   /** Replaces the bearer token; agents must be given the new one. */
   regenerate_token: { args: Record<string, never>; result: Overview };
   /** The agent clients configured with a token of their own, revoked ones included. */

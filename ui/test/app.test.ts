@@ -10,9 +10,10 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-async function start({ current = overview, pending = [] as EditRecord[] } = {}) {
+async function start({ current = overview, pending = [] as EditRecord[], asked = null as string | null } = {}) {
   let shown: Overview = current;
   const calls = mockCommands({
+    asked_screen: () => asked,
     demo_propose_edit: () => ({ ...edit, agent: { ...edit.agent, name: "Demo agent" } }),
     overview: () => shown,
     list_documents: () => ({ documents: [documentRow("a", { title: "Meeting notes", policy: "auto", effective_policy: "auto" })], has_more: false }),
@@ -45,7 +46,7 @@ describe("the app", () => {
     const { app, calls } = await start();
     await vi.waitFor(() => expect(app.root.querySelectorAll('[data-panel="documents"] tbody tr')).toHaveLength(1));
     expect(calls.map(([cmd]) => cmd).sort()).toEqual(
-      ["get_settings", "launch_at_login", "list_documents", "list_history", "list_pending", "list_sessions", "overview"],
+      ["asked_screen", "get_settings", "launch_at_login", "list_documents", "list_history", "list_pending", "list_sessions", "overview"],
     );
     expect(app.current()).toBe("agents");
   });
@@ -54,6 +55,11 @@ describe("the app", () => {
     const { app } = await start({ current: { ...overview, pending_count: 2 }, pending: [edit, { ...edit, id: "e2" }] });
     expect(app.current()).toBe("pending");
     expect(app.root.querySelector('[data-screen="pending"]')!.textContent).toBe("Pending edits (2)");
+  });
+
+  it("opened afresh by the tray on a screen, shows that one, even when edits wait", async () => {
+    const { app } = await start({ current: { ...overview, pending_count: 1 }, pending: [edit], asked: "history" });
+    expect(app.current()).toBe("history");
   });
 
   it("gives the documents the default policy of the settings", async () => {

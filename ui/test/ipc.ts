@@ -19,6 +19,7 @@ const BACKGROUND: Handlers = {
   list_decision_requests: () => [],
   pending_count: () => 0,
   startup_problem: () => null,
+  asked_screen: () => null,
 };
 
 /** Answers the commands given (any other rejects) and records every command called. */
