@@ -301,3 +301,23 @@ fn any_order_ends_as_the_writers_document() {
 fn held_range(client: u64, clocks: Range<u32>) -> Vec<(u64, Vec<Range<u32>>)> {
     vec![(client, std::iter::once(clocks).collect())]
 }
+
+/// Many updates waiting for one gap are merged into one (the held stay few), and all are
+/// given back when it fills.
+#[test]
+fn many_waiting_are_merged_and_all_given_back() {
+    let writer = doc(1);
+    let typed: Vec<(u32, String)> = (0..200u32).map(|i| (i, (i % 10).to_string())).collect();
+    let typed: Vec<(u32, &str)> = typed.iter().map(|(i, s)| (*i, s.as_str())).collect();
+    let updates = edits(&writer, &typed);
+    let ours = doc(2);
+    let mut held = OutOfOrder::new();
+    for update in &updates[1..] {
+        admit(&mut held, &ours, update);
+    }
+    assert!(held.held.len() <= MERGE_FROM_UPDATES, "{}", held.held.len());
+    assert_eq!(held.held_clocks().inserted, held_range(1, 1..200));
+    admit(&mut held, &ours, &updates[0]);
+    assert!(held.is_empty());
+    assert_eq!(text(&ours), text(&writer));
+}
