@@ -1351,6 +1351,12 @@ async fn structs_past_a_gap_wait_out_of_the_document_are_saved_and_shown_once_th
     use yrs::{GetString, Text, Transact};
 
     let server = DocsServer::start().await.unwrap();
+    if server.collaboration() == Collaboration::Yhub {
+        // The browser here speaks Hocuspocus' frames and its room holds aside; on yhub a
+        // session takes what it holds from the server's first message, through the same
+        // `OutOfOrder` (its unit tests).
+        return;
+    }
     let id = server
         .create_document(DocumentSpec::new("gap").markdown("Start"))
         .await
