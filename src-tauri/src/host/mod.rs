@@ -10,9 +10,7 @@
 //! (`stop_decisions` cancels the group decisions under way; the edits they have not reached stay
 //! pending).
 //!
-//! The demo: started once, its documents under Review, the demo agent's proposals through
-//! `DocsService::submit`. `--demo` empties `<data dir>/demo` at start unless a running demo holds
-//! it, and the window says it is starting until it started or failed.
+//! The demo, run by the host: `demo`.
 //!
 //! `bridge_args`: the stdio bridge pointed at this endpoint and data directory
 //! (`docs_mcp::cli::bridge_args`), what every configuration that starts a program gives, so that
@@ -24,11 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::{ClientConfig, DocsClient, InstanceUrl};
-use docs_mcp::edits::{Anchor, EditOp, InsertBlocks, Position, TextBases};
-use docs_mcp::record::{
-    AgentInfo, Channel, EditFilter, EditRecord, EditStatus, GroupDecision, Policy,
-};
-use docs_mcp::service::EditRequest;
+use docs_mcp::record::{AgentInfo, Channel, EditFilter, EditRecord, EditStatus, GroupDecision};
 use docs_mcp::token::{SharedToken, TokenStore};
 use docs_mcp::{DocsService, ServiceConfig, ServiceError};
 use tokio_util::sync::CancellationToken;
@@ -38,17 +32,16 @@ use crate::api::{
     Account, ChangedEdit, CommandResult, Decision, HistoryFilter, InstanceCheck, Overview,
     SessionRow, Settings, instance_check_failed, invalid, session_rows,
 };
-use crate::demo::{DemoServer, PROPOSALS};
+use crate::demo::DemoServer;
 use crate::settings::AppSettings;
+
+mod demo;
 
 /// How decisions made in the app reach the service: the person's click in its window.
 pub const DECIDER: Channel = Channel::Window;
 
 /// Who undoes an edit from the app, as the journal and the document's collaborators see it.
 const UNDO_AGENT: &str = "Docs MCP (undo)";
-
-/// The agent of the demo, as cards and History name it.
-const DEMO_AGENT: &str = "Demo agent";
 
 /// `docs-mcp-app --demo` listens here, beside an app running for real on the default port.
 const DEMO_PORT: u16 = 7659;
@@ -74,26 +67,6 @@ pub struct Host {
     demo_pending: std::sync::atomic::AtomicBool,
 }
 
-/// The demo's data directory (`demo` under `base`), emptied: nothing of an earlier demo is
-/// remembered — its edits, History, documents and settings were the demo server's, which
-/// forgot them when it stopped. Left as it is while a running demo holds it (the start then
-/// says so).
-fn forget_demo(base: &std::path::Path) -> anyhow::Result<PathBuf> {
-    let dir = base.join("demo");
-    if docs_mcp::lock::holder(&dir).is_none() {
-        match std::fs::remove_dir_all(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(anyhow::anyhow!(
-                    "cannot empty the demo's directory {}: {e}",
-                    dir.display()
-                ));
-            }
-            _ => {}
-        }
-    }
-    Ok(dir)
-}
-
 impl Host {
     /// Starts the service. `DOCS_MCP_DATA_DIR`, `DOCS_INSTANCE_URL`, `DOCS_MCP_LISTEN` and
     /// `DOCS_MCP_SAVE_INTERVAL` override the data directory, the instance, the endpoint
@@ -105,7 +78,11 @@ impl Host {
         let base = std::env::var_os("DOCS_MCP_DATA_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(docs_mcp::config::default_data_dir);
-        let data_dir = if demo { forget_demo(&base)? } else { base };
+        let data_dir = if demo {
+            demo::forget_demo(&base)?
+        } else {
+            base
+        };
         std::fs::create_dir_all(&data_dir)?;
         let settings = AppSettings::load(&data_dir);
         let mut config = ServiceConfig::new(data_dir.clone());
@@ -232,82 +209,6 @@ impl Host {
     /// bridge reads the token and checks the holder there).
     pub fn bridge_args(&self) -> Vec<String> {
         docs_mcp::cli::bridge_args(&format!("http://{}/mcp", self.listen), &self.data_dir)
-    }
-
-    /// `--demo`'s start ended (started or not): the window stops saying it is starting.
-    pub fn demo_start_ended(&self) {
-        self.demo_pending
-            .store(false, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The demo's documents while the demo runs.
-    fn demo_documents(&self) -> Option<Vec<(Uuid, String)>> {
-        let demo = self.demo.lock().expect("demo lock");
-        demo.as_ref().map(|server| server.documents.clone())
-    }
-
-    /// Starts the demo (once): its server with sample documents, the service connected to it
-    /// (not remembered), the documents listed, each under Review so agents' edits wait.
-    pub async fn start_demo(&self) -> CommandResult<Overview> {
-        let _starting = self.demo_start.lock().await;
-        if self.demo_documents().is_none() {
-            let server = DemoServer::start().await.map_err(|e| {
-                invalid(
-                    format!("the demo did not start: {e:#}"),
-                    "Run scripts/run.sh --demo from the repository's folder: it installs what the demo needs.",
-                )
-            })?;
-            self.service
-                .connect_instance(InstanceUrl::parse(&server.url)?, None, None)?;
-            for (id, _) in &server.documents {
-                self.service.add_document(&id.to_string()).await?;
-                self.service
-                    .set_policy(Some(*id), Some(Policy::Review))
-                    .await?;
-            }
-            *self.demo.lock().expect("demo lock") = Some(server);
-        }
-        self.overview().await
-    }
-
-    /// The demo agent proposes its next edit (in turn, to the sample documents); it waits in
-    /// Pending edits like any agent's.
-    pub async fn demo_propose_edit(&self) -> CommandResult<EditRecord> {
-        let documents = self.demo_documents().ok_or_else(|| {
-            invalid(
-                "the demo is not running",
-                "Click \"Try with a demo document\" on the Connect screen.",
-            )
-        })?;
-        let turn = self
-            .demo_proposals
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (index, markdown, reason) = PROPOSALS[turn % PROPOSALS.len()];
-        let (document, _) = &documents[index % documents.len()];
-        let position = Position {
-            at: Anchor::End,
-            block_id: None,
-        };
-        let request = EditRequest {
-            document: document.to_string(),
-            arguments: serde_json::json!({
-                "document": document.to_string(),
-                "position": position,
-                "markdown": markdown,
-                "reason": reason,
-            }),
-            ops: vec![EditOp::InsertBlocks(InsertBlocks {
-                position,
-                markdown: Some(markdown.to_owned()),
-                blocks: None,
-            })],
-            tool: "insert_blocks".into(),
-            reason: Some(reason.to_owned()),
-            revision: None,
-            agent: AgentInfo::new(DEMO_AGENT, "demo", DEMO_AGENT),
-            bases: TextBases::default(),
-        };
-        Ok(self.service.submit(request).await?)
     }
 
     pub async fn pending_count(&self) -> u64 {
@@ -578,39 +479,5 @@ fn without_arguments(mut record: EditRecord) -> EditRecord {
 async fn restore_session(service: Arc<DocsService>) {
     if let Err(e) = service.restore_session().await {
         tracing::warn!(error = %e, "could not check the stored Docs session");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each demo starts from an empty directory of its own, twice in a row; one that runs
-    /// keeps its own.
-    #[test]
-    fn the_demo_starts_clean_each_time_but_never_under_a_running_one() {
-        let base = std::env::temp_dir().join(format!("docs-mcp-demo-{}", uuid::Uuid::new_v4()));
-        for _ in 0..2 {
-            let dir = forget_demo(&base).unwrap();
-            assert_eq!(dir, base.join("demo"));
-            assert!(!dir.exists(), "nothing of the last demo is left");
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("docs-mcp.db"), "an earlier demo's journal").unwrap();
-        }
-        let holder = docs_mcp::lock::Holder {
-            pid: std::process::id(),
-            program: "the Docs MCP app".into(),
-            endpoint: None,
-            hands_over: false,
-            proof_key: "k".into(),
-        };
-        let running = docs_mcp::lock::DataDirLock::acquire(&base.join("demo"), &holder).unwrap();
-        forget_demo(&base).unwrap();
-        assert!(
-            base.join("demo/docs-mcp.db").exists(),
-            "a running demo keeps its journal"
-        );
-        drop(running);
-        std::fs::remove_dir_all(base).unwrap();
     }
 }
