@@ -13,6 +13,7 @@
 pub mod bridge;
 mod front;
 mod local;
+mod sse;
 
 use std::sync::Arc;
 use std::time::Duration;
