@@ -85,6 +85,20 @@ fn assert_same(ours: &Value, blocknote: &Value) {
     }
 }
 
+/// Closes the session (saving what it wrote) and returns what Docs stores, read by BlockNote,
+/// after checking it is what our reader read.
+async fn closed_as_stored(
+    session: DocumentSession,
+    server: &DocsServer,
+    id: uuid::Uuid,
+) -> test_harness::ParsedDocument {
+    let ours = our_json(&session);
+    session.close().await.unwrap();
+    let stored = server.stored(id).await.unwrap();
+    assert_same(&ours, &stored.blocks);
+    stored
+}
+
 const RICH_MARKDOWN: &str = "# Heading one
 
 ## Heading two
@@ -561,10 +575,7 @@ async fn before_5_6_math_and_diagrams_are_not_written_their_markdown_is_text_and
             "{error}"
         );
     }
-    let ours = our_json(&session);
-    session.close().await.unwrap();
-    let stored = server.stored(id).await.unwrap();
-    assert_same(&ours, &stored.blocks);
+    let stored = closed_as_stored(session, &server, id).await;
     let bn = stored.blocks.as_array().unwrap();
     assert_eq!(bn.len(), 5);
     assert_eq!(
@@ -642,10 +653,7 @@ async fn rewrites_keep_math_and_diagrams_as_blocknote_reads_them() {
             "{error:?}"
         );
     }
-    let ours = our_json(&session);
-    session.close().await.unwrap();
-    let stored = server.stored(id).await.unwrap();
-    assert_same(&ours, &stored.blocks);
+    let stored = closed_as_stored(session, &server, id).await;
     let seeded = math_blocks_json();
     let bn = stored.blocks.as_array().unwrap();
     assert_eq!(bn.len(), 5);
@@ -1110,10 +1118,7 @@ async fn user_mentions_read_as_at_names_and_are_kept_through_a_rewrite_never_mad
         .unwrap()
         .value
         .unwrap();
-    let ours = our_json(&session);
-    session.close().await.unwrap();
-    let stored = server.stored(id).await.unwrap();
-    assert_same(&ours, &stored.blocks);
+    let stored = closed_as_stored(session, &server, id).await;
     let blocks = stored.blocks.as_array().unwrap();
     assert_eq!(
         blocks[0]["content"],
@@ -1164,10 +1169,7 @@ async fn from_5_6_math_and_diagrams_are_written_as_blocknote_reads_them() {
         .unwrap()
         .value
         .unwrap();
-    let ours = our_json(&session);
-    session.close().await.unwrap();
-    let stored = server.stored(id).await.unwrap();
-    assert_same(&ours, &stored.blocks);
+    let stored = closed_as_stored(session, &server, id).await;
     let bn = stored.blocks.as_array().unwrap();
     assert_eq!(bn.len(), 4);
     assert_eq!(
