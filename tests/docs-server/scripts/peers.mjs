@@ -16,7 +16,8 @@
 //   apply {name, update}           → {out}: a remote update applied, then rendered as the
 //                                     editor does (rendering may write, and naming blocks
 //                                     without an id does: `out`)
-//   apply, edit, settle of a Yjs 14 browser that throws answer `y14Failed` (its message)
+//   apply, edit, settle of a Yjs 14 browser that throws, or leaves its struct store broken
+//                                     (src/yjs14.mjs `storeFault`), answer `y14Failed`
 //   read {name} of a Yjs 14 browser adds `y14Differs`: where what Yjs 14 holds differs from
 //                                     what Yjs 13 reads of its state, if it does
 //   edit {name, seed}              → {kind, out}: one random edit of a person (src/browser.mjs)
@@ -44,7 +45,7 @@ import { FRAGMENT, blocksIntoFragment, markdownToBlocks, yDocBlocks } from '../s
 import { randomEdit, render, tree, writeBack } from '../src/browser.mjs';
 import { seeded } from '../src/random.mjs';
 import { CASES } from '../src/upstream.mjs';
-import { Y14Peer, acceptedOutOfOrder, y14, y14Doc, y14Shape, y14Write } from '../src/yjs14.mjs';
+import { Y14Peer, acceptedOutOfOrder, storeFault, y14, y14Doc, y14Shape, y14Write } from '../src/yjs14.mjs';
 import * as Y14 from '@y/y';
 
 // stdout carries the answers only: what libraries print (Yjs' warnings) goes to stderr.
@@ -232,14 +233,20 @@ const commands = {
 };
 
 // Yjs 14 is a release candidate that can throw integrating or accepting (`findIndexSS`'s
-// "Unexpected case"): a Yjs 14 browser's failure is answered, not an error of the request,
-// as `y14Failed`; the scenario ends there, counted apart from ours.
+// "Unexpected case", a TypeError in it or in `getItemContent`), and an accept that throws can
+// leave structs over structs in its store, whose encodings are then not valid updates (seed
+// 31633 of the soak): a Yjs 14 browser's failure is answered, not an error of the request, as
+// `y14Failed`; the scenario ends there, counted apart from ours.
 for (const name of ['apply', 'edit', 'settle']) {
   const command = commands[name];
   commands[name] = (request) => {
     if (!(peers.get(request.name) instanceof Y14Peer)) return command(request);
     try {
-      return command(request);
+      const answer = command(request);
+      const p = peers.get(request.name);
+      const fault = storeFault(p.doc) ?? storeFault(p.suggestions);
+      if (fault) return { ...answer, y14Failed: `Yjs 14's store is broken after ${name}: ${fault}` };
+      return answer;
     } catch (error) {
       return { out: [], kind: null, y14Failed: String(error?.message ?? error) };
     }

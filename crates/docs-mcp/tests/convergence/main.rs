@@ -202,6 +202,8 @@ fn soak(browsers: &mut Browsers, count: u64) {
             Err(divergence)
                 if [scenario::YRS_PANIC, scenario::YJS14_THROWS].contains(&divergence.check) =>
             {
+                let what: String = divergence.detail.chars().take(100).collect();
+                println!("soak: seed {seed}: {}: {what}", divergence.check);
                 diverged.push((seed, divergence.check));
             }
             Err(divergence) => {
