@@ -23,7 +23,7 @@ use super::read::{root_group, with_container_id};
 use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use super::snapshot::{restore, snapshot};
 use super::write::new_block_id;
-use super::yjs_depth::node_depth;
+use super::yjs_depth::{UpdateTypes, node_depth, xml_node, xml_parent};
 
 /// Levels of Yjs content a mended subtree may have: a document the model reads (a block and
 /// its children's group per level, its content and text). Deeper, nothing is copied: such
@@ -38,6 +38,38 @@ fn shallow<T: ReadTxn>(txn: &T, element: &XmlElementRef) -> bool {
 /// [`merge_child_groups`] mends (found in a read, before writing anything).
 pub fn has_doubled_child_groups<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> bool {
     root_groups(txn, frag).len() > 1 || !doubled(txn, frag).is_empty()
+}
+
+/// Whether the types an update created (applied already) gave a block a second group or
+/// content, or the document a second root group: [`has_doubled_child_groups`] for what such an
+/// update can double, without walking the whole document. Only a new node doubles: a block
+/// gets a second group or content by a node created in it (or is created with two), the
+/// document a second root group by a group created in the fragment.
+pub fn doubled_by<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef, types: &UpdateTypes) -> bool {
+    let doubled_container = |node: &XmlOut| match node {
+        XmlOut::Element(container) if container.tag().as_ref() == BLOCK_CONTAINER => {
+            let (mut groups, mut contents) = (0, 0);
+            for child in container.children(txn) {
+                match child {
+                    XmlOut::Element(e) if e.tag().as_ref() == BLOCK_GROUP => groups += 1,
+                    XmlOut::Element(_) => contents += 1,
+                    _ => {}
+                }
+            }
+            (groups > 1 || contents > 1) && shallow(txn, container)
+        }
+        _ => false,
+    };
+    types.ids().any(|id| {
+        let Some(node) = xml_node(txn, id) else {
+            return false;
+        };
+        match xml_parent(&node) {
+            Some(XmlOut::Fragment(_)) => root_groups(txn, frag).len() > 1,
+            Some(parent) => doubled_container(&parent) || doubled_container(&node),
+            None => false,
+        }
+    })
 }
 
 /// Moves the blocks of the document's root groups after the first into it, then re-creates
@@ -154,7 +186,9 @@ fn doubled<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Vec<(XmlElementRef, u3
 #[cfg(test)]
 mod tests {
     use yrs::updates::decoder::Decode;
-    use yrs::{Doc, GetString, ReadTxn, Transact, Update, Xml, XmlElementPrelim, XmlTextPrelim};
+    use yrs::{
+        Doc, GetString, ReadTxn, Text, Transact, Update, Xml, XmlElementPrelim, XmlTextPrelim,
+    };
 
     use super::*;
     use crate::blocknote::document_fragment;
@@ -338,6 +372,74 @@ mod tests {
         );
         let frag = document_fragment(&a);
         assert!(!has_doubled_child_groups(&a.transact(), &frag));
+    }
+
+    /// What `b` has that `a` lacks, applied to `a`: whether the update's types tell a doubling
+    /// (`doubled_by`), and whether the whole document holds one.
+    fn received(a: &Doc, b: &Doc) -> (bool, bool) {
+        let update = b
+            .transact()
+            .encode_state_as_update_v1(&a.transact().state_vector());
+        a.transact_mut()
+            .apply_update(Update::decode_v1(&update).unwrap())
+            .unwrap();
+        let frag = document_fragment(a);
+        let types = super::super::update_types(&update).unwrap();
+        let txn = a.transact();
+        (
+            doubled_by(&txn, &frag, &types),
+            has_doubled_child_groups(&txn, &frag),
+        )
+    }
+
+    #[test]
+    fn the_update_that_doubles_a_block_is_told_by_its_types() {
+        // A second child group, from the other writer.
+        let (a, b) = raced_base();
+        for (d, child) in [(&a, "a"), (&b, "b")] {
+            let frag = document_fragment(d);
+            let mut txn = d.transact_mut();
+            let parent = block(&txn, &frag, 0);
+            let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
+            container(&mut txn, &group, 0, child, &format!("Child {child}"));
+        }
+        assert_eq!(received(&a, &b), (true, true));
+        // A second content: both type changes reach a third peer at once.
+        let (a, _) = retyped("one", "two");
+        let (c, _) = raced_base();
+        assert_eq!(received(&c, &a), (true, true));
+        // A second root group.
+        let (a, b2) = (doc(1), doc(2));
+        for (d, id) in [(&a, "a"), (&b2, "b")] {
+            let frag = document_fragment(d);
+            let mut txn = d.transact_mut();
+            let root = frag.insert(&mut txn, 0, XmlElementPrelim::empty(BLOCK_GROUP));
+            container(&mut txn, &root, 0, id, &format!("Block {id}"));
+        }
+        assert_eq!(received(&a, &b2), (true, true));
+        // A block with a child group and typing, one writer at a time: nothing doubled.
+        let (a, c) = raced_base();
+        {
+            let frag = document_fragment(&c);
+            let mut txn = c.transact_mut();
+            let parent = block(&txn, &frag, 0);
+            let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
+            container(&mut txn, &group, 0, "child", "Child");
+        }
+        assert_eq!(received(&a, &c), (false, false));
+        {
+            let frag = document_fragment(&c);
+            let mut txn = c.transact_mut();
+            let other = block(&txn, &frag, 1);
+            let Some(XmlOut::Element(paragraph)) = other.get(&txn, 0) else {
+                panic!("a paragraph")
+            };
+            let Some(XmlOut::Text(text)) = paragraph.get(&txn, 0) else {
+                panic!("a text")
+            };
+            text.insert(&mut txn, 0, "More ");
+        }
+        assert_eq!(received(&a, &c), (false, false));
     }
 
     #[test]

@@ -87,7 +87,10 @@ pub use write::{
 };
 pub use writing::{ContentOrigin, Writing};
 pub(crate) use yjs_depth::check_update_depth_with;
-pub use yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
+pub use yjs_depth::{
+    MAX_YJS_DEPTH, UpdateTypes, check_depth_after, check_document_depth, check_update_depth,
+    update_types,
+};
 
 /// The `document-store` fragment of a doc.
 pub fn document_fragment(doc: &yrs::Doc) -> yrs::XmlFragmentRef {

@@ -11,8 +11,12 @@
 //! never removes a node holding deeper content (`check_removable`).
 //!
 //! The session calls `check_update_depth` before applying the stored content (on a second thread,
-//! while the content is decoded: see `session::load`) or an update of the room, and
-//! `check_document_depth` after one that added types. The door reads the update's structs as yrs
+//! while the content is decoded: see `session::load`) and `check_document_depth` after it. An
+//! update of the room goes through [`update_types`] (the same door, which also lists the types
+//! the update creates), and the document after it through [`check_depth_after`]: only new types
+//! make a document deeper (Yjs moves nothing), so the levels above the topmost of them are
+//! counted, not the whole document walked — a walk of 50 000 blocks on every update that adds
+//! one. The door reads the update's structs as yrs
 //! decodes them but past their contents, without building them (`raw_update::read_structs`, shared
 //! with `yjs::contains_encoded`); a test checks that every kind of content is counted as yrs counts
 //! it, since a miscount would move the clocks types are found by. A large update of the room the
@@ -35,6 +39,7 @@ pub const MAX_YJS_DEPTH: usize = 512;
 /// One item of an update, as far as nesting goes.
 #[derive(Debug)]
 struct UpdateItem {
+    id: Id,
     parent: Parent,
     /// The item creates a type (XML element, text, map, array...).
     is_type: bool,
@@ -99,7 +104,11 @@ fn decode_items(
             reading = Some(client);
         }
         ranges.push((clock, len, out.items.len()));
-        out.items.push(UpdateItem { parent, is_type });
+        out.items.push(UpdateItem {
+            id: (client, clock),
+            parent,
+            is_type,
+        });
     })
     .map_err(malformed)?;
     if let Some(client) = reading {
@@ -113,6 +122,13 @@ fn decode_items(
 /// the full depth for a document's whole state. Parents given by an item of another client
 /// that comes later in the update are resolved too.
 fn nesting_within(items: &UpdateItems) -> usize {
+    levels_within(items).1.into_iter().max().unwrap_or(0)
+}
+
+/// For each item of the update: the type item of the update it sits in (`None`: its parent is
+/// outside the update), and for a type item how many levels of the update's types it sits
+/// under, itself included (1 for a type whose parent is outside; 0 for other items).
+fn levels_within(items: &UpdateItems) -> (Vec<Option<usize>>, Vec<usize>) {
     let n = items.items.len();
     // Each item's parent type when the update holds it (`Some(None)`: outside the update),
     // resolved through origins iteratively: an origin chain is as long as a run of siblings.
@@ -163,7 +179,114 @@ fn nesting_within(items: &UpdateItems) -> usize {
             on_path[i] = false;
         }
     }
-    depth.into_iter().max().unwrap_or(0)
+    (parent.into_iter().map(Option::flatten).collect(), depth)
+}
+
+/// The types an update creates, as the checks after it is applied need them: for each, its
+/// id, the topmost type of the update it hangs under (itself, when its parent is outside the
+/// update), and how many of the update's levels it sits under. What can make a document deeper,
+/// or give a block a second group or content, is one of them: the checks look at them and
+/// their parents instead of walking the whole document.
+#[derive(Debug, Default)]
+pub struct UpdateTypes {
+    /// (id, topmost's id, levels from that topmost down to it: 1 for a topmost).
+    types: Vec<(yrs::ID, yrs::ID, usize)>,
+}
+
+impl UpdateTypes {
+    /// Whether the update creates no type (typing, formatting, deleting).
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    /// The ids of the types created.
+    pub fn ids(&self) -> impl Iterator<Item = yrs::ID> + '_ {
+        self.types.iter().map(|(id, _, _)| *id)
+    }
+
+    /// Adds the types of another part of the same change.
+    pub fn extend(&mut self, other: UpdateTypes) {
+        self.types.extend(other.types);
+    }
+}
+
+/// The types `update` creates, after the door's check ([`check_update_depth`]).
+pub fn update_types(update: &[u8]) -> ModelResult<UpdateTypes> {
+    let items = decode_items(update, |_, _| {})?;
+    let (parent, depth) = levels_within(&items);
+    too_deep(depth.iter().copied().max().unwrap_or(0))?;
+    let id = |i: usize| {
+        let (client, clock) = items.items[i].id;
+        yrs::ID::new(yrs::block::ClientID::new(client), clock)
+    };
+    // The topmost of each type: found once per chain, going up from the deepest.
+    let mut top: Vec<Option<usize>> = vec![None; items.items.len()];
+    let mut order: Vec<usize> = (0..items.items.len())
+        .filter(|&i| items.items[i].is_type)
+        .collect();
+    order.sort_by_key(|&i| depth[i]);
+    for &i in &order {
+        top[i] = Some(parent[i].and_then(|p| top[p]).unwrap_or(i));
+    }
+    Ok(UpdateTypes {
+        types: order
+            .into_iter()
+            .map(|i| (id(i), id(top[i].unwrap_or(i)), depth[i]))
+            .collect(),
+    })
+}
+
+/// Refuses a document that, once `types` were applied to it, nests deeper than
+/// [`MAX_YJS_DEPTH`]: what [`check_document_depth`] finds after them, from the levels above
+/// the topmost of them alone (types are never moved: only new ones make a document deeper).
+pub fn check_depth_after<T: ReadTxn>(txn: &T, types: &UpdateTypes) -> ModelResult<()> {
+    let mut levels_above: HashMap<yrs::ID, usize> = HashMap::new();
+    for &(_, top, depth) in &types.types {
+        let above = *levels_above
+            .entry(top)
+            .or_insert_with(|| levels_above_type(txn, top));
+        too_deep(above + depth)?;
+    }
+    Ok(())
+}
+
+/// How many XML levels hold the type `id` created, under the root fragment (0 for a child of
+/// the fragment; 0 too for a type gone, or not in an XML tree); past [`MAX_YJS_DEPTH`] the count
+/// stops.
+fn levels_above_type<T: ReadTxn>(txn: &T, id: yrs::ID) -> usize {
+    let Some(node) = xml_node(txn, id) else {
+        return 0;
+    };
+    let mut above = 0;
+    let mut parent = xml_parent(&node);
+    while let Some(node) = parent {
+        if let XmlOut::Fragment(fragment) = &node
+            && fragment.parent().is_none()
+        {
+            break;
+        }
+        above += 1;
+        if above > MAX_YJS_DEPTH {
+            break;
+        }
+        parent = xml_parent(&node);
+    }
+    above
+}
+
+/// The XML node holding `node`.
+pub(crate) fn xml_parent(node: &XmlOut) -> Option<XmlOut> {
+    match node {
+        XmlOut::Element(e) => yrs::Xml::parent(e),
+        XmlOut::Text(t) => yrs::Xml::parent(t),
+        XmlOut::Fragment(f) => f.parent(),
+    }
+}
+
+/// The XML node the type `id` created is, when the document holds it.
+pub(crate) fn xml_node<T: ReadTxn>(txn: &T, id: yrs::ID) -> Option<XmlOut> {
+    let nested = yrs::StickyIndex::new(yrs::IndexScope::Nested(id), yrs::Assoc::After);
+    XmlOut::try_from(nested.get_offset(txn)?.branch).ok()
 }
 
 /// Refuses a v1 update that nests types deeper than [`MAX_YJS_DEPTH`] among themselves, before

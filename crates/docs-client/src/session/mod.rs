@@ -206,11 +206,11 @@ pub struct DocumentSession {
     abort: AbortHandle,
 }
 
-/// Refuses an update (stored content, or from the room) that nests types deeper than the
-/// model's Yjs limit: yrs would overflow its stack deleting them. Content nested less deep
-/// within one update can still add up across updates, which [`depth_after`] catches.
-pub(crate) fn depth_door(document: Uuid, update: &[u8]) -> Result<usize> {
-    crate::blocknote::check_update_depth(update).map_err(|e| too_deep(document, e))
+/// Refuses an update of the room that nests types deeper than the model's Yjs limit: yrs would
+/// overflow its stack deleting them. Returns the types it creates: content nested less deep
+/// within one update can still add up across updates, which [`depth_after`] checks from them.
+pub(crate) fn depth_door(document: Uuid, update: &[u8]) -> Result<crate::blocknote::UpdateTypes> {
+    crate::blocknote::update_types(update).map_err(|e| too_deep(document, e))
 }
 
 /// Refuses a document that, once an update nesting types was applied, nests too deep.
@@ -220,6 +220,16 @@ pub(crate) fn depth_after<T: yrs::ReadTxn>(
     fragment: &yrs::XmlFragmentRef,
 ) -> Result<()> {
     crate::blocknote::check_document_depth(txn, fragment).map_err(|e| too_deep(document, e))
+}
+
+/// [`depth_after`] for the `types` an update created, applied already: from them and the
+/// levels above them, not a walk of the whole document.
+pub(crate) fn depth_after_types<T: yrs::ReadTxn>(
+    document: Uuid,
+    txn: &T,
+    types: &crate::blocknote::UpdateTypes,
+) -> Result<()> {
+    crate::blocknote::check_depth_after(txn, types).map_err(|e| too_deep(document, e))
 }
 
 fn too_deep(document: Uuid, error: crate::blocknote::ModelError) -> Error {

@@ -96,11 +96,17 @@ impl Agent {
         // As the session does: what follows clocks the document lacks waits for them
         // (`OutOfOrder`), and the transaction is committed under a guard of its own, never
         // while a panic unwinds (yrs may panic again, which aborts).
+        let doubled_before = self.doubled();
         let mut txn = self.doc.transact_mut_with(REMOTE_ORIGIN);
         let parts = self
             .out_of_order
             .admit(&txn.state_vector(), bytes)
             .expect("admitted");
+        // The types of what is integrated, as the session gathers them.
+        let mut types = blocknote::UpdateTypes::default();
+        for part in &parts {
+            types.extend(blocknote::update_types(part).expect("a shallow update"));
+        }
         let updates: Vec<Update> = parts
             .iter()
             .map(|part| Update::decode_v1(part).expect("a valid update"))
@@ -119,7 +125,7 @@ impl Agent {
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default()
         })?;
-        self.mend_after(bytes);
+        self.mend_after(&types, doubled_before);
         Ok(())
     }
 
@@ -131,19 +137,27 @@ impl Agent {
     /// As the session does after an update that brings new types (ours or the room's): a
     /// block given two child groups or contents is re-created with one (the only session in
     /// the room).
-    fn mend_after(&mut self, update: &[u8]) {
-        if blocknote::check_update_depth(update).is_ok_and(|nesting| nesting > 0)
-            && let Some(mended) = self.mend()
-        {
+    /// What the session finds around an update's types must be every doubling the update
+    /// made (checked here against a walk of the whole document, which the session no longer
+    /// makes).
+    fn mend_after(&mut self, types: &blocknote::UpdateTypes, doubled_before: bool) {
+        let found = groups::doubled_by(&self.doc.transact(), &self.fragment, types);
+        assert!(
+            found || doubled_before || !self.doubled(),
+            "an update doubled a block where its types do not show it"
+        );
+        if found && let Some(mended) = self.mend() {
             self.answers.push(mended);
         }
     }
 
+    /// Whether a block holds two child groups or contents, or the document two root groups.
+    fn doubled(&self) -> bool {
+        groups::has_doubled_child_groups(&self.doc.transact(), &self.fragment)
+    }
+
     /// The session's answer to a block given two child groups (`groups::merge_child_groups`).
     fn mend(&mut self) -> Option<Vec<u8>> {
-        if !groups::has_doubled_child_groups(&self.doc.transact(), &self.fragment) {
-            return None;
-        }
         let mut txn = self.doc.transact_mut_with(LOCAL_ORIGIN);
         let mended = groups::merge_child_groups(&mut txn, &self.fragment);
         if mended.is_empty() {
@@ -325,6 +339,7 @@ impl Agent {
     /// The plan's update merged in a local transaction of the document, as `merge` does;
     /// the fork given back. Returns what the session sends.
     fn merge(&mut self, held: Held) -> Vec<u8> {
+        let doubled_before = self.doubled();
         let update = {
             let mut txn = self.doc.transact_mut_with(LOCAL_ORIGIN);
             let decoded = Update::decode_v1(&held.plan.update).expect("a planned update");
@@ -334,7 +349,8 @@ impl Agent {
             update
         };
         self.wrote(&update);
-        self.mend_after(&update);
+        let types = blocknote::update_types(&update).expect("a shallow update");
+        self.mend_after(&types, doubled_before);
         self.forks.give_back(held.fork, &held.plan.update);
         self.forks.refill().expect("a fork made ahead");
         if let Some(inverse) = held.plan.inverse {

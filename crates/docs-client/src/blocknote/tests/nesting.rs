@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::blocknote::nesting::MAX_NESTING;
-use crate::blocknote::yjs_depth::{MAX_YJS_DEPTH, check_document_depth, check_update_depth};
+use crate::blocknote::yjs_depth::{
+    MAX_YJS_DEPTH, check_depth_after, check_document_depth, check_update_depth, update_types,
+};
 
 const DEEP: usize = 100_000;
 
@@ -626,4 +628,71 @@ fn the_door_counts_every_kind_of_content_as_yrs_does() {
         .transact()
         .encode_state_as_update_v1(&StateVector::default());
     assert_eq!(check_update_depth(&update), Ok(depth as usize));
+}
+
+/// The container of block `b{level}` of a [`deep_yjs_list`].
+fn deep_container(txn: &impl ReadTxn, f: &XmlFragmentRef, level: usize) -> XmlElementRef {
+    let Some(XmlOut::Element(mut group)) = f.get(txn, 0) else {
+        panic!("a root group")
+    };
+    for at in 1..=level {
+        let Some(XmlOut::Element(c)) = group.get(txn, 0) else {
+            panic!("block b{at}")
+        };
+        if at == level {
+            return c;
+        }
+        let Some(XmlOut::Element(g)) = c.get(txn, 1) else {
+            panic!("b{at}'s children")
+        };
+        group = g;
+    }
+    unreachable!("level 0")
+}
+
+#[test]
+fn the_depth_after_an_update_is_read_from_its_types_as_a_walk_of_the_document_finds_it() {
+    // 255 list levels: 512 XML levels, the most a document may hold.
+    let levels = (MAX_YJS_DEPTH - 2) / 2;
+    // Under block `b{level}` (at level 2 × level): a child group > block > paragraph > text.
+    // Under b254, the last three land on 510 to 512; under b255, on 512 to 514.
+    for (under, passes) in [
+        (1, true),
+        (levels / 2, true),
+        (levels - 1, true),
+        (levels, false),
+    ] {
+        let (d, f) = deep_yjs_list(levels);
+        let sv = d.transact().state_vector();
+        {
+            let mut txn = d.transact_mut();
+            let parent = deep_container(&txn, &f, under);
+            let group = match parent.get(&txn, 1) {
+                Some(XmlOut::Element(group)) => group,
+                _ => parent.insert(&mut txn, 1, XmlElementPrelim::empty("blockGroup")),
+            };
+            let (_, paragraph) = container(&mut txn, &group, "new", "paragraph");
+            paragraph.insert(&mut txn, 0, XmlTextPrelim::new("new"));
+        }
+        let update = d.transact().encode_state_as_update_v1(&sv);
+        let types = update_types(&update).unwrap();
+        let txn = d.transact();
+        assert_eq!(
+            (
+                check_depth_after(&txn, &types).is_ok(),
+                check_document_depth(&txn, &f).is_ok()
+            ),
+            (passes, passes),
+            "a block under b{under}"
+        );
+    }
+    // Typing creates no type: nothing to look at.
+    let (d, f) = deep_yjs_list(3);
+    let sv = d.transact().state_vector();
+    set_block_text(&mut d.transact_mut(), &f, "b3", "item three").unwrap();
+    assert!(
+        update_types(&d.transact().encode_state_as_update_v1(&sv))
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -129,6 +129,8 @@ pub(super) struct Actor {
     touches: Touches,
     /// What the room sent (or the stored content held) that follows clocks the document lacks.
     out_of_order: OutOfOrder,
+    /// A block given two child groups or contents was left to another session to mend.
+    left_to_mend: bool,
 }
 
 /// The stored content a document was loaded from, and the document's version once loaded.
@@ -174,6 +176,7 @@ impl Actor {
             loaded,
             touches: Touches::default(),
             out_of_order,
+            left_to_mend: false,
         }
     }
 
@@ -316,7 +319,7 @@ impl Actor {
                 return;
             }
         };
-        let brings_types = crate::blocknote::check_update_depth(&update).is_ok_and(|n| n > 0);
+        let types = crate::blocknote::update_types(&update).unwrap_or_default();
         let seq = self.send_written(update, &decoded);
         if let Some(watch) = watch {
             self.touches.watch(&self.shared.touches, seq, watch);
@@ -325,8 +328,8 @@ impl Actor {
         // An edit planned before another writer gave its block a first child or a new type
         // (one a person approved later) gives it a second group or content: mended at once,
         // in a write of its own.
-        if brings_types {
-            self.mend_child_groups().await;
+        if !types.is_empty() {
+            self.mend_child_groups(&types).await;
         }
     }
 

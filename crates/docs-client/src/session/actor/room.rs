@@ -15,7 +15,7 @@ use yrs::updates::encoder::Encode;
 use yrs::{AsyncTransact, ReadTxn, StateVector, Update};
 
 use super::Actor;
-use crate::blocknote::groups;
+use crate::blocknote::{self, UpdateTypes, groups};
 use crate::collaboration::CollaborationServer;
 use crate::error::{Error, Result};
 use crate::out_of_order::NotAdmitted;
@@ -135,7 +135,7 @@ impl Actor {
         let known = bytes.len() >= KNOWN_CHECK_MIN_BYTES
             && crate::yjs::contains(&AsyncTransact::transact(&self.shared.doc).await, &update);
         if !known {
-            let nesting = crate::session::depth_door(document, bytes).map_err(Ended::Final)?;
+            let mut types = crate::session::depth_door(document, bytes).map_err(Ended::Final)?;
             let txn = AsyncTransact::transact_mut_with(&self.shared.doc, REMOTE_ORIGIN).await;
             // What follows clocks the document lacks waits for them (`out_of_order`).
             let parts = match self.out_of_order.admit(&txn.state_vector(), bytes) {
@@ -150,26 +150,35 @@ impl Actor {
                     }));
                 }
             };
-            let updates = match parts.as_slice() {
-                [Cow::Borrowed(_)] => vec![update],
-                parts => parts
-                    .iter()
-                    .map(|part| Update::decode_v1(part))
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?,
-            };
+            let updates =
+                match parts.as_slice() {
+                    [Cow::Borrowed(_)] => vec![update],
+                    parts => {
+                        // What is integrated is the parts: their types are checked after.
+                        types = UpdateTypes::default();
+                        for part in parts {
+                            types.extend(blocknote::update_types(part).map_err(|e| {
+                                Ended::Lost(format!("bad {what} from the room: {e}"))
+                            })?);
+                        }
+                        parts
+                            .iter()
+                            .map(|part| Update::decode_v1(part))
+                            .collect::<Result<_, _>>()
+                            .map_err(|e| Ended::Lost(format!("bad {what} from the room: {e}")))?
+                    }
+                };
             let met = if self.touches.is_empty() {
                 None
             } else {
                 self.touches.met_by(bytes, &txn.state_vector())
             };
-            let before = (nesting > 0).then(|| txn.state_vector());
-            let fragment = &self.shared.fragment;
+            let before = (!types.is_empty()).then(|| txn.state_vector());
             let deepened = integrate(txn, updates, |txn| {
                 touch::collect(txn);
                 // Only new types can deepen the document.
                 if before.is_some_and(|before| txn.state_vector() != before) {
-                    crate::session::depth_after(document, &*txn, fragment)
+                    crate::session::depth_after_types(document, &*txn, &types)
                 } else {
                     Ok(())
                 }
@@ -191,8 +200,8 @@ impl Actor {
                 self.take_back(seq).await;
             }
             // Only an update bringing new types can give a block a second group or content.
-            if nesting > 0 {
-                self.mend_child_groups().await;
+            if !types.is_empty() {
+                self.mend_child_groups(&types).await;
             }
         }
         self.shared.version.send_modify(|v| *v += 1);
@@ -206,17 +215,27 @@ impl Actor {
     /// [`groups`]): browsers delete such a block, text and children. Written and saved like
     /// any write of ours; left to another session that mends them, if one of lower client
     /// id is in the room (each would make a copy).
-    pub(super) async fn mend_child_groups(&mut self) {
-        if self.shared.read_only.load(Ordering::Relaxed) || !self.elected_to_mend() {
+    ///
+    /// Whether `types` (those an update just applied created) doubled anything is looked at
+    /// around them alone; a doubling left to another session is looked for in the whole
+    /// document at the next one, in case that session left without mending it.
+    pub(super) async fn mend_child_groups(&mut self, types: &UpdateTypes) {
+        if self.shared.read_only.load(Ordering::Relaxed) {
             return;
         }
-        let doubled = groups::has_doubled_child_groups(
-            &AsyncTransact::transact(&self.shared.doc).await,
-            &self.shared.fragment,
-        );
+        let txn = AsyncTransact::transact(&self.shared.doc).await;
+        let doubled = groups::doubled_by(&txn, &self.shared.fragment, types)
+            || (self.left_to_mend && groups::has_doubled_child_groups(&txn, &self.shared.fragment));
+        drop(txn);
         if !doubled {
+            self.left_to_mend = false;
             return;
         }
+        if !self.elected_to_mend() {
+            self.left_to_mend = true;
+            return;
+        }
+        self.left_to_mend = false;
         let (update, mended) = {
             let mut txn = AsyncTransact::transact_mut_with(&self.shared.doc, LOCAL_ORIGIN).await;
             let mended = groups::merge_child_groups(&mut txn, &self.shared.fragment);
