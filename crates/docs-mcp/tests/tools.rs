@@ -204,7 +204,8 @@ async fn reading_outline_sections_pages_and_blocks() {
 }
 
 /// A page is read without the rest of the document until the whole document was read at
-/// the same revision: both ways give the same page, from the start and from a block.
+/// the same revision: both ways give the same page, from the start and from a block. The same
+/// read asked again is the same answer until the document changes.
 #[tokio::test]
 async fn a_page_read_alone_is_the_page_of_the_whole_document() {
     let server = DocsServer::start().await.unwrap();
@@ -237,13 +238,43 @@ async fn a_page_read_alone_is_the_page_of_the_whole_document() {
             json!({"document": id.to_string(), "format": "blocks", "max_chars": 100_000}),
         )
         .await;
-    // The outline reads the whole document, which the reads below are then taken from.
+    // The outline reads the whole document, which the reads below are then taken from (by
+    // another MCP session: this one answers the same read of the same revision as before).
     agent
         .ok("get_outline", json!({"document": id.to_string()}))
         .await;
+    let other = connect(agent.service.clone(), "other").await;
+    let read_by_other = async |args: Value| {
+        let result = other
+            .call_tool(
+                CallToolRequestParams::new("read_document")
+                    .with_arguments(args.as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap();
+        result.structured_content.unwrap()
+    };
+    assert_eq!(read_by_other(page(None)).await, first);
+    assert_eq!(read_by_other(page(Some(&next))).await, second);
     assert_eq!(agent.ok("read_document", page(None)).await, first);
-    assert_eq!(agent.ok("read_document", page(Some(&next))).await, second);
     assert_eq!(first["truncated"], true);
+    // A person's change: the same read answers what the document holds now.
+    let first_block = first["block_ids"][0].as_str().unwrap().to_owned();
+    person_sets_text(&server, id, &first_block, "Renamed part").await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let now = agent.ok("read_document", page(None)).await;
+        if now["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("## Renamed part")
+        {
+            assert_ne!(now["revision"], first["revision"]);
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{now}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let page_ids = |page: &Value| page["block_ids"].as_array().unwrap().clone();
     let all: Vec<Value> = blocks["blocks"]
         .as_array()

@@ -6,6 +6,7 @@
 //! `read`, `write`, `comments`, `history`, `asked`; their arguments in `params`, the schemas
 //! clients get in `schemas`, errors mapped in `errors`, what each agent last read in `reads`.
 
+mod answers;
 mod asked;
 mod comments;
 mod documents;
@@ -71,6 +72,9 @@ pub struct DocsMcp {
     connection: String,
     /// What this agent read, to rebase its rewrites onto what others typed since.
     reads: Arc<reads::ReadMemory>,
+    /// The last answers of `read_document`, given again for the same read of an unchanged
+    /// document.
+    answers: Arc<answers::Answers<read::ReadResult>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -87,6 +91,7 @@ impl DocsMcp {
             service,
             connection: connection.into(),
             reads: Arc::default(),
+            answers: Arc::default(),
             tool_router,
         }
     }

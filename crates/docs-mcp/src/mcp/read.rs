@@ -7,7 +7,7 @@
 //! nothing follows them; else the page is taken from the whole document, as a section or a block
 //! link are.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::DocsMcp;
+use super::answers::{Answer, ReadKey};
 use super::documents::DocumentArgs;
 use super::errors::ToolError;
 use super::params::Parameters;
@@ -63,7 +64,7 @@ pub struct ReadDocumentArgs {
     pub anchors: Option<bool>,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FidelityNote {
     pub block_id: String,
     pub block_type: String,
@@ -71,7 +72,7 @@ pub struct FidelityNote {
     pub dropped: String,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ReadResult {
     pub document_id: String,
     pub title: Option<String>,
@@ -323,6 +324,21 @@ impl DocsMcp {
         let linked = docs_client::DocumentRef::parse(&args.document)
             .ok()
             .and_then(|r| r.block);
+        // The same read of the document at the same revision was answered already.
+        let asked = format!(
+            "{:?} {:?} {:?} {budget} {anchors} {linked:?}",
+            args.format, args.section, args.from_block
+        );
+        let key = |revision: String| ReadKey {
+            document: open.id,
+            revision,
+            asked: asked.clone(),
+        };
+        if let Some(answer) = self.answers.get(&key(open.tracker.revision())) {
+            let read = answer.result.block_ids.iter().map(String::as_str).collect();
+            self.saw(&open, &answer.result.revision, &answer.document, &read);
+            return Ok(Json(answer.result.clone()));
+        }
         // A page from the start or from an outermost block is read alone; a section, or the
         // block a link points to, is found in the whole document.
         let page = if args.section.is_none() && (args.from_block.is_some() || linked.is_none()) {
@@ -338,17 +354,8 @@ impl DocsMcp {
                 (revision, document, slice)
             }
         };
-        let read: std::collections::HashSet<&str> =
-            slice.block_ids.iter().map(String::as_str).collect();
-        self.reads.saw(
-            open.id,
-            &revision,
-            document
-                .blocks
-                .iter()
-                .filter(|b| read.contains(b.id.as_str())),
-            open.schema(),
-        );
+        let read: HashSet<&str> = slice.block_ids.iter().map(String::as_str).collect();
+        self.saw(&open, &revision, &document, &read);
         let mut comment_threads: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let tops: Vec<&blocknote::Block> = document
             .blocks
@@ -366,16 +373,16 @@ impl DocsMcp {
             }
         }
         let (markdown, blocks, format) = match args.format {
-            ReadFormat::Markdown => (Some(slice.markdown.clone()), None, "markdown"),
+            ReadFormat::Markdown => (Some(slice.markdown), None, "markdown"),
             ReadFormat::Blocks => {
                 let chosen: Vec<_> = tops.into_iter().cloned().collect();
                 (None, Some(blocknote::json::blocks_json(&chosen)), "blocks")
             }
         };
-        Ok(Json(ReadResult {
+        let result = ReadResult {
             document_id: open.id.to_string(),
             title: open.session.metadata().title.clone(),
-            revision,
+            revision: revision.clone(),
             format: format.into(),
             markdown,
             blocks,
@@ -392,7 +399,15 @@ impl DocsMcp {
                 })
                 .collect(),
             comment_threads,
-        }))
+        };
+        let chars = result.markdown.as_ref().map_or(0, String::len)
+            + result.blocks.as_ref().map_or(0, |b| b.to_string().len());
+        let answer = Answer {
+            result: result.clone(),
+            document,
+        };
+        self.answers.keep(key(revision), answer, chars);
+        Ok(Json(result))
     }
 
     /// The heading tree of a document with block ids and, per section, counts of blocks and
@@ -531,5 +546,21 @@ impl DocsMcp {
         let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(50));
         let record = self.wait_with_progress(id, wait, &context).await?;
         Ok(Json(EditResult::from_record(&record)))
+    }
+}
+
+impl DocsMcp {
+    /// Tells the read memory what the agent read: the top-level blocks `read` of `document`
+    /// (and those nested in them), at `revision`.
+    fn saw(&self, open: &OpenDocument, revision: &str, document: &Document, read: &HashSet<&str>) {
+        self.reads.saw(
+            open.id,
+            revision,
+            document
+                .blocks
+                .iter()
+                .filter(|b| read.contains(b.id.as_str())),
+            open.schema(),
+        );
     }
 }

@@ -27,7 +27,9 @@ pub struct ReadMemory {
 
 impl ReadMemory {
     /// Remembers the text of `blocks` (and of the blocks nested in them) as read at
-    /// `revision`, in the markdown an instance of `schema` reads back.
+    /// `revision`, in the markdown an instance of `schema` reads back. A block remembered as
+    /// read at this same revision already is not rendered again (a revision is one state of
+    /// the document: the text is the same).
     pub fn saw<'a>(
         &self,
         document: Uuid,
@@ -35,20 +37,22 @@ impl ReadMemory {
         blocks: impl IntoIterator<Item = &'a Block>,
         schema: EditorSchema,
     ) {
-        let texts = blocks
-            .into_iter()
-            .flat_map(Block::walk)
-            .filter(|b| b.inline().is_some())
-            .map(|b| {
-                (
-                    b.id.clone(),
-                    (
-                        blocknote::inline_markdown_in(b, schema),
-                        Some(revision.to_owned()),
-                    ),
-                )
-            });
-        self.remember(document, texts);
+        self.with_known(document, |known| {
+            for block in blocks
+                .into_iter()
+                .flat_map(Block::walk)
+                .filter(|b| b.inline().is_some())
+            {
+                let read_already = known
+                    .get(&block.id)
+                    .is_some_and(|(_, at)| at.as_deref() == Some(revision));
+                if read_already || (known.len() >= MAX_BLOCKS && !known.contains_key(&block.id)) {
+                    continue;
+                }
+                let text = blocknote::inline_markdown_in(block, schema);
+                known.insert(block.id.clone(), (text, Some(revision.to_owned())));
+            }
+        });
     }
 
     /// Remembers that the agent's rewrites in `ops` are now what it knows of those blocks.
@@ -61,17 +65,24 @@ impl ReadMemory {
     }
 
     fn remember(&self, document: Uuid, texts: impl Iterator<Item = (String, Seen)>) {
+        self.with_known(document, |known| {
+            for (id, text) in texts {
+                if known.len() >= MAX_BLOCKS && !known.contains_key(&id) {
+                    continue;
+                }
+                known.insert(id, text);
+            }
+        });
+    }
+
+    /// Runs `change` on what is known of `document`, which becomes the most recent.
+    fn with_known(&self, document: Uuid, change: impl FnOnce(&mut HashMap<String, Seen>)) {
         let mut documents = self.documents.lock().expect("read memory");
         let mut known = match documents.iter().position(|(id, _)| *id == document) {
             Some(i) => documents.remove(i).expect("found above").1,
             None => HashMap::new(),
         };
-        for (id, text) in texts {
-            if known.len() >= MAX_BLOCKS && !known.contains_key(&id) {
-                continue;
-            }
-            known.insert(id, text);
-        }
+        change(&mut known);
         documents.push_front((document, known));
         documents.truncate(MAX_DOCUMENTS);
     }
@@ -167,6 +178,10 @@ mod tests {
         assert!(memory.bases(doc, &[update("a")], Some("r-1")).is_empty());
         memory.wrote(doc, &[update("a")]);
         assert_eq!(memory.bases(doc, &[update("a")], None)["a"], "new");
+        // Read again at r-2 (the write waits for a person, the document did not change): what
+        // it reads is its base again.
+        memory.saw(doc, "r-2", &[block("a", "one!")], EditorSchema::BASE);
+        assert_eq!(memory.bases(doc, &[update("a")], Some("r-2"))["a"], "one!");
         assert!(
             memory
                 .bases(Uuid::new_v4(), &[update("a")], None)
