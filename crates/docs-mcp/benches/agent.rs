@@ -36,6 +36,13 @@
 //!    server that throttles like Docs (80 requests/min): answered, `RATE_LIMITED`, total
 //!    time; and open + `get_outline` of a 50 000-block document.
 //!
+//! 8. a 50 000-block document a person holds in the room (an observer session opened it
+//!    first), in a fresh service: the open (`get_document`, the process's first call), the
+//!    whole document read page after page (`read_document` at the largest budget, from
+//!    `next_block_id` on) and its calls, then inserts one after the other: each answered, the
+//!    service's CPU per insert (utime + stime of `/proc/<pid>/stat` over all of them) and its
+//!    RSS after the open and after each insert.
+//!
 //! Medians are printed with the p99 where it says something; below 100 runs, the p99 is the
 //! slowest run.
 //!
@@ -48,7 +55,7 @@
 //! `cargo bench -p docs-mcp --bench agent` — prints `name: value` lines, then a table.
 //! To measure part of it, or another build: `AGENT_BENCH_ROWS=start,insert` (of `start`,
 //! `reads` — rows 3, 2, 6, 7a and 7c, which share one service —, `insert`, `rss`,
-//! `at-once`), `AGENT_BENCH_INSERTS=200`, `AGENT_BENCH_BIN=/path/to/docs-mcp`, and
+//! `at-once`, `huge`), `AGENT_BENCH_INSERTS=200`, `AGENT_BENCH_BIN=/path/to/docs-mcp`, and
 //! `AGENT_BENCH_WRAP=perf` with `AGENT_BENCH_WRAP_ARGS="record -g -o /tmp/p.data --"` to run
 //! the service under a profiler, `AGENT_BENCH_REST_LATENCY_MS=25` to answer every REST call
 //! that much later (an instance across a network; the test server's `--latency-ms`).
@@ -86,6 +93,8 @@ const CACHED_READS: usize = 100;
 const INSERTS: usize = 40;
 const ONE_WORD_EDITS: usize = 5;
 const OPEN_AT_ONCE: usize = 50;
+const HUGE_BLOCKS: usize = 50_000;
+const HUGE_INSERTS: usize = 10;
 
 fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v.sort_by(f64::total_cmp);
@@ -271,6 +280,21 @@ impl Agent {
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0)
+    }
+
+    /// CPU time the service process has used (user and system), in milliseconds.
+    fn cpu_ms(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
+        // Fields after the command name (which may hold spaces), from the last ')'.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or("", |(_, rest)| rest)
+            .split_whitespace()
+            .collect();
+        let ticks: u64 =
+            fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+        // (the kernel's USER_HZ is 100 on every Linux this runs on)
+        ticks as f64 * 10.0
     }
 
     /// What the document's session has sent on its WebSocket, from the control API (with
@@ -650,6 +674,93 @@ async fn main() {
             ),
         );
     }
+    if wants("huge") {
+        // 8. a 50 000-block document a person holds in the room, in a fresh service.
+        let huge = seed(&server, HUGE_BLOCKS).await;
+        let observer = Observer::join(&server, &huge).await;
+        let (agent, _) = Agent::start(server.url(), &home, &home.join("huge")).await;
+        let at_start = agent.rss_kib();
+        let start = Instant::now();
+        let opened = agent.ok("get_document", json!({"document": huge})).await;
+        let open = ms(start);
+        assert_eq!(opened["blocks"], HUGE_BLOCKS, "{opened}");
+        let after_open = agent.rss_kib();
+        let start = Instant::now();
+        let mut calls = 0;
+        let mut from: Option<String> = None;
+        let mut chars = 0;
+        loop {
+            let mut args = json!({"document": huge, "max_chars": 100_000});
+            if let Some(block) = &from {
+                args["from_block"] = json!(block);
+            }
+            let page = agent.ok("read_document", args).await;
+            calls += 1;
+            chars += page["markdown"].as_str().map_or(0, str::len);
+            match page["next_block_id"].as_str() {
+                Some(next) if page["truncated"] == true => from = Some(next.to_owned()),
+                _ => break,
+            }
+        }
+        let whole = ms(start);
+        let mut answered = vec![];
+        let mut rss = vec![];
+        let mut cpu_each = vec![];
+        let cpu_before = agent.cpu_ms();
+        for i in 0..HUGE_INSERTS {
+            let cpu_at = agent.cpu_ms();
+            let start = Instant::now();
+            let result = agent
+                .ok(
+                    "insert_blocks",
+                    json!({"document": huge, "position": {"at": "end"},
+                           "markdown": format!("Probe {i} in a large document")}),
+                )
+                .await;
+            answered.push(ms(start));
+            assert_eq!(result["status"], "applied", "{result}");
+            // What the insert leaves to do after its answer (the next fork) is done by the next.
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+            cpu_each.push(agent.cpu_ms() - cpu_at);
+            rss.push(agent.rss_kib());
+        }
+        let cpu = (agent.cpu_ms() - cpu_before) / HUGE_INSERTS as f64;
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        table.row(
+            "huge_open_ms",
+            format!("{open:.0} ({HUGE_BLOCKS} blocks, a person in the room, the process's first call), n=1"),
+        );
+        table.row(
+            "huge_whole_read_ms",
+            format!(
+                "{whole:.0} ({calls} calls of 100 000 characters at most, {chars} characters), n=1"
+            ),
+        );
+        table.row(
+            "huge_insert_answered_ms",
+            format!(
+                "{:.1} (p99 {:.1}), service CPU per insert {cpu:.1} ms (each, with what it leaves to do: {}), n={HUGE_INSERTS}",
+                median(&answered),
+                p99(&answered),
+                cpu_each.iter().map(|c| format!("{c:.0}")).collect::<Vec<_>>().join(" ")
+            ),
+        );
+        table.row(
+            "huge_rss_mib",
+            format!(
+                "{:.0} after start, {:.0} after the open, after each insert: {}",
+                mib(at_start),
+                mib(after_open),
+                rss.iter()
+                    .map(|k| format!("{:.0}", mib(*k)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        );
+        observer.session.close().await.unwrap();
+        agent.stop().await;
+    }
+
     drop(server);
 
     if wants("at-once") {

@@ -25,13 +25,16 @@
 //    validators of the output schemas a server declares, inside that call). A fresh process
 //    each time, median of 10, after one start of each not counted (ours creates its data
 //    directory then).
-// 2. first read of a fresh 10 000-block document: one service of each, already started; a
-//    document seeded just before, never opened; from the call to its answer. Ours:
-//    `read_document` with default arguments (its first page). Peer: `read_document` (the whole
-//    document as JSON). Median of 5.
-// 3. cached read of a 1 000-block document: the same document read again (after one read not
-//    counted), median of 50; ours also with the whole document (`max_chars` at the maximum its
-//    input schema allows).
+// 2. first read of a 10 000-block document, whole, a fresh process's first call, a person's
+//    browser in the room: a document seeded just before and opened by a Hocuspocus provider
+//    (a Y.Doc loaded from REST, as a browser); then a fresh process of each is started and
+//    signed in (not timed), and its first call reads the whole document: the peer's
+//    `read_document` (the whole document as JSON); ours page after page at the largest
+//    budget its schema allows (`from_block` = the page before's `next_block_id`) until the end,
+//    the calls counted. From the first call to the last answer. Median of 5, peer and ours
+//    alternated.
+// 3. read of a 1 000-block document, whole, again: the same document read again (after one
+//    read not counted), median of 50; ours whole as in 2, and its first page (default budget).
 // 4. insert → visible at another client: 100 inserts in a row in a 1 000-block document, each
 //    once the previous one was answered and seen; the peer's 100, then ours (ours first in
 //    even runs), since what the test server and this process do after a signed-in peer insert
@@ -41,7 +44,7 @@
 //    until the call is answered. Ours: `insert_blocks` at the end; the peer has no insert at
 //    the end: `insert_block` after the last block (the one it inserted before). Median, p99.
 // 5. RSS (`VmRSS` of /proc/<pid>/status) of the server process after reading 20 documents of
-//    1 000 blocks, and in another fresh process of 100 blocks.
+//    1 000 blocks, and in another fresh process of 200 blocks.
 //
 // Prints `name: value` lines, then a markdown table (peer, ours, peer ÷ ours; with --runs N,
 // each cell holds the N runs' figures separated by " / ").
@@ -261,6 +264,7 @@ class Mcp {
 
   /** Calls a tool that must succeed: ours' structured result, the peer's JSON text. */
   async call(name, args) {
+    this.calls = (this.calls ?? 0) + 1;
     const result = await this.client.callTool({ name, arguments: args }, undefined, {
       timeout: CALL_TIMEOUT_MS,
     });
@@ -321,7 +325,12 @@ async function oursTransport(ctx, dataDir) {
   });
 }
 
-/** Reads a document; checks the answer holds its text. Returns the peer's last block id. */
+/**
+ * Reads a document; checks the answer holds its text. Returns the peer's last block id. The
+ * peer always answers with the whole document; ours with its first page, or `whole`: page after
+ * page at the largest budget (`from_block` = the `next_block_id` of the page before) until the
+ * end, as an agent asked for the whole document reads it.
+ */
 async function read(mcp, document, blocks, whole = false) {
   if (mcp.kind === 'peer') {
     const answer = await mcp.call('read_document', { doc_id: document });
@@ -331,14 +340,28 @@ async function read(mcp, document, blocks, whole = false) {
     }
     return answer.blocks.at(-1).id;
   }
-  const args = { document };
-  if (whole) args.max_chars = mcp.ctx.maxChars;
-  const answer = await mcp.call('read_document', args);
-  const markdown = answer?.markdown ?? '';
+  let markdown = '';
+  let from = null;
+  for (;;) {
+    const args = { document };
+    if (whole) args.max_chars = mcp.ctx.maxChars;
+    if (from) args.from_block = from;
+    const answer = await mcp.call('read_document', args);
+    markdown += answer?.markdown ?? '';
+    if (!whole || !answer.truncated) break;
+    from = answer.next_block_id;
+  }
   if (!markdown.includes('Paragraph 1 with **some**') || (whole && !markdown.includes(`Paragraph ${blocks - 1} with`))) {
-    throw new Error(`ours read of ${document}${whole ? ' (whole)' : ''}: ${JSON.stringify(answer).slice(0, 500)}`);
+    throw new Error(`ours read of ${document}${whole ? ' (whole)' : ''}: ${markdown.slice(0, 500)}`);
   }
   return null;
+}
+
+/** Calls `read` whole for ours; how many calls it took. */
+async function wholeCalls(mcp, document, blocks) {
+  const before = mcp.calls;
+  await read(mcp, document, blocks, true);
+  return mcp.calls - before;
 }
 
 async function timed(fn) {
@@ -455,39 +478,47 @@ async function rowReads(ctx, out) {
   const maxChars = budget?.maximum ?? Number(budget?.description?.match(/at most (\d+)/)?.[1]);
   ctx.maxChars = Number.isFinite(maxChars) ? maxChars : 100_000;
 
-  // 3. cached read of a 1 000-block document (one document each, read once before).
+  // 3. read of a 1 000-block document again (one document each, read once before): ours
+  // with its first page, and whole (the peer's answer is always the whole document).
   const docs = { peer: await seed(ctx.server, ctx.user, 1_000), ours: await seed(ctx.server, ctx.user, 1_000) };
   await read(peer, docs.peer, 1_000);
   await read(ours, docs.ours, 1_000);
-  await read(ours, docs.ours, 1_000, true);
+  const wholeIn = await wholeCalls(ours, docs.ours, 1_000);
   const cached = { peer: [], ours: [], whole: [] };
   for (let i = 0; i < CACHED_READS; i++) {
     cached.peer.push(await timed(() => read(peer, docs.peer, 1_000)));
     cached.ours.push(await timed(() => read(ours, docs.ours, 1_000)));
     cached.whole.push(await timed(() => read(ours, docs.ours, 1_000, true)));
   }
-  out.cached = { peer: median(cached.peer), ours: median(cached.ours), whole: median(cached.whole) };
+  out.cached = { peer: median(cached.peer), ours: median(cached.ours), whole: median(cached.whole), wholeIn };
   console.log(
-    `read_cached_1000_blocks_ms: peer ${f1(out.cached.peer)}, ours ${f1(out.cached.ours)}, ` +
-      `ours whole (max_chars ${ctx.maxChars}) ${f1(out.cached.whole)} ` +
-      `(p99 ${f1(p99(cached.peer))} / ${f1(p99(cached.ours))} / ${f1(p99(cached.whole))}), n=${CACHED_READS}`,
-  );
-
-  // 2. first read of a fresh 10 000-block document.
-  const first = { peer: [], ours: [] };
-  for (let i = 0; i < FIRST_READS; i++) {
-    for (const mcp of [peer, ours]) {
-      const document = await seed(ctx.server, ctx.user, 10_000);
-      first[mcp.kind].push(await timed(() => read(mcp, document, 10_000)));
-    }
-  }
-  out.first = { peer: median(first.peer), ours: median(first.ours) };
-  console.log(
-    `first_read_10000_blocks_ms: peer ${f1(out.first.peer)}, ours ${f1(out.first.ours)} ` +
-      `(p99 ${f1(p99(first.peer))} / ${f1(p99(first.ours))}), n=${FIRST_READS}`,
+    `read_again_1000_blocks_ms: peer ${f1(out.cached.peer)}, ours whole ${f1(out.cached.whole)} ` +
+      `(${wholeIn} calls of max_chars ${ctx.maxChars}), ours first page ${f1(out.cached.ours)} ` +
+      `(p99 ${f1(p99(cached.peer))} / ${f1(p99(cached.whole))} / ${f1(p99(cached.ours))}), n=${CACHED_READS}`,
   );
   await peer.stop();
   await ours.stop();
+
+  // 2. first read of a 10 000-block document, whole, as a fresh process's first call, while a
+  // person's browser (a Hocuspocus provider, its Y.Doc loaded from REST) holds the room.
+  const first = { peer: [], ours: [], oursIn: 0 };
+  for (let i = 0; i < FIRST_READS; i++) {
+    for (const kind of i % 2 === 0 ? ['peer', 'ours'] : ['ours', 'peer']) {
+      const document = await seed(ctx.server, ctx.user, 10_000);
+      const person = await Observer.join(ctx.server, ctx.user, document);
+      const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `first-${i}`));
+      const before = mcp.calls ?? 0;
+      first[kind].push(await timed(() => read(mcp, document, 10_000, true)));
+      if (kind === 'ours') first.oursIn = mcp.calls - before;
+      await mcp.stop();
+      person.close();
+    }
+  }
+  out.first = { peer: median(first.peer), ours: median(first.ours), oursIn: first.oursIn };
+  console.log(
+    `first_read_10000_blocks_whole_fresh_process_person_in_room_ms: peer ${f1(out.first.peer)}, ` +
+      `ours ${f1(out.first.ours)} (${first.oursIn} calls) (p99 ${f1(p99(first.peer))} / ${f1(p99(first.ours))}), n=${FIRST_READS}`,
+  );
 }
 
 async function rowInsert(ctx, out, runIndex) {
@@ -555,7 +586,7 @@ async function rowInsert(ctx, out, runIndex) {
 }
 
 async function rowRss(ctx, out) {
-  for (const blocks of [1_000, 100]) {
+  for (const blocks of [1_000, 200]) {
     const documents = [];
     for (let i = 0; i < RSS_DOCUMENTS; i++) documents.push(await seed(ctx.server, ctx.user, blocks));
     const rss = {};
@@ -591,18 +622,18 @@ function table(runs) {
   }
   if (has('first')) {
     rows.push([
-      'first read of a fresh 10 000-block document (median of 5)',
+      'first read of a 10 000-block document, whole, a fresh process\'s first call, a person\'s browser in the room (median of 5)',
       cell((r) => f1(r.first.peer)) + ' ms',
-      cell((r) => f1(r.first.ours)) + ' ms',
+      `${cell((r) => f1(r.first.ours))} ms (${cell((r) => r.first.oursIn)} calls)`,
       cell((r) => f1(r.first.peer / r.first.ours)),
     ]);
   }
   if (has('cached')) {
     rows.push([
-      'cached read of a 1 000-block document (median of 50)',
+      'read of a 1 000-block document, whole, again (median of 50)',
       cell((r) => f1(r.cached.peer)) + ' ms',
-      `${cell((r) => f1(r.cached.ours))} ms (whole: ${cell((r) => f1(r.cached.whole))})`,
-      `${cell((r) => f1(r.cached.peer / r.cached.ours))} (whole: ${cell((r) => f1(r.cached.peer / r.cached.whole))})`,
+      `${cell((r) => f1(r.cached.whole))} ms (${cell((r) => r.cached.wholeIn)} calls; first page: ${cell((r) => f1(r.cached.ours))})`,
+      `${cell((r) => f1(r.cached.peer / r.cached.whole))} (first page: ${cell((r) => f1(r.cached.peer / r.cached.ours))})`,
     ]);
   }
   if (has('insert_peer')) {
@@ -623,7 +654,7 @@ function table(runs) {
   }
   for (const [blocks, what] of [
     [1_000, `RSS after reading ${RSS_DOCUMENTS} documents of 1 000 blocks`],
-    [100, '… of 100 blocks'],
+    [200, '… of 200 blocks'],
   ]) {
     const key = `rss_${blocks}`;
     if (!has(key)) continue;
