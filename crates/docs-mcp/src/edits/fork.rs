@@ -2,8 +2,8 @@
 //! milliseconds per thousand blocks, on the path of every edit; so once a document is edited,
 //! the next fork is made ahead, off the agent's path, and kept up to date with every change
 //! of the live document until an edit takes it. While edits come in a row, two are kept
-//! ready, so that an edit finds one while the one after it is being made (otherwise one: a
-//! fork is a whole copy of the document in memory); an edit that comes when none is ready
+//! ready, so that an edit finds one while the one after it is being made (otherwise one, and
+//! one for a large document: a fork is a whole copy of the document in memory); an edit that comes when none is ready
 //! waits for the one being made rather than copying the document a second time (on two cores
 //! the two copies would also slow each other down).
 //!
@@ -39,8 +39,12 @@ use crate::error::{ServiceError, ServiceResult};
 
 /// Forks kept ready per edited document while edits come in a row: an edit finds one even
 /// while the one after it is still being made (such edits come faster than a document is
-/// copied). Otherwise one.
+/// copied). Otherwise one, and one for a large document whatever the pace: each is a whole
+/// copy of it (some 250 MB for 50 000 blocks), and the fork an edit used comes back as the
+/// next one once the edit is merged.
 const READY_FORKS: usize = 2;
+/// From this many clocks (about 15 000 blocks of text), a document is large.
+const LARGE_DOCUMENT_CLOCKS: u64 = 1_000_000;
 /// Edits taken within this of each other come in a row.
 const IN_A_ROW: Duration = Duration::from_secs(2);
 /// Most bytes of changes kept for a lent fork; past them it is not given back (a person
@@ -175,7 +179,7 @@ impl Forks {
         loop {
             {
                 let mut refilling = self.refilling.lock().expect("refilling");
-                let wanted = if self.in_a_row.load(Ordering::Relaxed) {
+                let wanted = if self.in_a_row.load(Ordering::Relaxed) && !self.large() {
                     READY_FORKS
                 } else {
                     1
@@ -189,6 +193,18 @@ impl Forks {
             let _done = RefillDone(self);
             self.make_ready()?;
         }
+    }
+
+    /// Whether the live document is large ([`LARGE_DOCUMENT_CLOCKS`]).
+    fn large(&self) -> bool {
+        let clocks: u64 = self
+            .live
+            .transact()
+            .state_vector()
+            .iter()
+            .map(|(_, clock)| u64::from(*clock))
+            .sum();
+        clocks >= LARGE_DOCUMENT_CLOCKS
     }
 
     /// Takes back `fork`, on which the edit `update` was planned, as the next fork when that
