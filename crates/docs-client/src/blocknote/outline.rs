@@ -126,6 +126,8 @@ pub struct Slice {
     pub truncated: bool,
     /// Block to continue from (pass it as `start` of the next budgeted read).
     pub next_block_id: Option<String>,
+    /// Where the slice's top-level blocks are in the document's: `block_ids`, as indices.
+    pub tops: std::ops::Range<usize>,
 }
 
 /// Which section to read.
@@ -194,17 +196,16 @@ fn slice_of(
     let kept = &chunks[..taken];
     let ids: Vec<String> = kept.iter().map(|c| c.id.clone()).collect();
     let truncated = taken < chunks.len();
+    // (a chunk per top-level block of the range, in order)
+    let tops = range.start..range.start + taken;
+    let within: std::collections::HashSet<&str> = doc.blocks[tops.clone()]
+        .iter()
+        .flat_map(Block::walk)
+        .map(|b| b.id.as_str())
+        .collect();
     let fidelity = losses
         .into_iter()
-        .filter(|l| {
-            ids.contains(&l.block_id)
-                || kept.iter().any(|c| {
-                    doc.blocks
-                        .iter()
-                        .find(|b| b.id == c.id)
-                        .is_some_and(|b| b.walk().iter().any(|x| x.id == l.block_id))
-                })
-        })
+        .filter(|l| within.contains(l.block_id.as_str()))
         .collect();
     Slice {
         markdown: join_chunks(kept),
@@ -216,6 +217,7 @@ fn slice_of(
         } else {
             None
         },
+        tops,
     }
 }
 

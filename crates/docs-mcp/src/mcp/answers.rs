@@ -9,6 +9,7 @@
 //! they hold alive).
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use docs_client::blocknote::Document;
@@ -34,6 +35,8 @@ pub struct ReadKey {
 pub struct Answer<R> {
     pub result: R,
     pub document: Arc<Document>,
+    /// The top-level blocks of `document` it holds.
+    pub tops: Range<usize>,
 }
 
 pub struct Answers<R> {
@@ -90,6 +93,7 @@ mod tests {
         Answer {
             result: result.into(),
             document: Arc::new(Document { blocks: vec![] }),
+            tops: 0..0,
         }
     }
 

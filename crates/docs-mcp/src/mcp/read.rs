@@ -7,7 +7,7 @@
 //! nothing follows them; else the page is taken from the whole document, as a section or a block
 //! link are.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -335,8 +335,9 @@ impl DocsMcp {
             asked: asked.clone(),
         };
         if let Some(answer) = self.answers.get(&key(open.tracker.revision())) {
-            let read = answer.result.block_ids.iter().map(String::as_str).collect();
-            self.saw(&open, &answer.result.revision, &answer.document, &read);
+            let tops = &answer.document.blocks[answer.tops.clone()];
+            self.reads
+                .saw(open.id, &answer.result.revision, tops, open.schema());
             return Ok(Json(answer.result.clone()));
         }
         // A page from the start or from an outermost block is read alone; a section, or the
@@ -354,17 +355,12 @@ impl DocsMcp {
                 (revision, document, slice)
             }
         };
-        let read: HashSet<&str> = slice.block_ids.iter().map(String::as_str).collect();
-        self.saw(&open, &revision, &document, &read);
+        let tops = &document.blocks[slice.tops.clone()];
+        self.reads.saw(open.id, &revision, tops, open.schema());
         let mut comment_threads: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let tops: Vec<&blocknote::Block> = document
-            .blocks
-            .iter()
-            .filter(|b| read.contains(b.id.as_str()))
-            .collect();
         for anchor in tops
             .iter()
-            .flat_map(|top| comment_anchors(std::slice::from_ref(*top)))
+            .flat_map(|top| comment_anchors(std::slice::from_ref(top)))
             .filter(|a| !a.orphan && !a.thread_id.is_empty())
         {
             let threads = comment_threads.entry(anchor.block_id).or_default();
@@ -374,10 +370,7 @@ impl DocsMcp {
         }
         let (markdown, blocks, format) = match args.format {
             ReadFormat::Markdown => (Some(slice.markdown), None, "markdown"),
-            ReadFormat::Blocks => {
-                let chosen: Vec<_> = tops.into_iter().cloned().collect();
-                (None, Some(blocknote::json::blocks_json(&chosen)), "blocks")
-            }
+            ReadFormat::Blocks => (None, Some(blocknote::json::blocks_json(tops)), "blocks"),
         };
         let result = ReadResult {
             document_id: open.id.to_string(),
@@ -405,6 +398,7 @@ impl DocsMcp {
         let answer = Answer {
             result: result.clone(),
             document,
+            tops: slice.tops,
         };
         self.answers.keep(key(revision), answer, chars);
         Ok(Json(result))
@@ -546,21 +540,5 @@ impl DocsMcp {
         let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(50));
         let record = self.wait_with_progress(id, wait, &context).await?;
         Ok(Json(EditResult::from_record(&record)))
-    }
-}
-
-impl DocsMcp {
-    /// Tells the read memory what the agent read: the top-level blocks `read` of `document`
-    /// (and those nested in them), at `revision`.
-    fn saw(&self, open: &OpenDocument, revision: &str, document: &Document, read: &HashSet<&str>) {
-        self.reads.saw(
-            open.id,
-            revision,
-            document
-                .blocks
-                .iter()
-                .filter(|b| read.contains(b.id.as_str())),
-            open.schema(),
-        );
     }
 }
