@@ -678,6 +678,22 @@ async fn main() {
         // 8. a 50 000-block document a person holds in the room, in a fresh service.
         let huge = seed(&server, HUGE_BLOCKS).await;
         let observer = Observer::join(&server, &huge).await;
+        // The room holds the person's document before the agent comes (the server took in
+        // what the person's client pushed, a second of its time for 50 000 blocks).
+        let pushed: u64 =
+            yrs::ReadTxn::state_vector(&yrs::Transact::transact(observer.session.doc()))
+                .iter()
+                .map(|(_, clock)| u64::from(*clock))
+                .sum();
+        let held = async || server.live_clocks(huge.parse().unwrap()).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while held().await != Some(pushed) {
+            assert!(
+                Instant::now() < deadline,
+                "the room never held the document"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
         let (agent, _) = Agent::start(server.url(), &home, &home.join("huge")).await;
         let at_start = agent.rss_kib();
         let start = Instant::now();

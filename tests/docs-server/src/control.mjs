@@ -132,6 +132,20 @@ export function createControl({ store, state, stats, collab, typists }) {
     ],
     [
       'GET',
+      /^documents\/([^/]+)\/live-clocks$/,
+      (_req, m) => {
+        // How many clocks the room's document holds (its state vector summed): cheap, for a
+        // test that waits until the room took in what a client pushed.
+        docOr404(m[1]);
+        const live = collab.liveDocument(m[1].toLowerCase());
+        if (!live) throw new ControlError(404, 'room not loaded');
+        let clocks = 0;
+        for (const clock of Y.decodeStateVector(Y.encodeStateVector(live)).values()) clocks += clock;
+        return { clocks };
+      },
+    ],
+    [
+      'GET',
       /^documents\/([^/]+)\/items$/,
       async (_req, m) => {
         // The Yjs items of the room's inline texts (see items.mjs).

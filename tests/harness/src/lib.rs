@@ -992,6 +992,22 @@ impl DocsServer {
         Ok(serde_json::from_value(v)?)
     }
 
+    /// How many clocks the room's document holds (its state vector summed); `None` when no
+    /// room is loaded. Cheap, unlike [`DocsServer::live`].
+    pub async fn live_clocks(&self, id: Uuid) -> anyhow::Result<Option<u64>> {
+        let url = format!("{}/__test__/documents/{id}/live-clocks", self.url);
+        let res = self.http.get(&url).send().await?;
+        let status = res.status();
+        let text = res.text().await?;
+        if status == reqwest::StatusCode::NOT_FOUND && text.contains("room not loaded") {
+            return Ok(None);
+        }
+        if !status.is_success() {
+            bail!("GET {url}: HTTP {status}: {text}");
+        }
+        Ok(serde_json::from_str::<Value>(&text)?["clocks"].as_u64())
+    }
+
     /// The Yjs items of each block's inline text in the room, in order: who inserted each
     /// piece of text and between what.
     pub async fn live_text_items(&self, id: Uuid) -> anyhow::Result<Vec<BlockItems>> {

@@ -53,6 +53,7 @@ impl DocumentSession {
     /// Hocuspocus (Docs 5) its stored content is loaded from REST first, the room holding
     /// nothing; on yhub the room sends it.
     pub async fn open(client: DocsClient, id: Uuid, options: SessionOptions) -> Result<Self> {
+        let started = std::time::Instant::now();
         let configured = client.configured_collaboration().await?;
         let configured_server = configured.as_ref().map(|e| e.server());
         // Every call of the open or none, so that opens at once do not share out the budget
@@ -149,6 +150,7 @@ impl DocumentSession {
                 None => paying.content(id, legacy_content).await?,
             }
             .update;
+            let fetched = started.elapsed();
             if stored.is_empty() {
                 return Ok(None);
             }
@@ -164,6 +166,7 @@ impl DocumentSession {
                 detail: format!("loading the content stopped: {e}"),
             })??;
             let (stored, held) = stored;
+            tracing::debug!(document = %id, bytes = stored.len(), fetched = ?fetched, loaded = ?started.elapsed(), "stored content loaded");
             if let Some(LoadedHook(hook)) = &options.on_loaded {
                 hook(id, &shared.doc);
             }
@@ -175,7 +178,10 @@ impl DocumentSession {
         };
         let (loaded, first_connection) = match select(Box::pin(loading), connecting).await {
             Either::Left((loaded, connecting)) => (loaded, connecting),
-            Either::Right((connected, loading)) => (loading.await, ready(connected).boxed()),
+            Either::Right((connected, loading)) => {
+                tracing::debug!(document = %id, connected = ?started.elapsed(), "room joined before the content was loaded");
+                (loading.await, ready(connected).boxed())
+            }
         };
         drop(paying);
         let loaded = loaded?;
@@ -216,6 +222,7 @@ impl DocumentSession {
             progress.wait_for(|p| p.synced || p.failure.is_some()),
         )
         .await;
+        tracing::debug!(document = %id, synced = ?started.elapsed(), "opened");
         let outcome = match synced {
             Ok(Ok(p)) => match &p.failure {
                 Some(f) => Err(f.error.clone()),
