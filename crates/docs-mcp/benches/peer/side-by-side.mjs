@@ -27,7 +27,8 @@
 //    directory then).
 // 2. first read of a 10 000-block document, whole, a fresh process's first call, a person's
 //    browser in the room: a document seeded just before and opened by a Hocuspocus provider
-//    (a Y.Doc loaded from REST, as a browser); then a fresh process of each is started and
+//    (a Y.Doc loaded from REST, as a browser), held by the room (the server took in what the
+//    provider pushed: `live-clocks`); then a fresh process of each is started and
 //    signed in (not timed), and its first call reads the whole document: the peer's
 //    `read_document` (the whole document as JSON); ours page after page at the largest
 //    budget its schema allows (`from_block` = the page before's `next_block_id`) until the end,
@@ -315,7 +316,7 @@ async function oursTransport(ctx, dataDir) {
       XDG_DATA_HOME: join(ctx.home, 'data'),
       XDG_CONFIG_HOME: join(ctx.home, 'config'),
       XDG_RUNTIME_DIR: join(ctx.home, 'run'),
-      RUST_LOG: 'warn',
+      RUST_LOG: process.env.OURS_LOG ?? 'warn',
       DOCS_MCP_TOKEN: TOKEN,
       ...(ctx.user.anonymous
         ? {}
@@ -422,6 +423,22 @@ class Observer {
     return observer;
   }
 
+  /**
+   * Waits until the room holds what this client pushed into it (the server digests a large
+   * document for a while after the client's sync: a read measured meanwhile would wait for it).
+   */
+  async heldByRoom(server, document) {
+    let pushed = 0;
+    for (const clock of Y.decodeStateVector(Y.encodeStateVector(this.ydoc)).values()) pushed += clock;
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      const res = await fetch(`${server.url}/__test__/documents/${document}/live-clocks`);
+      if (res.ok && (await res.json()).clocks >= pushed) return;
+      if (performance.now() > deadline) throw new Error('the room never held the document');
+      await sleep(50);
+    }
+  }
+
   /** The moment the update carrying `text` is applied here. */
   awaitText(text) {
     return new Promise((resolvePromise, reject) => {
@@ -506,6 +523,7 @@ async function rowReads(ctx, out) {
     for (const kind of i % 2 === 0 ? ['peer', 'ours'] : ['ours', 'peer']) {
       const document = await seed(ctx.server, ctx.user, 10_000);
       const person = await Observer.join(ctx.server, ctx.user, document);
+      await person.heldByRoom(ctx.server, document);
       const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `first-${i}`));
       const before = mcp.calls ?? 0;
       first[kind].push(await timed(() => read(mcp, document, 10_000, true)));
