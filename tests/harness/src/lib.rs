@@ -806,7 +806,18 @@ impl DocsServer {
 
     /// The room's in-memory document, read back through BlockNote; `None` when no room is loaded.
     pub async fn live(&self, id: Uuid) -> anyhow::Result<Option<ParsedDocument>> {
-        let url = format!("{}/__test__/documents/{id}/live", self.url);
+        let Some(text) = self.room_get(id, "live").await? else {
+            return Ok(None);
+        };
+        Ok(Some(
+            serde_json::from_str::<RawParsed>(&text)?.into_parsed()?,
+        ))
+    }
+
+    /// A control route about the room of `id` (`documents/<id>/<what>`); `None` when no room
+    /// is loaded.
+    async fn room_get(&self, id: Uuid, what: &str) -> anyhow::Result<Option<String>> {
+        let url = format!("{}/__test__/documents/{id}/{what}", self.url);
         let res = self.http.get(&url).send().await?;
         let status = res.status();
         let text = res.text().await?;
@@ -816,9 +827,7 @@ impl DocsServer {
         if !status.is_success() {
             bail!("GET {url}: HTTP {status}: {text}");
         }
-        Ok(Some(
-            serde_json::from_str::<RawParsed>(&text)?.into_parsed()?,
-        ))
+        Ok(Some(text))
     }
 
     /// Replaces the stored content by the same blocks written anew: the same text in another
@@ -995,16 +1004,9 @@ impl DocsServer {
     /// How many clocks the room's document holds (its state vector summed); `None` when no
     /// room is loaded. Cheap, unlike [`DocsServer::live`].
     pub async fn live_clocks(&self, id: Uuid) -> anyhow::Result<Option<u64>> {
-        let url = format!("{}/__test__/documents/{id}/live-clocks", self.url);
-        let res = self.http.get(&url).send().await?;
-        let status = res.status();
-        let text = res.text().await?;
-        if status == reqwest::StatusCode::NOT_FOUND && text.contains("room not loaded") {
+        let Some(text) = self.room_get(id, "live-clocks").await? else {
             return Ok(None);
-        }
-        if !status.is_success() {
-            bail!("GET {url}: HTTP {status}: {text}");
-        }
+        };
         Ok(serde_json::from_str::<Value>(&text)?["clocks"].as_u64())
     }
 

@@ -261,16 +261,20 @@ mod tests {
         (a, b)
     }
 
+    /// `d` gives "Parent" a first child, `child`.
+    fn give_first_child(d: &Doc, child: &str) {
+        let frag = document_fragment(d);
+        let mut txn = d.transact_mut();
+        let parent = block(&txn, &frag, 0);
+        let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
+        container(&mut txn, &group, 0, child, &format!("Child {child}"));
+    }
+
     /// "Parent" and "Other"; then client 1 and client 2 each give "Parent" a first child.
     fn raced() -> (Doc, Doc) {
         let (a, b) = raced_base();
-        for (d, child) in [(&a, "a"), (&b, "b")] {
-            let frag = document_fragment(d);
-            let mut txn = d.transact_mut();
-            let parent = block(&txn, &frag, 0);
-            let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
-            container(&mut txn, &group, 0, child, &format!("Child {child}"));
-        }
+        give_first_child(&a, "a");
+        give_first_child(&b, "b");
         exchange(&a, &b);
         (a, b)
     }
@@ -396,13 +400,8 @@ mod tests {
     fn the_update_that_doubles_a_block_is_told_by_its_types() {
         // A second child group, from the other writer.
         let (a, b) = raced_base();
-        for (d, child) in [(&a, "a"), (&b, "b")] {
-            let frag = document_fragment(d);
-            let mut txn = d.transact_mut();
-            let parent = block(&txn, &frag, 0);
-            let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
-            container(&mut txn, &group, 0, child, &format!("Child {child}"));
-        }
+        give_first_child(&a, "a");
+        give_first_child(&b, "b");
         assert_eq!(received(&a, &b), (true, true));
         // A second content: both type changes reach a third peer at once.
         let (a, _) = retyped("one", "two");
@@ -419,13 +418,7 @@ mod tests {
         assert_eq!(received(&a, &b2), (true, true));
         // A block with a child group and typing, one writer at a time: nothing doubled.
         let (a, c) = raced_base();
-        {
-            let frag = document_fragment(&c);
-            let mut txn = c.transact_mut();
-            let parent = block(&txn, &frag, 0);
-            let group = parent.insert(&mut txn, 1, XmlElementPrelim::empty(BLOCK_GROUP));
-            container(&mut txn, &group, 0, "child", "Child");
-        }
+        give_first_child(&c, "child");
         assert_eq!(received(&a, &c), (false, false));
         {
             let frag = document_fragment(&c);

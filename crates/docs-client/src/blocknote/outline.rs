@@ -127,6 +127,7 @@ pub struct Slice {
     /// Block to continue from (pass it as `start` of the next budgeted read).
     pub next_block_id: Option<String>,
     /// Where the slice's top-level blocks are in the document's: `block_ids`, as indices.
+    #[serde(skip)]
     pub tops: std::ops::Range<usize>,
 }
 

@@ -98,8 +98,21 @@ fn a_budgeted_read_cut_inside_the_opening_is_the_whole_documents() {
                     compared += 1;
                     cut_inside += usize::from(opening.more);
                     let expected = read_budget(&whole, &at, budget, &opts).unwrap();
+                    // The same blocks, where each document holds them.
+                    let ids = |doc: &Document, slice: &Slice| -> Vec<String> {
+                        doc.blocks[slice.tops.clone()]
+                            .iter()
+                            .map(|b| b.id.clone())
+                            .collect()
+                    };
+                    assert_eq!(ids(&opening.document, &page), page.block_ids);
+                    assert_eq!(ids(&whole, &expected), expected.block_ids);
                     assert_eq!(
-                        page, expected,
+                        Slice { tops: 0..0, ..page },
+                        Slice {
+                            tops: 0..0,
+                            ..expected
+                        },
                         "start {start:?}, budget {budget}, {read_blocks} blocks"
                     );
                 }
