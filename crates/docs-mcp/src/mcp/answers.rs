@@ -5,14 +5,14 @@
 //! bytes, so the work is not done twice.
 //!
 //! Bounded: a few answers, each small enough, the newest kept; the answers of a document
-//! at an older revision are dropped as soon as it is read at a newer one (with them, the blocks
-//! they hold alive).
+//! at an older revision are dropped as soon as it is read at a newer one, and all of it when the
+//! agent writes to it. An answer given again tells the read memory nothing new: it holds what
+//! the answer read, at its revision, unless the agent wrote since (fewer answers are kept than
+//! documents remembered, and each answer was remembered when made).
 
 use std::collections::VecDeque;
-use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use docs_client::blocknote::Document;
 use uuid::Uuid;
 
 /// Answers kept per session.
@@ -30,17 +30,8 @@ pub struct ReadKey {
     pub asked: String,
 }
 
-/// An answer, and the blocks it was read from (what the read memory is told again when the
-/// answer is given again).
-pub struct Answer<R> {
-    pub result: R,
-    pub document: Arc<Document>,
-    /// The top-level blocks of `document` it holds.
-    pub tops: Range<usize>,
-}
-
 pub struct Answers<R> {
-    kept: Mutex<VecDeque<(ReadKey, Arc<Answer<R>>)>>,
+    kept: Mutex<VecDeque<(ReadKey, Arc<R>)>>,
 }
 
 impl<R> Default for Answers<R> {
@@ -53,7 +44,7 @@ impl<R> Default for Answers<R> {
 
 impl<R> Answers<R> {
     /// The answer given to `key` before, if kept.
-    pub fn get(&self, key: &ReadKey) -> Option<Arc<Answer<R>>> {
+    pub fn get(&self, key: &ReadKey) -> Option<Arc<R>> {
         let mut kept = self.kept.lock().expect("answers");
         // Answers of this document at another revision will never be asked again.
         kept.retain(|(k, _)| k.document != key.document || k.revision == key.revision);
@@ -64,8 +55,14 @@ impl<R> Answers<R> {
         Some(answer)
     }
 
+    /// Forgets the answers about `document` (the agent wrote to it).
+    pub fn forget(&self, document: Uuid) {
+        let mut kept = self.kept.lock().expect("answers");
+        kept.retain(|(k, _)| k.document != document);
+    }
+
     /// Keeps `answer` to `key` when it is small enough (`chars` long).
-    pub fn keep(&self, key: ReadKey, answer: Answer<R>, chars: usize) {
+    pub fn keep(&self, key: ReadKey, answer: R, chars: usize) {
         if chars > MAX_ANSWER_CHARS {
             return;
         }
@@ -89,12 +86,8 @@ mod tests {
         }
     }
 
-    fn answer(result: &str) -> Answer<String> {
-        Answer {
-            result: result.into(),
-            document: Arc::new(Document { blocks: vec![] }),
-            tops: 0..0,
-        }
+    fn answer(result: &str) -> String {
+        result.into()
     }
 
     #[test]
@@ -103,7 +96,7 @@ mod tests {
         let doc = Uuid::new_v4();
         answers.keep(key(doc, "e-1", "page"), answer("first"), 5);
         let again = answers.get(&key(doc, "e-1", "page")).expect("kept");
-        assert_eq!(again.result, "first");
+        assert_eq!(*again, "first");
         assert!(answers.get(&key(doc, "e-1", "other page")).is_none());
         // Read at a newer revision: the older answers go.
         assert!(answers.get(&key(doc, "e-2", "page")).is_none());
@@ -129,5 +122,8 @@ mod tests {
         answers.keep(key(other, "f-1", "page"), answer("other"), 1);
         assert!(answers.get(&key(doc, "e-9", "page")).is_none());
         assert!(answers.get(&key(other, "f-1", "page")).is_some());
+        // The agent writes to it: its answers go.
+        answers.forget(other);
+        assert!(answers.get(&key(other, "f-1", "page")).is_none());
     }
 }

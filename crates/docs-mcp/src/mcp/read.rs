@@ -20,7 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::DocsMcp;
-use super::answers::{Answer, ReadKey};
+use super::answers::ReadKey;
 use super::documents::DocumentArgs;
 use super::errors::ToolError;
 use super::params::Parameters;
@@ -335,10 +335,7 @@ impl DocsMcp {
             asked: asked.clone(),
         };
         if let Some(answer) = self.answers.get(&key(open.tracker.revision())) {
-            let tops = &answer.document.blocks[answer.tops.clone()];
-            self.reads
-                .saw(open.id, &answer.result.revision, tops, open.schema());
-            return Ok(Json(answer.result.clone()));
+            return Ok(Json(ReadResult::clone(&answer)));
         }
         // A page from the start or from an outermost block is read alone; a section, or the
         // block a link points to, is found in the whole document.
@@ -395,12 +392,7 @@ impl DocsMcp {
         };
         let chars = result.markdown.as_ref().map_or(0, String::len)
             + result.blocks.as_ref().map_or(0, |b| b.to_string().len());
-        let answer = Answer {
-            result: result.clone(),
-            document,
-            tops: slice.tops,
-        };
-        self.answers.keep(key(revision), answer, chars);
+        self.answers.keep(key(revision), result.clone(), chars);
         Ok(Json(result))
     }
 

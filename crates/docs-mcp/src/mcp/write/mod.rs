@@ -126,6 +126,7 @@ impl DocsMcp {
         let record = self.outcome(submitted, context).await;
         if matches!(record.status, EditStatus::Applied | EditStatus::Applying) {
             self.reads.wrote(document, &ops);
+            self.answers.forget(document);
         }
         self.finish(record).await
     }
