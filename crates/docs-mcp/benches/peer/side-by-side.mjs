@@ -6,7 +6,7 @@
 // `GET documents/<id>/`, which Docs removed in 5.0.
 //
 //   node side-by-side.mjs --peer <peer's dist/server.js> --ours <docs-mcp binary>
-//                         [--runs N] [--rows start,reads,insert,rss] [--docs-server <dir>]
+//                         [--runs N] [--rows start,reads,insert,rss,huge] [--docs-server <dir>]
 //                         [--anonymous]
 //
 // Both servers run signed in as the owner of every document (documents are `restricted`, so
@@ -82,7 +82,7 @@ function parseArgs(argv) {
     peer: null,
     ours: null,
     runs: 1,
-    rows: ['start', 'reads', 'insert', 'rss'],
+    rows: ['start', 'reads', 'insert', 'rss', 'huge'],
     docsServer: resolve(HERE, '../../../../tests/docs-server'),
     anonymous: false,
   };
@@ -104,7 +104,7 @@ function parseArgs(argv) {
   if (!opts.peer || !opts.ours || !(opts.runs >= 1)) {
     throw new Error(
       'usage: node side-by-side.mjs --peer <peer dist/server.js> --ours <docs-mcp> [--runs N] ' +
-        '[--rows start,reads,insert,rss] [--docs-server <dir>] [--anonymous]',
+        '[--rows start,reads,insert,rss,huge] [--docs-server <dir>] [--anonymous]',
     );
   }
   return opts;
@@ -490,10 +490,7 @@ async function rowStart(ctx, out) {
 async function rowReads(ctx, out) {
   const peer = await Mcp.ready('peer', ctx);
   const ours = await Mcp.ready('ours', ctx, join(ctx.home, 'reads'));
-  // The largest budget: the schema's maximum, else the one its description gives.
-  const budget = ours.tool('read_document')?.inputSchema?.properties?.max_chars;
-  const maxChars = budget?.maximum ?? Number(budget?.description?.match(/at most (\d+)/)?.[1]);
-  ctx.maxChars = Number.isFinite(maxChars) ? maxChars : 100_000;
+  largestBudget(ctx, ours);
 
   // 3. read of a 1 000-block document again (one document each, read once before): ours
   // with its first page, and whole (the peer's answer is always the whole document).
@@ -536,6 +533,36 @@ async function rowReads(ctx, out) {
   console.log(
     `first_read_10000_blocks_whole_fresh_process_person_in_room_ms: peer ${f1(out.first.peer)}, ` +
       `ours ${f1(out.first.ours)} (${first.oursIn} calls) (p99 ${f1(p99(first.peer))} / ${f1(p99(first.ours))}), n=${FIRST_READS}`,
+  );
+}
+
+/** The largest budget ours reads with: its schema's maximum, else the one its description gives. */
+function largestBudget(ctx, ours) {
+  const budget = ours.tool('read_document')?.inputSchema?.properties?.max_chars;
+  const maxChars = budget?.maximum ?? Number(budget?.description?.match(/at most (\d+)/)?.[1]);
+  ctx.maxChars = Number.isFinite(maxChars) ? maxChars : 100_000;
+}
+
+// 6. a 50 000-block document a person holds in the room: the first read, whole, of a fresh
+// process of each (as row 2), once.
+async function rowHuge(ctx, out) {
+  const huge = { peer: 0, ours: 0, oursIn: 0 };
+  for (const kind of ['peer', 'ours']) {
+    const document = await seed(ctx.server, ctx.user, 50_000);
+    const person = await Observer.join(ctx.server, ctx.user, document);
+    await person.heldByRoom(ctx.server, document);
+    const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `huge-${kind}`));
+    if (kind === 'ours') largestBudget(ctx, mcp);
+    const before = mcp.calls ?? 0;
+    huge[kind] = await timed(() => read(mcp, document, 50_000, true));
+    if (kind === 'ours') huge.oursIn = mcp.calls - before;
+    await mcp.stop();
+    person.close();
+  }
+  out.huge = huge;
+  console.log(
+    `first_read_50000_blocks_whole_fresh_process_person_in_room_ms: peer ${f1(huge.peer)}, ` +
+      `ours ${f1(huge.ours)} (${huge.oursIn} calls), n=1`,
   );
 }
 
@@ -670,6 +697,14 @@ function table(runs) {
       cell((r) => f1(p(r).answered / o(r).answered)),
     ]);
   }
+  if (has('huge')) {
+    rows.push([
+      'first read of a 50 000-block document, whole, as in row 2 (once)',
+      cell((r) => f1(r.huge.peer)) + ' ms',
+      `${cell((r) => f1(r.huge.ours))} ms (${cell((r) => r.huge.oursIn)} calls)`,
+      cell((r) => f1(r.huge.peer / r.huge.ours)),
+    ]);
+  }
   for (const [blocks, what] of [
     [1_000, `RSS after reading ${RSS_DOCUMENTS} documents of 1 000 blocks`],
     [200, '… of 200 blocks'],
@@ -717,6 +752,7 @@ async function main() {
       if (opts.rows.includes('reads')) await rowReads(ctx, out);
       if (opts.rows.includes('insert')) await rowInsert(ctx, out, r);
       if (opts.rows.includes('rss')) await rowRss(ctx, out);
+      if (opts.rows.includes('huge')) await rowHuge(ctx, out);
       runs.push(out);
     }
     console.log(`load_average_at_end: ${loadAverage()}`);
