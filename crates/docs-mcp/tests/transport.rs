@@ -1521,3 +1521,50 @@ async fn the_control_api_and_the_cli_list_an_edit_nested_60_deep() {
     hosted.stop().await;
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// The MCP handshake and the tool list do not wait on Docs: with an instance that takes the
+/// check of the configured session and never answers it, a client is served while that
+/// check is still open (the service has neither given up on it nor been answered).
+#[tokio::test]
+async fn the_handshake_is_answered_while_docs_is_still_asked_about_the_session() {
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let instance = format!("http://{}", silent.local_addr().unwrap());
+    let home = temp_dir("silent-instance");
+    let data_dir = home.join("data-dir");
+    let port = free_port();
+    let mut cmd = tokio::process::Command::new(BIN);
+    isolate(&mut cmd, &home);
+    cmd.env("DOCS_MCP_TOKEN", TOKEN)
+        .env("DOCS_SESSION_COOKIE", "a-session-docs-never-answers-about")
+        .args(["serve", "--data-dir"])
+        .arg(&data_dir)
+        .args(["--instance", &instance, "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let _serve = cmd.spawn().unwrap();
+
+    let (mut held, _) = tokio::time::timeout(Duration::from_secs(30), silent.accept())
+        .await
+        .expect("the service asks Docs about its session")
+        .unwrap();
+    let mut request = Vec::new();
+    while !request.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        assert_eq!(held.read(&mut byte).await.unwrap(), 1, "a whole request");
+        request.push(byte[0]);
+    }
+    let request = String::from_utf8(request).unwrap();
+    assert!(request.starts_with("GET /api/v1.0/users/me/"), "{request}");
+
+    wait_for_health(port).await;
+    let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
+    assert_eq!(tool_names(&client).await, TOOLS);
+
+    let mut rest = [0u8; 1];
+    match held.try_read(&mut rest) {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("the session check was closed before the client was served: {other:?}"),
+    }
+    client.cancel().await.unwrap();
+}

@@ -125,8 +125,8 @@ impl Host {
             .await
             .map_err(|e| anyhow::anyhow!("starting the service: {e} ({})", e.hint()))?;
         // The session stored by an earlier sign-in, checked in the background: the window
-        // does not wait for the instance (the UI hears `account_changed`).
-        tokio::spawn(restore_session(service.clone()));
+        // does not wait for the instance (the UI hears `account_changed`), tool calls do.
+        service.announce_in_background();
 
         let shutdown = CancellationToken::new();
         let token_store = TokenStore::new(&data_dir);
@@ -284,7 +284,9 @@ impl Host {
         let checked = self.check_instance(url).await?;
         let url = InstanceUrl::parse(&checked.url)?;
         self.service.connect_instance(url, None, None)?;
-        restore_session(self.service.clone()).await;
+        if let Err(e) = self.service.restore_session().await {
+            tracing::warn!(error = %e, "could not check the stored Docs session");
+        }
         if let Err(e) = self.update_settings(|s| s.instance = Some(checked.url)) {
             tracing::warn!(error = %e, "could not remember the instance");
         }
@@ -473,11 +475,4 @@ pub const PENDING_PAGE: u32 = 50;
 fn without_arguments(mut record: EditRecord) -> EditRecord {
     record.arguments = serde_json::Value::Null;
     record
-}
-
-/// Signs in with the session stored for the instance, if the keyring has one that still works.
-async fn restore_session(service: Arc<DocsService>) {
-    if let Err(e) = service.restore_session().await {
-        tracing::warn!(error = %e, "could not check the stored Docs session");
-    }
 }

@@ -64,7 +64,7 @@ pub(super) async fn serve(args: ServeArgs, data_dir: PathBuf) -> anyhow::Result<
         .await
         .map_err(|e| anyhow::anyhow!("{} ({})", e, e.hint()))
         .context("starting the service")?;
-    service.announce().await;
+    service.announce_in_background();
 
     let shutdown = CancellationToken::new();
     let listener = tokio::net::TcpListener::bind(args.listen)

@@ -127,6 +127,18 @@ impl DocsMcp {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DocsMcp {
+    /// A tool runs once the Docs session the service starts with is taken up (the handshake
+    /// and the tool list do not wait for it).
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        self.service.session_restored().await;
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(rmcp::model::Implementation::new(

@@ -205,6 +205,7 @@ impl DocsService {
     /// refused session is dropped (and removed from the keyring): the service stays
     /// anonymous. When the instance cannot be asked, a stored session is used unchecked.
     pub async fn restore_session(&self) -> ServiceResult<Option<User>> {
+        let _restoring = Restoring::start(&self.restoring);
         let Ok(instance) = self.instance() else {
             return Ok(None);
         };
@@ -481,6 +482,25 @@ impl DocsService {
         Ok(())
     }
 
+    /// [`DocsService::announce`] off the caller's path, so that a client's MCP handshake is
+    /// answered at once (the keyring, and Docs asked whether the stored session still holds,
+    /// are a network round trip or more); tool calls wait for it ([`Self::session_restored`]).
+    pub fn announce_in_background(self: &Arc<Self>) {
+        let restoring = Restoring::start(&self.restoring);
+        let service = self.clone();
+        tokio::spawn(async move {
+            service.announce().await;
+            drop(restoring);
+        });
+    }
+
+    /// Returns once no restoration of the Docs session is under way (or after
+    /// [`SESSION_RESTORE_WAIT`]: a call then goes on with what the service has).
+    pub async fn session_restored(&self) {
+        let mut restoring = self.restoring.subscribe();
+        let _ = tokio::time::timeout(SESSION_RESTORE_WAIT, restoring.wait_for(|n| *n == 0)).await;
+    }
+
     /// Checks the stored Docs session and says what the service runs with.
     pub async fn announce(&self) {
         // Without DOCS_SESSION_COOKIE, the session the app stored in the keyring is used.
@@ -573,4 +593,23 @@ fn attached(
     weak.upgrade()
         .is_some_and(|s| Arc::ptr_eq(&s, session))
         .then(|| (tracker.clone(), forks.clone()))
+}
+
+/// The longest a tool call waits for the Docs session to be restored.
+const SESSION_RESTORE_WAIT: Duration = Duration::from_secs(15);
+
+/// One restoration of the Docs session under way, counted while it lives.
+struct Restoring(tokio::sync::watch::Sender<u32>);
+
+impl Restoring {
+    fn start(count: &tokio::sync::watch::Sender<u32>) -> Self {
+        count.send_modify(|n| *n += 1);
+        Restoring(count.clone())
+    }
+}
+
+impl Drop for Restoring {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }

@@ -67,11 +67,17 @@ pub use requests::{Asked, Outcome};
 pub use saving::{LeftUnsaved, StopReport};
 pub use submit::EditRequest;
 
+/// The longest `/health` waits for the instance to say whether it is reachable.
+pub const HEALTH_INSTANCE_WAIT: Duration = Duration::from_secs(2);
+
 /// What `/health` reports.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Health {
     pub version: String,
     pub instance: Option<String>,
+    /// Whether the instance answered for its configuration within [`HEALTH_INSTANCE_WAIT`]
+    /// (a frozen Docs must not freeze the health check, which proves who holds the data
+    /// directory to a second process).
     pub instance_reachable: bool,
     /// The instance's collaboration server (`hocuspocus`, `yhub`), as its configuration
     /// names it or, when it names none, as an open document's room showed; `null` if unknown.
@@ -133,6 +139,9 @@ pub struct DocsService {
     /// How long write tools wait for a decision; the app's settings change it at runtime.
     approval_wait_ms: AtomicU64,
     started: Instant,
+    /// Restorations of the Docs session under way (`restore_session`): tool calls wait for
+    /// them, the MCP handshake does not.
+    restoring: watch::Sender<u32>,
 }
 
 const PAUSED_SETTING: &str = "paused";
@@ -211,6 +220,7 @@ impl DocsService {
             open_threads: Mutex::new(HashMap::new()),
             events: broadcast::channel(256).0,
             decisions: watch::Sender::new(0),
+            restoring: watch::Sender::new(0),
             doc_locks: locks::DocumentLocks::default(),
             settling: Mutex::new(HashSet::new()),
             resaving: Mutex::new(HashSet::new()),
@@ -405,7 +415,9 @@ impl DocsService {
     pub async fn health(&self) -> Health {
         let instance = self.instance().ok();
         let reachable = match &instance {
-            Some(i) => i.client.instance_config().await.is_ok(),
+            Some(i) => tokio::time::timeout(HEALTH_INSTANCE_WAIT, i.client.instance_config())
+                .await
+                .is_ok_and(|config| config.is_ok()),
             None => false,
         };
         let configured = match &instance {

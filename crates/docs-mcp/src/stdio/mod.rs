@@ -139,7 +139,7 @@ struct Hosted {
 impl Hosted {
     async fn start(config: &ServiceConfig, token: &BearerToken) -> Result<Hosted, ServiceError> {
         let service = DocsService::start(config.clone()).await?;
-        service.announce().await;
+        service.announce_in_background();
         let shutdown = CancellationToken::new();
         let http = match tokio::net::TcpListener::bind(config.listen).await {
             Ok(listener) => {
