@@ -16,6 +16,8 @@
 //! with a digit and followed by one is not math, so `$5,$10` stays text.
 
 mod inline;
+mod runs;
+mod table;
 
 pub(crate) use inline::parse_inline_with;
 pub use inline::{parse_inline, parse_inline_in};
@@ -26,9 +28,9 @@ use crate::blocknote::inline::normalize_inline;
 use crate::blocknote::markdown::math::MathInput;
 use crate::blocknote::nesting::{MAX_NESTING, check_depth};
 use crate::blocknote::schema::{DIAGRAM, EditorSchema, MATH_BLOCK};
-use crate::blocknote::tree::{
-    Inline, NewBlock, NewContent, PropValue, Styles, TableCell, TableContent, TableRow, TextRun,
-};
+use crate::blocknote::tree::{Inline, NewBlock, NewContent, PropValue, TextRun};
+use runs::InlineState;
+use table::TableBuilder;
 
 fn options(math: &MathInput) -> Options {
     let options =
@@ -64,65 +66,13 @@ enum Leaf {
     Cell,
 }
 
-#[derive(Default)]
-struct InlineState {
-    runs: Vec<Inline>,
-    bold: u32,
-    italic: u32,
-    strike: u32,
-    links: Vec<String>,
-    image: Option<(String, String)>,
-    images: Vec<(String, String)>,
-    other: bool,
-    /// `$$…$$` met in this leaf: a paragraph that is only one is a math block.
-    display_math: usize,
-}
-
-impl InlineState {
-    fn styles(&self) -> Styles {
-        Styles {
-            bold: self.bold > 0,
-            italic: self.italic > 0,
-            strike: self.strike > 0,
-            ..Default::default()
-        }
-    }
-    fn text(&mut self, t: &str, code: bool) {
-        if let Some((_, alt)) = &mut self.image {
-            alt.push_str(t);
-            return;
-        }
-        if !t.trim().is_empty() {
-            self.other = true;
-        }
-        let mut styles = self.styles();
-        styles.code = code;
-        self.runs.push(Inline::Text(TextRun {
-            text: t.to_string(),
-            styles,
-            link: self.links.last().cloned(),
-            comments: vec![],
-        }));
-    }
-    fn math(&mut self, latex: &str) {
-        if let Some((_, alt)) = &mut self.image {
-            alt.push_str(latex);
-            return;
-        }
-        self.other = true;
-        self.runs.push(Inline::Math {
-            latex: latex.to_string(),
-        });
-    }
-}
-
 struct Importer {
     math: MathInput,
     stack: Vec<Frame>,
     leaf: Option<Leaf>,
     inl: InlineState,
     code: String,
-    table: Option<(Vec<TableRow>, Vec<TableCell>, bool)>,
+    table: Option<TableBuilder>,
 }
 
 fn block(kind: &str, content: Option<NewContent>) -> NewBlock {
@@ -323,17 +273,16 @@ impl Importer {
             }
             Tag::Table(_) => {
                 self.close_implicit();
-                self.table = Some((vec![], vec![], false));
+                self.table = Some(TableBuilder::default());
             }
             Tag::TableHead => {
-                if let Some(t) = &mut self.table {
-                    t.2 = true;
-                    t.1.clear();
+                if let Some(table) = &mut self.table {
+                    table.start_head();
                 }
             }
             Tag::TableRow => {
-                if let Some(t) = &mut self.table {
-                    t.1.clear();
+                if let Some(table) = &mut self.table {
+                    table.start_row();
                 }
             }
             Tag::TableCell => self.start_leaf(Leaf::Cell),
@@ -446,47 +395,18 @@ impl Importer {
             TagEnd::TableCell => {
                 self.leaf = None;
                 let content = self.take_inline();
-                if let Some((_, cells, head)) = &mut self.table {
-                    cells.push(TableCell {
-                        header: *head,
-                        props: Default::default(),
-                        colwidth: None,
-                        content,
-                    });
+                if let Some(table) = &mut self.table {
+                    table.cell(content);
                 }
             }
             TagEnd::TableHead | TagEnd::TableRow => {
-                if let Some((rows, cells, head)) = &mut self.table {
-                    rows.push(TableRow {
-                        cells: std::mem::take(cells),
-                    });
-                    *head = false;
+                if let Some(table) = &mut self.table {
+                    table.end_row();
                 }
             }
             TagEnd::Table => {
-                if let Some((rows, _, _)) = self.table.take()
-                    && !rows.is_empty()
-                {
-                    let width = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0).max(1);
-                    let rows = rows
-                        .into_iter()
-                        .map(|mut r| {
-                            let header = r.cells.first().is_some_and(|c| c.header);
-                            while r.cells.len() < width {
-                                r.cells.push(TableCell {
-                                    header,
-                                    props: Default::default(),
-                                    colwidth: None,
-                                    content: vec![],
-                                });
-                            }
-                            r
-                        })
-                        .collect();
-                    self.emit(block(
-                        "table",
-                        Some(NewContent::Table(TableContent { rows })),
-                    ));
+                if let Some(table) = self.table.take().and_then(TableBuilder::finish) {
+                    self.emit(block("table", Some(NewContent::Table(table))));
                 }
             }
             TagEnd::Emphasis => self.inl.italic = self.inl.italic.saturating_sub(1),
