@@ -21,6 +21,7 @@
 //! close's error, e.g. the instance's request budget spent). It is logged, and said by the app's
 //! quit; the journal keeps those edits and the next start saves them.
 
+mod account;
 mod amend;
 pub use amend::text_preview;
 mod clients;
