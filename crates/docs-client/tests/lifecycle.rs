@@ -512,8 +512,8 @@ async fn a_write_may_use_the_session_and_its_panic_is_the_callers() {
 }
 
 /// A session joins its room while the stored content loads: when the content cannot be
-/// loaded, the open fails with why, and the connection it made meanwhile (if the handshake
-/// got that far before the load failed) is closed.
+/// loaded, the open fails with why, and the connection it made meanwhile is closed. The
+/// content is held back until the session is in the room, so the connection is surely made.
 #[tokio::test]
 async fn an_open_whose_content_cannot_be_loaded_leaves_no_connection_in_the_room() {
     let server = DocsServer::start().await.unwrap();
@@ -542,22 +542,30 @@ async fn an_open_whose_content_cannot_be_loaded_leaves_no_connection_in_the_room
         .save_content(id, ContentApi::Endpoint, &deep, false)
         .await
         .unwrap();
-    let opened = DocumentSession::open(client, id, fast_options("Agent")).await;
+    server.hold_content(id).await.unwrap();
+    let opening = tokio::spawn(DocumentSession::open(client, id, fast_options("Agent")));
+    let room = id.to_string();
+    let deadline = Instant::now() + WAIT;
+    while server.stats().await.unwrap().room_joins.get(&room).copied() != Some(1) {
+        assert!(
+            Instant::now() < deadline,
+            "the session never joined the room"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.release_content(id).await.unwrap();
+    let opened = tokio::time::timeout(WAIT, opening)
+        .await
+        .expect("the open ends once the content comes")
+        .unwrap();
     assert!(
         matches!(opened, Err(Error::TooDeep { .. })),
         "{:?}",
         opened.err()
     );
-    let room = id.to_string();
-    // A handshake under way when the load failed would have reached the room by now.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let deadline = Instant::now() + WAIT;
     loop {
         let stats = server.stats().await.unwrap();
-        assert!(
-            stats.room_joins.get(&room).copied().unwrap_or(0) <= 1,
-            "{stats:?}"
-        );
+        assert_eq!(stats.room_joins.get(&room).copied(), Some(1), "{stats:?}");
         if stats.ws_connections.get(&room).copied().unwrap_or(0) == 0 {
             break;
         }
@@ -603,8 +611,19 @@ async fn alone_in_the_room_a_write_is_saved_without_waiting_for_the_interval() {
         ["saved soon"]
     );
 
-    // Ada comes in: the next write waits for the interval.
+    // Ada comes in: a write then waits for the interval (3 s for this session), and is
+    // saved no sooner than that after it was made.
+    session.close().await.unwrap();
     let ada = DocumentSession::open(anonymous_client(&server), id, fast_options("Ada"))
+        .await
+        .unwrap();
+    let interval = Duration::from_secs(3);
+    let options = SessionOptions {
+        save_interval: interval,
+        save_alone_after: Duration::from_millis(300),
+        ..fast_options("Agent")
+    };
+    let session = DocumentSession::open(anonymous_client(&server), id, options)
         .await
         .unwrap();
     let started = Instant::now();
@@ -612,21 +631,26 @@ async fn alone_in_the_room_a_write_is_saved_without_waiting_for_the_interval() {
         assert!(started.elapsed() < WAIT, "Ada never seen in the room");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    let written = Instant::now();
     let mut write = session
         .write(move |txn| append_paragraph(txn, "waits for the interval"))
         .await
         .unwrap();
     write.acknowledged().await.unwrap();
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(session.progress().borrow().saved, 1);
-    assert_eq!(
-        blocknote_texts(&server.stored(id).await.unwrap().blocks),
-        ["saved soon"]
+    let mut progress = session.progress();
+    tokio::time::timeout(WAIT, progress.wait_for(|p| p.saved >= 1))
+        .await
+        .expect("saved at the end of the interval")
+        .unwrap();
+    assert!(
+        written.elapsed() >= interval,
+        "saved {:?} after the write, before the interval",
+        written.elapsed()
     );
-    ada.close().await.unwrap();
-    session.close().await.unwrap();
     assert_eq!(
         blocknote_texts(&server.stored(id).await.unwrap().blocks),
         ["saved soon", "waits for the interval"]
     );
+    ada.close().await.unwrap();
+    session.close().await.unwrap();
 }

@@ -2380,14 +2380,18 @@ fn a_read_while_a_collaborators_change_waits_for_the_document_is_answered() {
         let read = json!({"document": doc, "format": "blocks"});
         let before = agent.ok("read_document", read.clone()).await;
         let block = before["blocks"][0]["id"].as_str().unwrap().to_owned();
-        let live = agent
-            .service
-            .open(&doc, None)
-            .await
-            .unwrap()
-            .session
-            .doc()
-            .clone();
+        let session = agent.service.open(&doc, None).await.unwrap().session;
+        let live = session.doc().clone();
+        // The person is in the room (seen by the agent's session) before anything is held.
+        let person = person_session(&server, id).await;
+        tokio::time::timeout(WAIT, async {
+            while session.collaborators().is_empty() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the person is seen in the room");
+        let received = session.snapshot().bytes_in;
 
         // A long read of the document (a walk of a large one, say), on a thread of its own.
         let (held, holding) = tokio::sync::oneshot::channel();
@@ -2398,8 +2402,24 @@ fn a_read_while_a_collaborators_change_waits_for_the_document_is_answered() {
         });
         holding.await.unwrap();
         // The person's change reaches the session, which waits for the lock to apply it.
-        person_sets_text(&server, id, &block, "Typed meanwhile.").await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        let fragment = docs_client::blocknote::document_fragment(person.doc());
+        let typed = block.clone();
+        person
+            .write(move |txn| {
+                docs_client::blocknote::set_block_text(txn, &fragment, &typed, "Typed meanwhile.")
+            })
+            .await
+            .unwrap()
+            .acknowledged()
+            .await
+            .unwrap();
+        tokio::time::timeout(WAIT, async {
+            while session.snapshot().bytes_in == received {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("the change reaches the agent's session");
         let meanwhile = agent.ok("read_document", read.clone()).await;
         holder.join().unwrap();
         // The change applied, the next read has it.
@@ -2414,6 +2434,7 @@ fn a_read_while_a_collaborators_change_waits_for_the_document_is_answered() {
         })
         .await
         .expect("the change is read");
+        person.close().await.unwrap();
         done.send((before, meanwhile, after)).unwrap();
     });
     let Ok((before, meanwhile, after)) = finished.recv_timeout(Duration::from_secs(60)) else {

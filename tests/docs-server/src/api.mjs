@@ -376,8 +376,9 @@ export function createApi({ store, opts, state, stats, collab }) {
     return { status: 204 };
   };
 
-  const contentRetrieve = (ctx, id) => {
+  const contentRetrieve = async (ctx, id) => {
     const doc = getDoc(ctx, id, 'content_retrieve');
+    await state.heldContent.get(doc.id)?.held;
     if (!doc.content) return { status: 200, body: '', headers: { 'Content-Type': 'text/plain' } };
     const etag = store.etag(doc);
     const inm = ctx.req.headers['if-none-match'];

@@ -335,6 +335,35 @@ export function createControl({ store, state, stats, collab, typists }) {
       async (req) => ({ unfrozen: collab.unfreeze(await roomOrAll(req)) }),
     ],
     [
+      // Until `release-content`, a read of the document's stored content waits (a slow REST
+      // backend, deterministic): what a client does meanwhile can be watched.
+      'POST',
+      /^hold-content$/,
+      async (req) => {
+        const id = await roomOrAll(req);
+        if (id === null) throw new ControlError(400, 'document_id is required');
+        if (!state.heldContent.has(id)) {
+          let release;
+          const held = new Promise((resolve) => (release = resolve));
+          state.heldContent.set(id, { held, release });
+        }
+        return { held: id };
+      },
+    ],
+    [
+      'POST',
+      /^release-content$/,
+      async (req) => {
+        const id = await roomOrAll(req);
+        const hold = id === null ? null : state.heldContent.get(id);
+        if (hold) {
+          state.heldContent.delete(id);
+          hold.release();
+        }
+        return { released: Boolean(hold) };
+      },
+    ],
+    [
       'POST',
       /^throttle$/,
       async (req) => {

@@ -98,6 +98,8 @@ const state = {
   origin: '',
   allowedOrigins: [],
   forcedThrottle: { count: 0, retryAfter: 0 },
+  // Documents whose stored content is held back (`hold-content`): id → { held, release }.
+  heldContent: new Map(),
   // Email the next /api/v1.0/authenticate/ signs in without showing the login form.
   autoSignIn: null,
 };

@@ -957,6 +957,20 @@ impl DocsServer {
         Ok(())
     }
 
+    /// Holds back reads of the document's stored content until [`Self::release_content`].
+    pub async fn hold_content(&self, id: Uuid) -> anyhow::Result<()> {
+        self.post("hold-content", json!({ "document_id": id }))
+            .await?;
+        Ok(())
+    }
+
+    /// Lets the held reads of the document's stored content through.
+    pub async fn release_content(&self, id: Uuid) -> anyhow::Result<()> {
+        self.post("release-content", json!({ "document_id": id }))
+            .await?;
+        Ok(())
+    }
+
     /// Starts a scripted human client typing into a document.
     pub async fn start_typist(&self, spec: TypistSpec) -> anyhow::Result<Typist> {
         let mut body = json!({
