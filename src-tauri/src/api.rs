@@ -17,7 +17,7 @@ use docs_mcp::{ErrorInfo, ServiceError};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// The name of the one event stream that carries `docs_mcp::events::ServiceEvent`s (and a
+/// The name of the one event stream that carries `docs_mcp::ServiceEvent`s (and a
 /// `{"type": "resync"}` when events were dropped) to the UI.
 pub const SERVICE_EVENT: &str = "service-event";
 /// Launch at login changed (from the tray or Settings): the OS's state now, a boolean.
@@ -240,8 +240,8 @@ pub struct TextPreview {
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Serialize)]
 pub struct GrantedRequest {
-    pub request: docs_mcp::decisions::DecisionRequest,
-    pub outcome: docs_mcp::service::Outcome,
+    pub request: docs_mcp::DecisionRequest,
+    pub outcome: docs_mcp::Outcome,
 }
 
 /// A pending edit whose approval would now be a conflict, and why.

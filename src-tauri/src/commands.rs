@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 
 use std::sync::Arc;
 
-use docs_mcp::clients::{AgentClient, NewAgentClient};
-use docs_mcp::decisions::DecisionRequest;
 use docs_mcp::record::{EditRecord, GroupDecision, Policy};
+use docs_mcp::{AgentClient, DecisionRequest, NewAgentClient};
 use tauri::{AppHandle, State};
 use tauri_plugin_opener::OpenerExt as _;
 use uuid::Uuid;
@@ -198,7 +197,7 @@ pub async fn approve_with_text(
 #[tauri::command(rename_all = "snake_case")]
 pub fn text_preview(text: String) -> CommandResult<TextPreview> {
     Ok(TextPreview {
-        content: docs_mcp::service::text_preview(&text)?,
+        content: docs_mcp::text_preview(&text)?,
     })
 }
 

@@ -6,9 +6,8 @@
 //! policy and its effective one.
 
 use docs_client::{Document, InstanceUrl, ListQuery};
-use docs_mcp::DocsService;
 use docs_mcp::record::{KnownDocument, Policy};
-use docs_mcp::store::StoredPolicies;
+use docs_mcp::{DocsService, StoredPolicies};
 
 use crate::api::{CommandResult, DocumentList, DocumentRow, DocumentSource};
 

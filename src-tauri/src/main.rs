@@ -65,7 +65,7 @@ Usage: docs-mcp-app [--minimized] [--demo]
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some("bridge" | "edits" | "clients" | "token") = args.first().map(String::as_str) {
-        return docs_mcp::cli::main();
+        return docs_mcp::cli_main();
     }
     if args.iter().any(|a| a == "-h" || a == "--help") {
         print!("{USAGE}");
@@ -104,13 +104,13 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
 
-    let filter = docs_mcp::cli::log_filter();
+    let filter = docs_mcp::log_filter();
     let dir = std::env::var_os("DOCS_MCP_LOG_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(docs_mcp::config::default_log_dir);
+        .unwrap_or_else(docs_mcp::default_log_dir);
     // Made first (a fresh account has none): the appender's clean-up of old files would
     // print "Error reading the log directory" on a first run otherwise.
-    let _ = docs_mcp::lock::private_dir(&dir);
+    let _ = docs_mcp::private_dir(&dir);
     let file = tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("docs-mcp-app")
@@ -131,7 +131,7 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         }
     };
     // The guarded registry keeps cookie-printing libraries out of both logs.
-    let _ = docs_mcp::cli::guarded_registry(filter)
+    let _ = docs_mcp::guarded_registry(filter)
         .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
         .with(file_layer)
         .try_init();

@@ -104,7 +104,7 @@ pub fn lost(count: usize, document: &str) -> Notice {
 
 /// What the quit says when it left applied edits unsaved (`None` when it saved everything):
 /// how many documents, and why, the first document's reason standing for the others'.
-pub fn left_unsaved(report: &docs_mcp::service::StopReport) -> Option<Notice> {
+pub fn left_unsaved(report: &docs_mcp::StopReport) -> Option<Notice> {
     let first = report.left.first()?;
     let edits: usize = report.left.iter().map(|l| l.edits).sum();
     let title = match (report.left.len(), edits) {
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn a_quit_that_left_edits_unsaved_says_how_many_and_why() {
-        use docs_mcp::service::{LeftUnsaved, StopReport};
+        use docs_mcp::{LeftUnsaved, StopReport};
         assert_eq!(left_unsaved(&StopReport::default()), None);
         let left = |edits: usize| LeftUnsaved {
             document_id: uuid::Uuid::new_v4(),

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use docs_mcp::events::ServiceEvent;
+use docs_mcp::ServiceEvent;
 use docs_mcp::record::EditStatus;
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};

@@ -1401,7 +1401,7 @@ async fn a_data_directory_held_by_another_service_is_explained_in_the_window() {
     let home = new_home();
     let mut config = docs_mcp::ServiceConfig::new(home.join("docs-mcp"));
     config.owner = "docs-mcp serve".into();
-    config.credentials = docs_mcp::credentials::CredentialStore::MemoryOnly;
+    config.credentials = docs_mcp::CredentialStore::MemoryOnly;
     let holder = docs_mcp::DocsService::start(config).await.unwrap();
     let app = App::launch_in(home, None, Theme::Light, ".startup-problem").await;
     let alert = app

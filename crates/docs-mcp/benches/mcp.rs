@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use docs_mcp::record::Policy;
-use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
+use docs_mcp::{DocsMcp, DocsService, ServiceConfig};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use serde_json::{Value, json};

@@ -140,7 +140,7 @@ async fn a_block_changed_by_a_person_after_the_preview_makes_the_approval_a_conf
     // The UI heard of the person's typing as it came, not only of the agents' edits.
     let told = tokio::time::timeout(WAIT, async {
         loop {
-            if let Ok(docs_mcp::events::ServiceEvent::DocumentChanged { document_id, .. }) =
+            if let Ok(docs_mcp::ServiceEvent::DocumentChanged { document_id, .. }) =
                 events.recv().await
                 && document_id == doc
             {
@@ -373,7 +373,7 @@ async fn a_stopped_approve_all_leaves_the_rest_pending_and_nothing_half_decided(
         let stop = stop.clone();
         tokio::spawn(async move {
             while let Ok(event) = events.recv().await {
-                if let docs_mcp::events::ServiceEvent::EditChanged { status, .. } = event
+                if let docs_mcp::ServiceEvent::EditChanged { status, .. } = event
                     && status != EditStatus::Pending
                 {
                     stop.cancel();
@@ -760,7 +760,7 @@ async fn a_persons_undo_is_decided_at_once_and_never_pending() {
     assert_eq!(stored_texts(&server, doc).await, ["Hello old world"]);
     let mut statuses = vec![];
     while let Ok(event) = events.try_recv() {
-        if let docs_mcp::events::ServiceEvent::EditChanged {
+        if let docs_mcp::ServiceEvent::EditChanged {
             edit_id, status, ..
         } = event
             && edit_id == undo.id
@@ -935,14 +935,14 @@ async fn agent_names_are_cleaned_and_capped() {
 /// Moves an edit to `status` in the database of a stopped service, as a crash at that point
 /// would have left it.
 async fn left_as(data: &std::path::Path, id: Uuid, status: EditStatus) {
-    let store = docs_mcp::store::Store::open(&data.join("docs-mcp.sqlite3")).unwrap();
+    let store = docs_mcp::Store::open(&data.join("docs-mcp.sqlite3")).unwrap();
     let mut record = store.edit(id).await.unwrap().unwrap();
     let from = record.status;
     record.status = status;
     record.decided_by = Some(Channel::Window);
     assert!(
         store
-            .transition(docs_mcp::store::Transition { record, from })
+            .transition(docs_mcp::Transition { record, from })
             .await
             .unwrap()
     );
@@ -1271,7 +1271,7 @@ async fn pending_edits_per_agent_and_reasons_are_bounded() {
         .await
         .unwrap();
     let agent = agent(&server, Policy::Review).await;
-    let request = |name: &str, reason: Option<String>| docs_mcp::service::EditRequest {
+    let request = |name: &str, reason: Option<String>| docs_mcp::EditRequest {
         document: doc.to_string(),
         arguments: json!({}),
         ops: vec![docs_mcp::edits::EditOp::InsertBlocks(
@@ -1290,7 +1290,7 @@ async fn pending_edits_per_agent_and_reasons_are_bounded() {
         agent: AgentInfo::new(name, "test", name),
         bases: docs_mcp::edits::TextBases::new(),
     };
-    for _ in 0..docs_mcp::service::MAX_PENDING_PER_AGENT {
+    for _ in 0..docs_mcp::MAX_PENDING_PER_AGENT {
         let record = agent
             .service
             .submit(request("Looping agent", None))

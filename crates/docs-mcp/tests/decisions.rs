@@ -8,12 +8,8 @@ mod support;
 
 use std::time::Duration;
 
-use docs_mcp::ServiceError;
-use docs_mcp::decisions::AskError;
-use docs_mcp::decisions::{Action, PersonAt, RequestState};
-use docs_mcp::peer::Asker;
 use docs_mcp::record::{Channel, EditStatus, Policy};
-use docs_mcp::service::Outcome;
+use docs_mcp::{Action, AskError, Asker, Outcome, PersonAt, RequestState, ServiceError};
 use serde_json::{Value, json};
 use support::hosted::{Hosted, cli, cli_in_terminal, control, temp_dir};
 use test_harness::{DocsServer, DocumentSpec};

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use docs_client::InstanceUrl;
 use docs_mcp::record::{Channel, EditStatus, Policy};
-use docs_mcp::token::{BearerToken, SharedToken};
-use docs_mcp::{DocsService, ServiceConfig, ServiceError};
+use docs_mcp::{BearerToken, DocsService, ServiceConfig, ServiceError, SharedToken};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
@@ -44,7 +43,7 @@ async fn call(
 
 /// The pending edits the stdio service's control API lists.
 async fn pending_at(port: u16, data_dir: &std::path::Path) -> usize {
-    let Some(control) = docs_mcp::authority::read(data_dir) else {
+    let Some(control) = docs_mcp::control_token(data_dir) else {
         return 0;
     };
     let Ok(response) = reqwest::Client::new()
@@ -108,7 +107,7 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
             .contains("First paragraph."),
         "{read}"
     );
-    let stdio_holder = docs_mcp::lock::holder(&data_dir).expect("the stdio service holds it");
+    let stdio_holder = docs_mcp::data_dir_holder(&data_dir).expect("the stdio service holds it");
     assert!(stdio_holder.hands_over);
     assert_ne!(stdio_holder.pid, std::process::id());
 
@@ -149,14 +148,14 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
     // client there, not to the port it was configured with.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let app_stop = CancellationToken::new();
-    let app_http = tokio::spawn(docs_mcp::http::serve_http(
+    let app_http = tokio::spawn(docs_mcp::serve_http(
         app.clone(),
         SharedToken::new(BearerToken::from_string(TOKEN).unwrap()),
         app_listener,
         app_stop.clone(),
     ));
     assert_eq!(
-        docs_mcp::lock::holder(&data_dir).unwrap().pid,
+        docs_mcp::data_dir_holder(&data_dir).unwrap().pid,
         std::process::id()
     );
     assert!(
@@ -213,7 +212,7 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
     // client there, not to the port it was configured with.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let app_stop = CancellationToken::new();
-    let app_http = tokio::spawn(docs_mcp::http::serve_http(
+    let app_http = tokio::spawn(docs_mcp::serve_http(
         app.clone(),
         SharedToken::new(BearerToken::from_string(TOKEN).unwrap()),
         tokio::net::TcpListener::bind(("127.0.0.1", port))
@@ -229,7 +228,7 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
     .await;
     assert_eq!(status["status"], "applied", "{status}");
     assert_eq!(
-        docs_mcp::lock::holder(&data_dir).unwrap().pid,
+        docs_mcp::data_dir_holder(&data_dir).unwrap().pid,
         std::process::id(),
         "the restarted app holds the directory"
     );
@@ -255,7 +254,7 @@ async fn a_stdio_service_hands_over_to_the_app_and_takes_the_directory_back_when
         "First paragraph.\n\nProposed before the app started.\n"
     );
     assert_eq!(
-        docs_mcp::lock::holder(&data_dir).unwrap().pid,
+        docs_mcp::data_dir_holder(&data_dir).unwrap().pid,
         stdio_holder.pid
     );
     let status = call(

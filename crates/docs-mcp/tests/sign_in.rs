@@ -7,11 +7,10 @@
 use std::sync::Arc;
 
 use docs_client::{InstanceUrl, Secret, User};
-use docs_mcp::credentials::CredentialStore;
-use docs_mcp::events::ServiceEvent;
-use docs_mcp::mcp::DocsMcp;
 use docs_mcp::record::Policy;
-use docs_mcp::{DocsService, ErrorCode, ErrorInfo, ServiceConfig};
+use docs_mcp::{
+    CredentialStore, DocsMcp, DocsService, ErrorCode, ErrorInfo, ServiceConfig, ServiceEvent,
+};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};

@@ -8,8 +8,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use docs_mcp::lock::{DataDirLock, Holder};
-use docs_mcp::{DocsService, ServiceConfig};
+use docs_mcp::{DataDirLock, DocsService, Holder, ServiceConfig};
 use support::hosted::{Hosted, TOKEN, cli, temp_dir};
 use support::process::{BIN, isolate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -175,7 +174,7 @@ async fn a_service_that_could_not_bind_its_port_names_no_endpoint_and_nothing_go
         .unwrap();
     let holder = tokio::time::timeout(Duration::from_secs(20), async {
         loop {
-            if let Some(holder) = docs_mcp::lock::holder(&data) {
+            if let Some(holder) = docs_mcp::data_dir_holder(&data) {
                 return holder;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -220,7 +219,7 @@ async fn the_holder_proves_itself_and_another_port_is_refused() {
     // Recorded once the endpoint is bound.
     let endpoint = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
-            if let Some(endpoint) = docs_mcp::lock::holder(&data).and_then(|h| h.endpoint) {
+            if let Some(endpoint) = docs_mcp::data_dir_holder(&data).and_then(|h| h.endpoint) {
                 return endpoint;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -6,8 +6,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use docs_mcp::mcp::DocsMcp;
-use docs_mcp::{DocsService, ServiceConfig};
+use docs_mcp::{DocsMcp, DocsService, ServiceConfig};
 use serde_json::Value;
 
 fn tools() -> Vec<rmcp::model::Tool> {

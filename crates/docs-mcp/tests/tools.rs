@@ -1099,7 +1099,7 @@ async fn review_approve_reject_and_timeout_then_edit_status() {
     let rejecter = tokio::spawn(async move {
         let mut events = service.subscribe();
         loop {
-            if let Ok(docs_mcp::events::ServiceEvent::EditChanged {
+            if let Ok(docs_mcp::ServiceEvent::EditChanged {
                 edit_id,
                 status: EditStatus::Pending,
                 ..

@@ -5,10 +5,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use docs_mcp::decisions::PersonAt;
 use docs_mcp::record::{Channel, EditStatus, Policy};
-use docs_mcp::service::Outcome;
-use docs_mcp::token::BearerToken;
+use docs_mcp::{BearerToken, Outcome, PersonAt};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
 };
@@ -1042,7 +1040,7 @@ async fn serve_stdio_on_a_taken_data_directory_relays_to_the_running_service() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_over_size_request_is_a_json_rpc_error_with_a_code() {
     let hosted = Hosted::start(None).await;
-    let huge = "x".repeat(docs_mcp::http::MAX_MCP_BODY_BYTES + 1);
+    let huge = "x".repeat(docs_mcp::MAX_MCP_BODY_BYTES + 1);
     let response = reqwest::Client::new()
         .post(format!("{}/mcp", hosted.base()))
         .bearer_auth(TOKEN)
@@ -1499,13 +1497,13 @@ async fn the_control_api_and_the_cli_list_an_edit_nested_60_deep() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
-    let listed: Value = docs_mcp::json::from_str(&response.text().await.unwrap()).unwrap();
+    let listed: Value = docs_mcp::from_deep_json(&response.text().await.unwrap()).unwrap();
     assert_eq!(listed["edits"][0]["id"], id.as_str());
     assert_eq!(listed["edits"][0]["arguments"]["blocks"], blocks);
 
     let (ok, stdout, stderr) = cli(&home, &data, &["edits", "list", "--json", "--url", &url]).await;
     assert!(ok, "{stderr}");
-    let printed: Value = docs_mcp::json::from_str(&stdout).unwrap();
+    let printed: Value = docs_mcp::from_deep_json(&stdout).unwrap();
     assert!(
         printed == listed,
         "the CLI prints the list it read: {stdout:.300}"

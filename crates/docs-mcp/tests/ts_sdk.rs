@@ -12,10 +12,8 @@ use std::time::Duration;
 use docs_client::InstanceUrl;
 
 mod support;
-use docs_mcp::mcp::DocsMcp;
 use docs_mcp::record::Policy;
-use docs_mcp::token::BearerToken;
-use docs_mcp::{DocsService, ServiceConfig};
+use docs_mcp::{BearerToken, DocsMcp, DocsService, ServiceConfig};
 use serde_json::{Value, json};
 use test_harness::{DocsServer, DocumentSpec, repo_root};
 use tokio_util::sync::CancellationToken;
@@ -162,7 +160,7 @@ async fn typescript_sdk_over_streamable_http() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let shutdown = CancellationToken::new();
-    tokio::spawn(docs_mcp::http::serve_http(
+    tokio::spawn(docs_mcp::serve_http(
         service.clone(),
         BearerToken::from_string(TOKEN).unwrap(),
         listener,

@@ -161,7 +161,7 @@ fn a_browser_that_does_not_open_is_told_without_the_exit_status() {
 /// `UPDATE_BINDINGS=1 cargo test -p docs-mcp-app --bin docs-mcp-app bindings`.
 #[test]
 fn ui_bindings_are_generated_from_the_rust_types() {
-    use docs_mcp::events::ServiceEvent;
+    use docs_mcp::ServiceEvent;
     use docs_mcp::record::{
         AgentInfo, CommentAction, DiffSpan, EditPart, LinkKind, Preview, PreviewBlock, PreviewLink,
         ProposedComment,
@@ -197,14 +197,14 @@ fn ui_bindings_are_generated_from_the_rust_types() {
         HistoryFilter::decl(),
         Decision::decl(),
         Settings::decl(),
-        docs_mcp::clients::AgentClient::decl(),
-        docs_mcp::clients::NewAgentClient::decl(),
+        docs_mcp::AgentClient::decl(),
+        docs_mcp::NewAgentClient::decl(),
         docs_mcp::record::Channel::decl(),
-        docs_mcp::peer::Asker::decl(),
-        docs_mcp::decisions::Action::decl(),
-        docs_mcp::decisions::RequestState::decl(),
-        docs_mcp::decisions::DecisionRequest::decl(),
-        docs_mcp::service::Outcome::decl(),
+        docs_mcp::Asker::decl(),
+        docs_mcp::Action::decl(),
+        docs_mcp::RequestState::decl(),
+        docs_mcp::DecisionRequest::decl(),
+        docs_mcp::Outcome::decl(),
         GrantedRequest::decl(),
         crate::claude_desktop::ClaudeDesktopAdded::decl(),
         LaunchAtLogin::decl(),

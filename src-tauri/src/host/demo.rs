@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use docs_client::InstanceUrl;
+use docs_mcp::EditRequest;
 use docs_mcp::edits::{Anchor, EditOp, InsertBlocks, Position, TextBases};
 use docs_mcp::record::{AgentInfo, EditRecord, Policy};
-use docs_mcp::service::EditRequest;
 use uuid::Uuid;
 
 use super::Host;
@@ -23,7 +23,7 @@ const DEMO_AGENT: &str = "Demo agent";
 /// says so).
 pub(super) fn forget_demo(base: &std::path::Path) -> anyhow::Result<PathBuf> {
     let dir = base.join("demo");
-    if docs_mcp::lock::holder(&dir).is_none() {
+    if docs_mcp::data_dir_holder(&dir).is_none() {
         match std::fs::remove_dir_all(&dir) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(anyhow::anyhow!(
@@ -131,14 +131,14 @@ mod tests {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("docs-mcp.db"), "an earlier demo's journal").unwrap();
         }
-        let holder = docs_mcp::lock::Holder {
+        let holder = docs_mcp::Holder {
             pid: std::process::id(),
             program: "the Docs MCP app".into(),
             endpoint: None,
             hands_over: false,
             proof_key: "k".into(),
         };
-        let running = docs_mcp::lock::DataDirLock::acquire(&base.join("demo"), &holder).unwrap();
+        let running = docs_mcp::DataDirLock::acquire(&base.join("demo"), &holder).unwrap();
         forget_demo(&base).unwrap();
         assert!(
             base.join("demo/docs-mcp.db").exists(),

@@ -13,7 +13,7 @@
 //! The demo, run by the host: `demo`.
 //!
 //! `bridge_args`: the stdio bridge pointed at this endpoint and data directory
-//! (`docs_mcp::cli::bridge_args`), what every configuration that starts a program gives, so that
+//! (`docs_mcp::bridge_args`), what every configuration that starts a program gives, so that
 //! another port, or the demo's, is reached.
 
 use std::net::SocketAddr;
@@ -23,8 +23,7 @@ use std::time::Duration;
 
 use docs_client::{ClientConfig, DocsClient, InstanceUrl};
 use docs_mcp::record::{AgentInfo, Channel, EditFilter, EditRecord, EditStatus, GroupDecision};
-use docs_mcp::token::{SharedToken, TokenStore};
-use docs_mcp::{DocsService, ServiceConfig, ServiceError};
+use docs_mcp::{DocsService, ServiceConfig, ServiceError, SharedToken, TokenStore};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -77,7 +76,7 @@ impl Host {
     pub async fn start(demo: bool) -> anyhow::Result<Host> {
         let base = std::env::var_os("DOCS_MCP_DATA_DIR")
             .map(PathBuf::from)
-            .unwrap_or_else(docs_mcp::config::default_data_dir);
+            .unwrap_or_else(docs_mcp::default_data_dir);
         let data_dir = if demo {
             demo::forget_demo(&base)?
         } else {
@@ -95,19 +94,19 @@ impl Host {
         if let Some(secs) = settings.approval_wait_secs {
             config.approval_wait = Duration::from_secs(secs);
         }
-        if let Ok(secs) = std::env::var(docs_mcp::config::SAVE_INTERVAL_ENV) {
-            config.save_interval = docs_mcp::config::parse_save_interval(&secs)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", docs_mcp::config::SAVE_INTERVAL_ENV))?;
+        if let Ok(secs) = std::env::var(docs_mcp::SAVE_INTERVAL_ENV) {
+            config.save_interval = docs_mcp::parse_save_interval(&secs)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", docs_mcp::SAVE_INTERVAL_ENV))?;
         }
         if let Ok(listen) = std::env::var("DOCS_MCP_LISTEN") {
             config.listen = listen
                 .parse()
                 .map_err(|e| anyhow::anyhow!("DOCS_MCP_LISTEN={listen}: {e}"))?;
         }
-        docs_mcp::http::ensure_loopback(config.listen)?;
+        docs_mcp::ensure_loopback(config.listen)?;
         config.owner = "the Docs MCP app".into();
         // Every decision asked over the control channel waits for a click in the window.
-        config.person_at = docs_mcp::decisions::PersonAt::Window;
+        config.person_at = docs_mcp::PersonAt::Window;
         let instance = std::env::var("DOCS_INSTANCE_URL")
             .ok()
             .filter(|s| !s.trim().is_empty())
@@ -147,7 +146,7 @@ impl Host {
                     let (service, token, shutdown) =
                         (service.clone(), token.clone(), shutdown.clone());
                     let task = tokio::spawn(async move {
-                        docs_mcp::http::serve_http(service, token, listener, shutdown).await
+                        docs_mcp::serve_http(service, token, listener, shutdown).await
                     });
                     (Some(task), None)
                 }
@@ -208,7 +207,7 @@ impl Host {
     /// and data directory named, so that a port of Settings or the demo's are reached (the
     /// bridge reads the token and checks the holder there).
     pub fn bridge_args(&self) -> Vec<String> {
-        docs_mcp::cli::bridge_args(&format!("http://{}/mcp", self.listen), &self.data_dir)
+        docs_mcp::bridge_args(&format!("http://{}/mcp", self.listen), &self.data_dir)
     }
 
     pub async fn pending_count(&self) -> u64 {
@@ -304,7 +303,7 @@ impl Host {
         Ok(Settings {
             port: AppSettings::load(&self.data_dir)
                 .port
-                .unwrap_or(docs_mcp::config::DEFAULT_PORT),
+                .unwrap_or(docs_mcp::DEFAULT_PORT),
             approval_wait_secs: self.service.approval_wait().as_secs(),
             default_policy: self
                 .service
@@ -320,7 +319,7 @@ impl Host {
     pub async fn save_settings(&self, settings: &Settings) -> CommandResult<()> {
         settings.validate()?;
         self.update_settings(|s| {
-            s.port = Some(settings.port).filter(|p| *p != docs_mcp::config::DEFAULT_PORT);
+            s.port = Some(settings.port).filter(|p| *p != docs_mcp::DEFAULT_PORT);
             s.approval_wait_secs = Some(settings.approval_wait_secs);
         })
         .map_err(|e| {
@@ -458,7 +457,7 @@ impl Host {
 
     /// Stops the endpoint and closes the sessions, saving what is pending; returns what it
     /// left unsaved.
-    pub async fn shutdown(&self) -> docs_mcp::service::StopReport {
+    pub async fn shutdown(&self) -> docs_mcp::StopReport {
         self.shutdown.cancel();
         let http = self.http.lock().expect("http lock").take();
         if let Some(http) = http {

@@ -16,7 +16,7 @@
 
 mod fingerprint;
 mod fork;
-pub mod merge;
+mod merge;
 mod parts;
 mod plan;
 mod preview;

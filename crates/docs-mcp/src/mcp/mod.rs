@@ -25,8 +25,6 @@ use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool_handler};
 
-pub use errors::ToolError;
-
 use crate::record::AgentInfo;
 use crate::service::DocsService;
 

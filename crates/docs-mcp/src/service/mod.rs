@@ -61,10 +61,9 @@ use crate::record::{EditFilter, EditRecord, EditStatus, Policy};
 use crate::store::{Store, StoredPolicies};
 use crate::token::BearerToken;
 
-pub use comments::{CommentRequest, MAX_COMMENT_BYTES};
+pub use comments::CommentRequest;
 pub use instance::OpenDocument;
-pub use merge::ChangeSince;
-pub use requests::{Asked, Outcome};
+pub use requests::Outcome;
 pub use saving::{LeftUnsaved, StopReport};
 pub use submit::EditRequest;
 

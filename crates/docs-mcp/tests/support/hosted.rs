@@ -10,10 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_client::InstanceUrl;
-use docs_mcp::decisions::PersonAt;
 use docs_mcp::record::Policy;
-use docs_mcp::token::{BearerToken, SharedToken};
-use docs_mcp::{DocsService, ServiceConfig};
+use docs_mcp::{BearerToken, DocsService, PersonAt, ServiceConfig, SharedToken};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
@@ -60,7 +58,7 @@ impl Hosted {
         let service = DocsService::start(config).await.unwrap();
         let shutdown = CancellationToken::new();
         let token = SharedToken::new(BearerToken::from_string(TOKEN).unwrap());
-        tokio::spawn(docs_mcp::http::serve_http(
+        tokio::spawn(docs_mcp::serve_http(
             service.clone(),
             token.clone(),
             listener,

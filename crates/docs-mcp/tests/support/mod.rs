@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docs_mcp::record::Policy;
-use docs_mcp::{DocsService, ServiceConfig, mcp::DocsMcp};
+use docs_mcp::{DocsMcp, DocsService, ServiceConfig};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
