@@ -17,8 +17,9 @@ packages=(build-essential pkg-config ca-certificates
   # Tauri 2 on Debian 12 (the desktop app, src-tauri)
   libwebkit2gtk-4.1-dev curl wget file libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
 if $want_tests; then
-  # rpm: scripts/package-test.sh reads the .rpm's fields and files.
-  packages+=(xvfb xauth webkit2gtk-driver dbus-x11 rpm)
+  # rpm: scripts/package-test.sh reads the .rpm's fields and files. openssl: the test
+  # instance's certificates (the HTTPS/WSS test).
+  packages+=(xvfb xauth webkit2gtk-driver dbus-x11 rpm openssl)
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)

@@ -1072,8 +1072,19 @@ async fn an_over_size_request_is_a_json_rpc_error_with_a_code() {
     hosted.stop().await;
 }
 
-/// `docs-mcp serve` (HTTP) on `data_dir`, saving edits only after `save_interval` seconds.
+/// `docs-mcp serve` (HTTP) on `data_dir`, saving edits only after an hour.
 fn spawn_serve(home: &Path, data_dir: &Path, instance: &str, port: u16) -> tokio::process::Child {
+    serve_command(home, data_dir, instance, port)
+        .spawn()
+        .unwrap()
+}
+
+fn serve_command(
+    home: &Path,
+    data_dir: &Path,
+    instance: &str,
+    port: u16,
+) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(BIN);
     isolate(&mut cmd, home);
     cmd.env("DOCS_MCP_TOKEN", TOKEN)
@@ -1090,7 +1101,7 @@ fn spawn_serve(home: &Path, data_dir: &Path, instance: &str, port: u16) -> tokio
         .arg(format!("127.0.0.1:{port}"))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    cmd.spawn().unwrap()
+    cmd
 }
 
 async fn wait_for_health(port: u16) {
@@ -1565,4 +1576,75 @@ async fn the_handshake_is_answered_while_docs_is_still_asked_about_the_session()
         other => panic!("the session check was closed before the client was served: {other:?}"),
     }
     client.cancel().await.unwrap();
+}
+
+/// An instance served over HTTPS and WSS, as every real one is: with its certificate's
+/// authority trusted (`SSL_CERT_FILE`, which the system's verifier reads), a document is read
+/// and edited live through the collaboration WebSocket; without it, the read is refused with a
+/// reason that names the certificate, and nothing is sent in clear.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_instance_over_https_and_wss_is_read_and_edited_only_when_its_certificate_is_trusted() {
+    let home = temp_dir("tls");
+    let tls = test_harness::TestTls::generate(&home.join("tls")).unwrap();
+    let server = DocsServer::start_with(test_harness::ServerOptions {
+        tls: Some(tls.clone()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert!(server.url().starts_with("https://"), "{}", server.url());
+    let doc = seed(&server, "over TLS").await;
+
+    let port = free_port();
+    let mut trusted = serve_command(&home, &home.join("trusted"), server.url(), port);
+    trusted.env("SSL_CERT_FILE", tls.ca_file());
+    let trusted = trusted.spawn().unwrap();
+    wait_for_health(port).await;
+    let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
+    let read = structured(
+        &call(
+            &client,
+            "read_document",
+            json!({"document": doc.to_string(), "format": "blocks"}),
+        )
+        .await,
+    );
+    assert_eq!(
+        read["blocks"][0]["content"][0]["text"], "First paragraph.",
+        "{read}"
+    );
+    let block = read["blocks"][0]["id"].as_str().unwrap().to_owned();
+    let edit = structured(
+        &call(
+            &client,
+            "update_block",
+            json!({"document": doc.to_string(), "block_id": block, "text": "Edited over WSS."}),
+        )
+        .await,
+    );
+    assert_eq!(edit["status"], "applied", "{edit}");
+    let live = server
+        .live(doc)
+        .await
+        .unwrap()
+        .expect("the room holds the document");
+    assert_eq!(live.markdown, "Edited over WSS.\n");
+    client.cancel().await.unwrap();
+    drop(trusted);
+
+    let port = free_port();
+    let _untrusted = spawn_serve(&home, &home.join("untrusted"), server.url(), port);
+    wait_for_health(port).await;
+    let client = http_client(&format!("http://127.0.0.1:{port}/mcp"), TOKEN).await;
+    let refused = call(
+        &client,
+        "read_document",
+        json!({"document": doc.to_string()}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    let text = text_of(&refused);
+    assert!(text.contains("certificate"), "{text}");
+    client.cancel().await.unwrap();
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -195,8 +195,8 @@ export function createApi({ store, opts, state, stats, collab }) {
       COLLABORATION_WS_URL: state.collaborationUrlUnset
         ? null
         : yhub
-          ? `ws://127.0.0.1:${state.port}/collaboration/ws/v1/docs`
-          : `ws://127.0.0.1:${state.port}/collaboration/ws/`,
+          ? `${state.origin.replace(/^http/, 'ws')}/collaboration/ws/v1/docs`
+          : `${state.origin.replace(/^http/, 'ws')}/collaboration/ws/`,
       ...(yhub ? {} : { COLLABORATION_WS_NOT_CONNECTED_READ_ONLY: true }),
       CONVERSION_FILE_EXTENSIONS_ALLOWED: ['.docx', '.md'],
       CONVERSION_FILE_MAX_SIZE: 20971520,

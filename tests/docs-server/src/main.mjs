@@ -17,10 +17,13 @@
 // --docs-version: the Docs release to behave as (5.7.0 by default; below 5.0.0, the content is
 // a field of the document, as --legacy-content says; below 5.7.0, favorites at favorite_list/).
 //
-// Prints exactly one line `LISTENING http://127.0.0.1:<port>` on stdout when ready (with
+// Prints exactly one line `LISTENING http://127.0.0.1:<port>` (`https://` with --tls-cert and
+// --tls-key) on stdout when ready (with
 // --demo, then the sample documents: see demo.mjs). Exits when stdin reaches EOF or the
 // parent process goes away (unless --stay).
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { versionAtLeast } from './version.mjs';
 
 // Keep stdout for the LISTENING line only: anything a library logs goes to stderr.
@@ -39,6 +42,9 @@ function parseArgs(argv) {
     collaboration: 'hocuspocus',
     stay: false,
     demo: false,
+    // With both: HTTPS and WSS (PEM files), as a real instance serves.
+    tlsCert: null,
+    tlsKey: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -58,9 +64,12 @@ function parseArgs(argv) {
     else if (a.startsWith('--collaboration=')) opts.collaboration = a.slice(16);
     else if (a === '--stay') opts.stay = true;
     else if (a === '--demo') opts.demo = true;
+    else if (a === '--tls-cert') opts.tlsCert = value();
+    else if (a === '--tls-key') opts.tlsKey = value();
     else throw new Error(`unknown argument ${a}`);
   }
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new Error('bad --port');
+  if ((opts.tlsCert === null) !== (opts.tlsKey === null)) throw new Error('--tls-cert and --tls-key go together');
   if (!Number.isInteger(opts.throttleRate) || opts.throttleRate < 0) throw new Error('bad --throttle-rate');
   if (!Number.isInteger(opts.latencyMs) || opts.latencyMs < 0) throw new Error('bad --latency-ms');
   // The Docs release the server behaves as: 5.7 by default, 4.8 with the pre-5.0 content field.
@@ -126,7 +135,7 @@ const api = createApi({ store, opts, state, stats, collab });
 const control = createControl({ store, state, stats, collab, typists });
 const login = createLogin({ store, state });
 
-const server = http.createServer(async (req, res) => {
+const handler = async (req, res) => {
   let url;
   try {
     url = new URL(req.url, state.origin || 'http://127.0.0.1');
@@ -144,7 +153,11 @@ const server = http.createServer(async (req, res) => {
     console.error('[docs-server] unhandled', err);
     if (!res.headersSent) send(res, 500, { detail: 'Internal server error.' });
   }
-});
+};
+const scheme = opts.tlsCert ? 'https' : 'http';
+const server = opts.tlsCert
+  ? https.createServer({ cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) }, handler)
+  : http.createServer(handler);
 // Keep idle HTTP connections like the nginx in front of Docs (75 s), not Node's 5 s: a client
 // reusing a pooled connection must not race the server closing it after a long seed.
 server.keepAliveTimeout = 75_000;
@@ -174,8 +187,8 @@ process.on('unhandledRejection', (err) => console.error('[docs-server] unhandled
 server.listen(opts.port, '127.0.0.1', () => {
   const { port } = server.address();
   state.port = port;
-  state.origin = `http://127.0.0.1:${port}`;
-  state.allowedOrigins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+  state.origin = `${scheme}://127.0.0.1:${port}`;
+  state.allowedOrigins = [`${scheme}://127.0.0.1:${port}`, `${scheme}://localhost:${port}`];
   writeStdout(`LISTENING ${state.origin}\n`);
   if (opts.demo) {
     import('./demo.mjs')

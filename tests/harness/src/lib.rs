@@ -30,10 +30,12 @@ use uuid::Uuid;
 mod process;
 mod readings;
 mod specs;
+mod tls;
 mod typist;
 
 pub use process::{COLLABORATION_ENV, Collaboration, ServerOptions, repo_root};
 pub use specs::{DocumentSpec, TestUser};
+pub use tls::TestTls;
 
 use readings::RawParsed;
 pub use readings::{

@@ -11,6 +11,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 use crate::DocsServer;
+use crate::tls::TestTls;
 
 /// How long to wait for the `LISTENING` line.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -75,6 +76,8 @@ pub struct ServerOptions {
     /// Every REST answer waits this long first, as a backend a round trip away would (for
     /// benchmarks; the collaboration socket is not delayed).
     pub latency: Option<std::time::Duration>,
+    /// Serve HTTPS and WSS with this certificate (its authority trusted by this harness).
+    pub tls: Option<TestTls>,
 }
 
 /// Root of the repository (two levels above this crate).
@@ -136,6 +139,12 @@ impl DocsServer {
             cmd.args(["--latency-ms", &latency.as_millis().to_string()]);
         }
         cmd.args(["--collaboration", collaboration.as_str()]);
+        if let Some(tls) = &opts.tls {
+            cmd.arg("--tls-cert")
+                .arg(tls.cert_file())
+                .arg("--tls-key")
+                .arg(tls.key_file());
+        }
         let mut child = cmd
             .spawn()
             .context("could not start `node` (is Node.js ≥ 20 installed?)")?;
@@ -197,9 +206,12 @@ impl DocsServer {
             }
         });
 
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()?;
+        let mut http = reqwest::Client::builder().timeout(Duration::from_secs(30));
+        if let Some(tls) = &opts.tls {
+            let ca = std::fs::read(tls.ca_file())?;
+            http = http.tls_certs_only([reqwest::Certificate::from_pem(&ca)?]);
+        }
+        let http = http.build()?;
         Ok(Self {
             url,
             collaboration,

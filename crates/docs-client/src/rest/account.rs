@@ -18,7 +18,7 @@ impl DocsClient {
             return Ok(());
         };
         let url = self.instance().api("logout/");
-        let no_redirect = http_builder(self.config())
+        let no_redirect = http_builder(self.config())?
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| Error::Network {

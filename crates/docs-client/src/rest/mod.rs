@@ -6,7 +6,7 @@
 //!
 //! Unsafe methods carry Django's CSRF header.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use reqwest::cookie::{CookieStore, Jar};
@@ -72,7 +72,8 @@ impl Drop for Prepaid {
 
 #[derive(Debug)]
 struct Inner {
-    http: reqwest::Client,
+    /// Built at the first request ([`DocsClient::http`]).
+    http: OnceLock<reqwest::Client>,
     config: ClientConfig,
     jar: Arc<Jar>,
     limiter: RateLimiter,
@@ -84,11 +85,13 @@ struct Inner {
     no_content_endpoint: std::sync::atomic::AtomicBool,
 }
 
-/// What every HTTP client of an instance shares: the time-out and the user agent.
-fn http_builder(config: &ClientConfig) -> reqwest::ClientBuilder {
-    reqwest::Client::builder()
+/// What every HTTP client of an instance shares: the time-out, the user agent and the
+/// process's TLS set-up (`tls`).
+fn http_builder(config: &ClientConfig) -> Result<reqwest::ClientBuilder> {
+    Ok(reqwest::Client::builder()
         .timeout(config.request_timeout)
         .user_agent(concat!("lasuite-docs-mcp/", env!("CARGO_PKG_VERSION")))
+        .tls_backend_preconfigured(crate::tls::rest_config()?))
 }
 
 impl DocsClient {
@@ -105,16 +108,10 @@ impl DocsClient {
         if let Some(token) = &config.csrf_token {
             jar.add_cookie_str(&format!("{CSRF_COOKIE}={}; Path=/", token.expose()), base);
         }
-        let http = http_builder(&config)
-            .cookie_provider(jar.clone())
-            .build()
-            .map_err(|e| Error::Network {
-                detail: e.to_string(),
-            })?;
         let limiter = RateLimiter::new(config.requests_per_minute, Duration::from_secs(60));
         Ok(DocsClient {
             inner: Arc::new(Inner {
-                http,
+                http: OnceLock::new(),
                 config,
                 jar,
                 limiter,
@@ -129,6 +126,21 @@ impl DocsClient {
 
     pub fn instance(&self) -> &InstanceUrl {
         &self.inner.config.instance
+    }
+
+    /// The HTTP client, built at the first request (with the TLS set-up, which loads the
+    /// system's root certificates the first time in the process).
+    fn http(&self) -> Result<&reqwest::Client> {
+        if let Some(http) = self.inner.http.get() {
+            return Ok(http);
+        }
+        let built = http_builder(&self.inner.config)?
+            .cookie_provider(self.inner.jar.clone())
+            .build()
+            .map_err(|e| Error::Network {
+                detail: e.to_string(),
+            })?;
+        Ok(self.inner.http.get_or_init(|| built))
     }
 
     pub fn config(&self) -> &ClientConfig {
@@ -259,8 +271,7 @@ impl DocsClient {
                 self.acquire_budget().await?;
             }
             let mut request = self
-                .inner
-                .http
+                .http()?
                 .request(method.clone(), url.clone())
                 .headers(headers.clone());
             if method != Method::GET && method != Method::HEAD {
@@ -365,11 +376,23 @@ async fn drf_detail(response: reqwest::Response) -> String {
 
 fn network_detail(e: &reqwest::Error) -> String {
     if e.is_timeout() {
-        "the request timed out".into()
-    } else if e.is_connect() {
-        format!("connection failed ({e})")
+        return "the request timed out".into();
+    }
+    // reqwest's own message says where ("error sending request for url …"); its sources say
+    // why (a refused connection, a certificate the system does not trust).
+    let mut detail = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !detail.contains(&text) {
+            detail = format!("{detail}: {text}");
+        }
+        source = cause.source();
+    }
+    if e.is_connect() {
+        format!("connection failed ({detail})")
     } else {
-        e.to_string()
+        detail
     }
 }
 

@@ -375,16 +375,29 @@ pub(super) fn connect(
     room_url: &Url,
 ) -> BoxFuture<'static, Result<Socket, Ended>> {
     let request = ws_request(client, room_url);
+    let secure = room_url.scheme() == "wss";
     let shared = shared.clone();
     async move {
         let request = request.map_err(Ended::Final)?;
+        // The process's verifier, not a trust store loaded again for this connection.
+        let connector = match secure {
+            true => Some(tokio_tungstenite::Connector::Rustls(
+                crate::tls::websocket_config().map_err(Ended::Final)?,
+            )),
+            false => None,
+        };
         shared.connects.fetch_add(1, Ordering::Relaxed);
         let connected = tokio::time::timeout(
             shared.options.connect_timeout,
             // No Nagle, as browsers: an update is a small frame, and holding it until the
             // previous one is acknowledged (a delayed ACK: up to 40 ms) is the tail of every
             // edit's latency.
-            tokio_tungstenite::connect_async_with_config(request, Some(socket_config()), true),
+            tokio_tungstenite::connect_async_tls_with_config(
+                request,
+                Some(socket_config()),
+                true,
+                connector,
+            ),
         )
         .await;
         match connected {
