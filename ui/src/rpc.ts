@@ -59,11 +59,18 @@ const TECHNICAL_TAILS = [
 ];
 const UUID = /\b(block|document|edit|thread) [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
+/** rustls' words, in a tail taken out, for a certificate this computer does not trust (an
+ * instance signed by a company's own authority): the one reason a person can act on. */
+const UNTRUSTED_CERTIFICATE = /invalid peer certificate|UnknownIssuer/;
+
 /** A failure's message as a sentence for a person: ids and library words out, a capital
  * first (`capital`). */
 export function personMessage(message: string, capital = true): string {
   let text = message;
   for (const tail of TECHNICAL_TAILS) text = text.replace(tail, "");
+  if (text !== message && UNTRUSTED_CERTIFICATE.test(message)) {
+    text = `${text}: its certificate is not trusted by this computer`;
+  }
   text = text.replace(UUID, "this $1").trim();
   return capital ? text.charAt(0).toUpperCase() + text.slice(1) : text;
 }

@@ -50,6 +50,9 @@ describe("rpc", () => {
     );
     expect(personMessage("cannot reach https://docs.example.org (error sending request for url (https://docs.example.org/api/v1.0/config/))"))
       .toBe("Cannot reach https://docs.example.org");
+    expect(personMessage(
+      "cannot reach https://docs.example.org: connection failed (error sending request for url (https://docs.example.org/api/v1.0/config/): client error (Connect): invalid peer certificate: UnknownIssuer)",
+    )).toBe("Cannot reach https://docs.example.org: connection failed: its certificate is not trusted by this computer");
   });
 
   it("keeps what the sentence left out as a detail, with the code, and nothing when nothing was", () => {
