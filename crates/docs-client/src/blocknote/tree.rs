@@ -232,6 +232,18 @@ pub struct TableContent {
     pub rows: Vec<TableRow>,
 }
 
+impl TableContent {
+    /// Its number of columns: its widest row's cells (at least one).
+    pub fn width(&self) -> usize {
+        self.rows
+            .iter()
+            .map(|r| r.cells.len())
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
+}
+
 /// Content of a block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]

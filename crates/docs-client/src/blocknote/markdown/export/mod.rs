@@ -440,13 +440,7 @@ impl Writer<'_> {
     }
 
     fn table(&mut self, b: &Block, t: &TableContent, indent: &str) -> String {
-        let width = t
-            .rows
-            .iter()
-            .map(|r| r.cells.len())
-            .max()
-            .unwrap_or(0)
-            .max(1);
+        let width = t.width();
         let mut lines = vec![];
         if t.rows
             .first()

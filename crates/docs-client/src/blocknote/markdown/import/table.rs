@@ -45,29 +45,19 @@ impl TableBuilder {
         if self.rows.is_empty() {
             return None;
         }
-        let width = self
-            .rows
-            .iter()
-            .map(|r| r.cells.len())
-            .max()
-            .unwrap_or(0)
-            .max(1);
-        let rows = self
-            .rows
-            .into_iter()
-            .map(|mut row| {
-                let header = row.cells.first().is_some_and(|c| c.header);
-                while row.cells.len() < width {
-                    row.cells.push(TableCell {
-                        header,
-                        props: Default::default(),
-                        colwidth: None,
-                        content: vec![],
-                    });
-                }
-                row
-            })
-            .collect();
-        Some(TableContent { rows })
+        let mut table = TableContent { rows: self.rows };
+        let width = table.width();
+        for row in &mut table.rows {
+            let header = row.cells.first().is_some_and(|c| c.header);
+            while row.cells.len() < width {
+                row.cells.push(TableCell {
+                    header,
+                    props: Default::default(),
+                    colwidth: None,
+                    content: vec![],
+                });
+            }
+        }
+        Some(table)
     }
 }
