@@ -19,17 +19,19 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
 }
 
+/// The provider of our connections' cryptography, named rather than taken from the process
+/// default (which another library may have set, or not yet).
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::aws_lc_rs::default_provider())
+}
+
 /// The platform's verifier (the OS's trust store and its checks), made at the first call.
 fn verifier() -> Result<Arc<dyn ServerCertVerifier>> {
     static VERIFIER: OnceLock<std::result::Result<Arc<dyn ServerCertVerifier>, String>> =
         OnceLock::new();
     VERIFIER
         .get_or_init(|| {
-            install_crypto_provider();
-            let provider = rustls::crypto::CryptoProvider::get_default()
-                .cloned()
-                .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
-            rustls_platform_verifier::Verifier::new(provider)
+            rustls_platform_verifier::Verifier::new(provider())
                 .map(|v| Arc::new(v) as Arc<dyn ServerCertVerifier>)
                 .map_err(|e| e.to_string())
         })
@@ -40,7 +42,11 @@ fn verifier() -> Result<Arc<dyn ServerCertVerifier>> {
 }
 
 fn config_with(alpn: &[&[u8]]) -> Result<ClientConfig> {
-    let mut config = ClientConfig::builder()
+    let mut config = ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::Network {
+            detail: format!("TLS set-up: {e}"),
+        })?
         .dangerous()
         .with_custom_certificate_verifier(verifier()?)
         .with_no_client_auth();
