@@ -513,7 +513,10 @@ async fn main() {
             .unwrap()
             .to_string();
         let block = agent
-            .ok("read_document", json!({"document": document}))
+            .ok(
+                "read_document",
+                json!({"document": document, "anchors": false}),
+            )
             .await["block_ids"][0]
             .as_str()
             .unwrap()

@@ -137,11 +137,26 @@ async fn reading_outline_sections_pages_and_blocks() {
     let mut ids = vec![];
     let mut from: Option<String> = None;
     for _ in 0..10 {
-        let mut args = json!({"document": id.to_string(), "max_chars": 500});
+        let mut args = json!({"document": id.to_string(), "max_chars": 500, "anchors": false});
         if let Some(from) = &from {
             args["from_block"] = json!(from);
         }
-        let page = agent.ok("read_document", args).await;
+        let page = agent.ok("read_document", args.clone()).await;
+        // With the anchors (the default), the ids are said there, once: not listed again.
+        args["anchors"] = json!(true);
+        let anchored = agent.ok("read_document", args).await;
+        assert!(anchored.get("block_ids").is_none(), "{anchored}");
+        let first_anchor = format!(
+            "<!-- block:{} -->\n",
+            page["block_ids"][0].as_str().unwrap()
+        );
+        assert!(
+            anchored["markdown"]
+                .as_str()
+                .unwrap()
+                .starts_with(&first_anchor),
+            "{anchored}"
+        );
         ids.extend(
             page["block_ids"]
                 .as_array()
@@ -223,7 +238,7 @@ async fn a_page_read_alone_is_the_page_of_the_whole_document() {
         .unwrap();
     let agent = agent(&server, Policy::Auto).await;
     let page = |from: Option<&str>| {
-        let mut args = json!({"document": id.to_string(), "max_chars": 1500});
+        let mut args = json!({"document": id.to_string(), "max_chars": 1500, "anchors": false});
         if let Some(from) = from {
             args["from_block"] = json!(from);
         }
@@ -1179,7 +1194,9 @@ async fn approving_after_a_human_deleted_the_target_is_a_conflict() {
     session.close().await.unwrap();
     // Our live copy receives the deletion.
     let deadline = tokio::time::Instant::now() + WAIT;
-    while agent.ok("read_document", json!({"document": doc})).await["block_ids"]
+    while agent
+        .ok("read_document", json!({"document": doc, "anchors": false}))
+        .await["block_ids"]
         .as_array()
         .unwrap()
         .len()

@@ -132,9 +132,13 @@ impl ServerHandler for DocsMcp {
         request: rmcp::model::CallToolRequestParams,
         context: rmcp::service::RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let started = std::time::Instant::now();
         self.service.session_restored().await;
+        let tool = request.name.clone();
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        self.tool_router.call(call).await
+        let answer = self.tool_router.call(call).await;
+        tracing::debug!(%tool, elapsed = ?started.elapsed(), "tool call answered");
+        answer
     }
 
     fn get_info(&self) -> ServerConfig {

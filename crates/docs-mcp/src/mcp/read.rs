@@ -87,8 +87,10 @@ pub struct ReadResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
     pub blocks: Option<serde_json::Value>,
-    /// Ids of the top-level blocks returned.
-    pub block_ids: Vec<String>,
+    /// Ids of the top-level blocks returned, only for markdown without anchors
+    /// (`anchors: false`): otherwise the anchors or the blocks' JSON carry them, said once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_ids: Option<Vec<String>>,
     /// The budget stopped the read before the end of what was asked.
     pub truncated: bool,
     /// Where to continue (`from_block`) when truncated.
@@ -376,7 +378,7 @@ impl DocsMcp {
             format: format.into(),
             markdown,
             blocks,
-            block_ids: slice.block_ids,
+            block_ids: (args.format == ReadFormat::Markdown && !anchors).then_some(slice.block_ids),
             truncated: slice.truncated,
             next_block_id: slice.next_block_id,
             fidelity: slice
