@@ -45,8 +45,9 @@ use crate::record::ErrorInfo;
 use crate::service::DocsService;
 use crate::token::SharedToken;
 
-/// Largest MCP request body accepted (a write's markdown or text is at most 256 KiB; an
-/// `apply_edits` of many operations stays well below this).
+/// Largest MCP message accepted from a client, a request's body here and a line of
+/// `serve --stdio` (a write's markdown or text is at most 256 KiB; an `apply_edits` of many
+/// operations stays well below this).
 pub const MAX_MCP_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Clone)]
