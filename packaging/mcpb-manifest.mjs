@@ -1,15 +1,19 @@
 // Writes the MCP Bundle's manifest.json (MCPB manifest 0.3) for the `docs-mcp` binary.
-// Usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR
-// The tool list comes from docs/tools.md, which a test keeps equal to the tool definitions.
+// Usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR [PLATFORM]
+// PLATFORM: `linux` (default; the server is `server/docs-mcp`) or `win32`
+// (`server/docs-mcp.exe`, scripts/windows.sh). The tool list comes from docs/tools.md, which
+// a test keeps equal to the tool definitions.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const [version, outDir] = process.argv.slice(2);
-if (!version || !outDir) {
-  console.error("usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR");
+const [version, outDir, platform = "linux"] = process.argv.slice(2);
+const executables = { linux: "server/docs-mcp", win32: "server/docs-mcp.exe" };
+if (!version || !outDir || !executables[platform]) {
+  console.error("usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR [linux|win32]");
   process.exit(2);
 }
+const executable = executables[platform];
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 // The summary table of docs/tools.md, before the first tool's section:
@@ -46,16 +50,16 @@ const manifest = {
   keywords: ["la suite", "docs", "documents", "collaboration", "blocknote"],
   server: {
     type: "binary",
-    entry_point: "server/docs-mcp",
+    entry_point: executable,
     mcp_config: {
-      command: "${__dirname}/server/docs-mcp",
+      command: `\${__dirname}/${executable}`,
       // Relays to the app (or another `docs-mcp serve`) when it holds the data directory;
       // otherwise serves on the instance given here.
       args: ["serve", "--stdio", "--instance", "${user_config.instance_url}"],
     },
   },
   tools,
-  compatibility: { platforms: ["linux"] },
+  compatibility: { platforms: [platform] },
   user_config: {
     instance_url: {
       type: "string",

@@ -4,10 +4,12 @@
 # no std for that target), MinGW-w64 to link, and Wine to run it. Not part of `.ci/run`.
 #
 # Usage (as root): scripts/windows.sh [--check]
-#   builds target/x86_64-pc-windows-gnu/<profile>/docs-mcp.exe inside the chroot and copies it
-#   to $WINDOWS_OUT (default: target/windows/ of the checkout);
-#   --check then runs it under Wine: `--help`, `token`, and `serve` answering an MCP
-#   `initialize` over HTTP on 127.0.0.1, one PASS/FAIL line each (exit 1 on any FAIL).
+#   builds target/x86_64-pc-windows-gnu/<profile>/docs-mcp.exe inside the chroot, copies it
+#   to $WINDOWS_OUT (default: target/windows/ of the checkout), and packs the Windows MCP
+#   Bundle beside it (docs-mcp-VERSION-windows-x86_64.mcpb: `compatibility.platforms` win32);
+#   --check then runs it under Wine: `--help`, `token`, `serve` answering an MCP `initialize`
+#   over HTTP on 127.0.0.1, `serve --stdio` as the .mcpb starts it (relaying to that service,
+#   then serving alone), one PASS/FAIL line each (exit 1 on any FAIL).
 # Environment: WINDOWS_CHROOT (default /work/win-sid), WINDOWS_PROFILE (cargo profile,
 # default dev), WINDOWS_OUT.
 # Idempotent: the chroot is made once (debootstrap) and packages are installed when missing;
@@ -94,6 +96,27 @@ mkdir -p "$out"
 cp "$root/build/target/$target/$dir/docs-mcp.exe" "$out/docs-mcp.exe"
 echo "windows: built $out/docs-mcp.exe ($(du -h "$out/docs-mcp.exe" | cut -f1)) in ${build_seconds}s"
 
+# The Windows MCP Bundle, made on this machine as scripts/package.sh makes Linux's.
+stamp=packaging/node_modules/.installed-lock
+if ! cmp -s packaging/package-lock.json "$stamp" 2>/dev/null; then
+  npm ci --prefix packaging --no-audit --no-fund --loglevel=error
+  cp packaging/package-lock.json "$stamp"
+fi
+version=$(cargo metadata --no-deps --format-version 1 --locked |
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
+    console.log(JSON.parse(s).packages.find((p) => p.name === "docs-mcp").version))')
+staging="$out/mcpb"
+rm -rf "$staging"
+mkdir -p "$staging/server"
+cp "$out/docs-mcp.exe" "$staging/server/docs-mcp.exe"
+cp icons/icon.png "$staging/icon.png"
+node packaging/mcpb-manifest.mjs "$version" "$staging" win32
+packaging/node_modules/.bin/mcpb validate "$staging/manifest.json"
+mcpb="$out/docs-mcp-${version}-windows-x86_64.mcpb"
+packaging/node_modules/.bin/mcpb pack "$staging" "$mcpb" >/dev/null
+rm -rf "$staging"
+echo "windows: packed $mcpb ($(du -h "$mcpb" | cut -f1))"
+
 if $check; then
   cp "$out/docs-mcp.exe" "$root/build/docs-mcp.exe"
   in_root bash -s <<'CHECK' || status=$?
@@ -147,6 +170,26 @@ else
   fail "initialize with the token: $code $(head -c 400 /tmp/answer.txt)"
 fi
 
+# `serve --stdio` as Claude Desktop starts the .mcpb's server: the handshake and the tool list,
+# here relayed to the service holding the data directory, and below served alone.
+tools_expected=$(awk '/^## /{exit} /^\| `[a-z_]+` \|/{n++} END{print n}' /src/docs/tools.md)
+stdio_check() { # stdio_check WHAT
+  local initialized='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  local list='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+  { printf '%s\n' "$init"; sleep 5; printf '%s\n%s\n' "$initialized" "$list"; sleep 15; } |
+    timeout 120 wine "$exe" serve --stdio --instance http://127.0.0.1:9 2>/tmp/stdio.err |
+    tr -d '\r' >/tmp/stdio.out
+  local tools
+  tools=$(grep '"id":2' /tmp/stdio.out | grep -o '"inputSchema"' | wc -l)
+  # (an answer relayed from the HTTP service has its keys in another order)
+  if grep '"id":1[,}]' /tmp/stdio.out | grep -q '"serverInfo"' && [ "$tools" = "$tools_expected" ]; then
+    pass "serve --stdio, $1: initialize answered, $tools tools listed"
+  else
+    fail "serve --stdio, $1: $tools tools of $tools_expected; $(head -c 300 /tmp/stdio.out) $(tail -3 /tmp/stdio.err)"
+  fi
+}
+stdio_check "relayed to the running service"
+
 # A second service on the same data directory is refused, and names the one holding it (what
 # it reads from the lock file the first one holds locked).
 second=$(timeout 120 wine "$exe" serve --instance http://127.0.0.1:9 --listen 127.0.0.1:$((port + 1)) 2>&1 | tr -d '\r')
@@ -168,6 +211,8 @@ else
   fail "Ctrl-C: $(tail -3 /tmp/serve.log)"
   kill -KILL "$serve" 2>/dev/null
 fi
+
+stdio_check "serving alone"
 
 wineserver=$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)
 "$wineserver" -k 2>/dev/null
