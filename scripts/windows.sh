@@ -119,7 +119,29 @@ echo "windows: packed $mcpb ($(du -h "$mcpb" | cut -f1))"
 
 if $check; then
   cp "$out/docs-mcp.exe" "$root/build/docs-mcp.exe"
-  in_root bash -s <<'CHECK' || status=$?
+  # The repository's Docs-like server (real Hocuspocus, BlockNote's parser) on this machine's
+  # loopback, which the chroot shares: a user signed in, and a document only it may read.
+  [ -d tests/docs-server/node_modules ] ||
+    npm ci --prefix tests/docs-server --no-audit --no-fund --loglevel=error
+  server_out=$(mktemp)
+  # (it ends at the end of its stdin: this script's descriptor 7, closed when the script ends)
+  exec 7> >(exec node tests/docs-server/src/main.mjs --port 0 --collaboration hocuspocus \
+    >"$server_out" 2>/dev/null)
+  for _ in $(seq 1 150); do
+    grep -q '^LISTENING ' "$server_out" && break
+    sleep 0.2
+  done
+  docs_url=$(sed -n 's/^LISTENING //p' "$server_out" | head -1)
+  [ -n "$docs_url" ] || { echo "windows: the Docs-like server did not start" >&2; exit 1; }
+  control() { curl -sf -X POST "$docs_url/__test__/$1" -H 'Content-Type: application/json' --data "$2"; }
+  field() { node -e 'console.log(JSON.parse(process.argv[1])[process.argv[2]])' "$1" "$2"; }
+  user=$(control users '{"email":"wine@example.org","full_name":"Wine Check"}')
+  document=$(control documents "{\"title\":\"Under Wine\",\"markdown\":\"# Under Wine\\n\\nA paragraph read from Windows.\",
+    \"link_reach\":\"restricted\",\"link_role\":\"reader\",
+    \"accesses\":[{\"user_id\":\"$(field "$user" id)\",\"role\":\"owner\"}]}")
+  in_root env DOCS_URL="$docs_url" DOCUMENT="$(field "$document" id)" \
+    COOKIE="$(field "$user" session_cookie)" CSRF="$(field "$user" csrf_token)" \
+    bash -s <<'CHECK' || status=$?
 set -uo pipefail
 export WINEPREFIX=/build/wine WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 exe=/build/docs-mcp.exe
@@ -213,6 +235,76 @@ else
 fi
 
 stdio_check "serving alone"
+
+# Against the Docs-like server, signed in: a read, an insert applied live (in the room) and
+# saved (in the content the server stores), then a restart that takes the journal up again.
+lport=17660
+live_serve() {
+  DOCS_SESSION_COOKIE="$COOKIE" DOCS_CSRF_TOKEN="$CSRF" DOCS_MCP_SAVE_INTERVAL=1 \
+    wine "$exe" serve --instance "$DOCS_URL" --listen 127.0.0.1:$lport --approval auto \
+    >>/tmp/live.log 2>&1 &
+  live=$!
+  for _ in $(seq 1 150); do
+    curl -s -o /dev/null "http://127.0.0.1:$lport/health" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+mcp() { # mcp JSON: the answer (a JSON body, or the data of an event stream)
+  curl -s -X POST "http://127.0.0.1:$lport/mcp" -D /tmp/headers.txt \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H "Authorization: Bearer $token" ${session:+-H "Mcp-Session-Id: $session"} --data "$1" |
+    sed -n 's/^data: //p; /^{/p'
+}
+call() { # call TOOL ARGUMENTS
+  mcp "{\"jsonrpc\":\"2.0\",\"id\":$((++calls)),\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":$2}}"
+}
+calls=1
+if live_serve; then
+  session=
+  mcp "$init" >/dev/null
+  session=$(grep -i '^mcp-session-id:' /tmp/headers.txt | cut -d' ' -f2 | tr -d '\r')
+  mcp '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
+  read=$(call read_document "{\"document\":\"$DOCUMENT\"}")
+  if grep -q 'A paragraph read from Windows.' <<<"$read"; then
+    pass "read_document over HTTP: the document's text, from $DOCS_URL"
+  else
+    fail "read_document: $(head -c 400 <<<"$read") $(tail -3 /tmp/live.log)"
+  fi
+  inserted=$(call insert_blocks "{\"document\":\"$DOCUMENT\",\"position\":{\"at\":\"end\"},\"markdown\":\"Written from Windows.\"}")
+  edit=$(grep -o '"edit_id":"[^"]*"' <<<"$inserted" | head -1 | cut -d'"' -f4)
+  room=$(curl -s "$DOCS_URL/__test__/documents/$DOCUMENT/live")
+  if grep -q '"status":"applied"' <<<"$inserted" && grep -q 'Written from Windows.' <<<"$room"; then
+    pass "insert_blocks: applied, and in the room's document (what every browser in it gets)"
+  else
+    fail "insert_blocks: $(head -c 400 <<<"$inserted"); the room: $(head -c 200 <<<"$room")"
+  fi
+  for _ in $(seq 1 100); do
+    curl -s "$DOCS_URL/__test__/documents/$DOCUMENT/stored" | grep -q 'Written from Windows.' && break
+    sleep 0.3
+  done
+  if curl -s "$DOCS_URL/__test__/documents/$DOCUMENT/stored" | grep -q 'Written from Windows.'; then
+    pass "the insert is saved: in the content Docs stores"
+  else
+    fail "the insert is not in the stored content: $(tail -3 /tmp/live.log)"
+  fi
+  kill -INT "$live"
+  for _ in $(seq 1 100); do kill -0 "$live" 2>/dev/null || break; sleep 0.2; done
+  if live_serve; then
+    listed=$(wine "$exe" edits list --json 2>&1 | tr -d '\r')
+    if [ -n "$edit" ] && grep -q "$edit" <<<"$listed" && grep -qE '"saved_at": ?[0-9]' <<<"$listed"; then
+      pass "restarted: the journal has edit $edit, applied and saved"
+    else
+      fail "restarted: edit '$edit' not listed as saved: $(head -c 400 <<<"$listed")"
+    fi
+    kill -INT "$live"
+    for _ in $(seq 1 100); do kill -0 "$live" 2>/dev/null || break; sleep 0.2; done
+  else
+    fail "restarted: serve does not listen: $(tail -3 /tmp/live.log)"
+  fi
+else
+  fail "serve against the Docs-like server does not listen: $(tail -5 /tmp/live.log)"
+fi
 
 wineserver=$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)
 "$wineserver" -k 2>/dev/null
