@@ -9,7 +9,9 @@
 #   Bundle beside it (docs-mcp-VERSION-windows-x86_64.mcpb: `compatibility.platforms` win32);
 #   --check then runs it under Wine: `--help`, `token`, `serve` answering an MCP `initialize`
 #   over HTTP on 127.0.0.1, `serve --stdio` as the .mcpb starts it (relaying to that service,
-#   then serving alone), one PASS/FAIL line each (exit 1 on any FAIL).
+#   then serving alone), and against the repository's Docs-like server (started here): a read,
+#   an insert applied in the room and saved, a restart that takes the journal up, an edit
+#   waiting under review; one PASS/FAIL line each (exit 1 on any FAIL).
 # Environment: WINDOWS_CHROOT (default /work/win-sid), WINDOWS_PROFILE (cargo profile,
 # default dev), WINDOWS_OUT.
 # Idempotent: the chroot is made once (debootstrap) and packages are installed when missing;
@@ -239,9 +241,9 @@ stdio_check "serving alone"
 # Against the Docs-like server, signed in: a read, an insert applied live (in the room) and
 # saved (in the content the server stores), then a restart that takes the journal up again.
 lport=17660
-live_serve() {
+live_serve() { # live_serve APPROVAL
   DOCS_SESSION_COOKIE="$COOKIE" DOCS_CSRF_TOKEN="$CSRF" DOCS_MCP_SAVE_INTERVAL=1 \
-    wine "$exe" serve --instance "$DOCS_URL" --listen 127.0.0.1:$lport --approval auto \
+    wine "$exe" serve --instance "$DOCS_URL" --listen 127.0.0.1:$lport --approval "$1" \
     >>/tmp/live.log 2>&1 &
   live=$!
   for _ in $(seq 1 150); do
@@ -260,11 +262,14 @@ call() { # call TOOL ARGUMENTS
   mcp "{\"jsonrpc\":\"2.0\",\"id\":$((++calls)),\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":$2}}"
 }
 calls=1
-if live_serve; then
+connect() {
   session=
   mcp "$init" >/dev/null
   session=$(grep -i '^mcp-session-id:' /tmp/headers.txt | cut -d' ' -f2 | tr -d '\r')
   mcp '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
+}
+if live_serve auto; then
+  connect
   read=$(call read_document "{\"document\":\"$DOCUMENT\"}")
   if grep -q 'A paragraph read from Windows.' <<<"$read"; then
     pass "read_document over HTTP: the document's text, from $DOCS_URL"
@@ -290,12 +295,23 @@ if live_serve; then
   fi
   kill -INT "$live"
   for _ in $(seq 1 100); do kill -0 "$live" 2>/dev/null || break; sleep 0.2; done
-  if live_serve; then
+  if live_serve review; then
     listed=$(wine "$exe" edits list --json 2>&1 | tr -d '\r')
     if [ -n "$edit" ] && grep -q "$edit" <<<"$listed" && grep -qE '"saved_at": ?[0-9]' <<<"$listed"; then
       pass "restarted: the journal has edit $edit, applied and saved"
     else
       fail "restarted: edit '$edit' not listed as saved: $(head -c 400 <<<"$listed")"
+    fi
+    # Under review (the default), an agent's edit waits for the person. (Their approval with
+    # `edits approve` needs the code it shows typed back in a terminal: under Wine, in a
+    # pseudo-terminal from `script`, the typed line never reached the program — not checked.)
+    connect
+    pending=$(call insert_blocks "{\"document\":\"$DOCUMENT\",\"position\":{\"at\":\"end\"},\"markdown\":\"Waiting for a person.\"}")
+    room=$(curl -s "$DOCS_URL/__test__/documents/$DOCUMENT/live")
+    if grep -q '"status":"pending"' <<<"$pending" && ! grep -q 'Waiting for a person.' <<<"$room"; then
+      pass "under review, an insert waits for the person: pending, not in the room"
+    else
+      fail "insert_blocks under review: $(head -c 400 <<<"$pending")"
     fi
     kill -INT "$live"
     for _ in $(seq 1 100); do kill -0 "$live" 2>/dev/null || break; sleep 0.2; done
