@@ -28,10 +28,30 @@ struct Input {
     too_long: bool,
 }
 
+/// JSON-RPC's codes for a line that is not JSON, and for one that is no valid request.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+
 /// A line of the client that is not a message.
 enum BadLine {
     TooLong,
     NotUtf8,
+}
+
+impl BadLine {
+    /// The error code and message it is answered with; `max` is the longest message.
+    fn answer(&self, max: usize) -> (i64, String) {
+        match self {
+            BadLine::TooLong => (
+                INVALID_REQUEST,
+                format!(
+                    "Invalid request: a message is at most {} MiB; send the content in several calls",
+                    max >> 20
+                ),
+            ),
+            BadLine::NotUtf8 => (PARSE_ERROR, "Parse error: the message is not UTF-8".into()),
+        }
+    }
 }
 
 impl Input {
@@ -152,24 +172,8 @@ impl Front {
             let line = match line {
                 Ok(line) => line,
                 Err(bad) => {
-                    let message = match bad {
-                        BadLine::TooLong => format!(
-                            "Invalid request: a message is at most {} MiB; send the content in \
-                             several calls",
-                            self.input.max >> 20
-                        ),
-                        BadLine::NotUtf8 => "Parse error: the message is not UTF-8".to_owned(),
-                    };
-                    let code = match bad {
-                        BadLine::TooLong => -32600,
-                        BadLine::NotUtf8 => -32700,
-                    };
-                    let error = json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {"code": code, "message": message},
-                    });
-                    let _ = self.out.send(error.to_string()).await;
+                    let (code, message) = bad.answer(self.input.max);
+                    self.refuse(code, message).await;
                     continue;
                 }
             };
@@ -185,16 +189,19 @@ impl Front {
                     }
                     return Ok(Some(Message { value, line }));
                 }
-                Err(e) => {
-                    let error = json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {"code": -32700, "message": format!("Parse error: {e}")},
-                    });
-                    let _ = self.out.send(error.to_string()).await;
-                }
+                Err(e) => self.refuse(PARSE_ERROR, format!("Parse error: {e}")).await,
             }
         }
+    }
+
+    /// Answers a line that is no message (so no id is known): JSON-RPC's error with id null.
+    async fn refuse(&self, code: i64, message: String) {
+        let error = json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": code, "message": message},
+        });
+        let _ = self.out.send(error.to_string()).await;
     }
 
     /// Keeps a message the service did not get, for the next one.
