@@ -150,6 +150,21 @@ exe=/build/docs-mcp.exe
 failed=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failed=1; }
+listening() { # listening PORT: whether a service answers /health there within 30 s
+  for _ in $(seq 1 150); do
+    curl -s -o /dev/null "http://127.0.0.1:$1/health" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+stop() { # stop PID: Ctrl-C (Wine turns SIGINT into the console's), then up to 20 s to end
+  kill -INT "$1"
+  for _ in $(seq 1 100); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  return 1
+}
 wine wineboot --init >/dev/null 2>&1
 
 if wine "$exe" --help >/tmp/help.txt 2>&1 && grep -q '^Usage: docs-mcp' /tmp/help.txt; then
@@ -161,11 +176,7 @@ fi
 port=17658
 wine "$exe" serve --instance http://127.0.0.1:9 --listen 127.0.0.1:$port >/tmp/serve.log 2>&1 &
 serve=$!
-for _ in $(seq 1 150); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/health" && break
-  sleep 0.2
-done
-if curl -s -o /dev/null "http://127.0.0.1:$port/health"; then
+if listening $port; then
   pass "serve listens on 127.0.0.1:$port"
 else
   fail "serve does not listen on 127.0.0.1:$port: $(tail -5 /tmp/serve.log)"
@@ -223,13 +234,8 @@ else
   fail "a second serve: $(tail -3 <<<"$second")"
 fi
 
-# Ctrl-C (Wine turns SIGINT into the console's Ctrl-C event): the service saves and ends.
-kill -INT "$serve"
-for _ in $(seq 1 100); do
-  kill -0 "$serve" 2>/dev/null || break
-  sleep 0.2
-done
-if ! kill -0 "$serve" 2>/dev/null && grep -q 'shutting down: saving pending work' /tmp/serve.log; then
+# Ctrl-C: the service saves and ends.
+if stop "$serve" && grep -q 'shutting down: saving pending work' /tmp/serve.log; then
   pass "Ctrl-C: $(grep -o 'shutting down: saving pending work' /tmp/serve.log), ended"
 else
   fail "Ctrl-C: $(tail -3 /tmp/serve.log)"
@@ -246,11 +252,7 @@ live_serve() { # live_serve APPROVAL
     wine "$exe" serve --instance "$DOCS_URL" --listen 127.0.0.1:$lport --approval "$1" \
     >>/tmp/live.log 2>&1 &
   live=$!
-  for _ in $(seq 1 150); do
-    curl -s -o /dev/null "http://127.0.0.1:$lport/health" && return 0
-    sleep 0.2
-  done
-  return 1
+  listening $lport
 }
 mcp() { # mcp JSON: the answer (a JSON body, or the data of an event stream)
   curl -s -X POST "http://127.0.0.1:$lport/mcp" -D /tmp/headers.txt \
@@ -293,8 +295,7 @@ if live_serve auto; then
   else
     fail "the insert is not in the stored content: $(tail -3 /tmp/live.log)"
   fi
-  kill -INT "$live"
-  for _ in $(seq 1 100); do kill -0 "$live" 2>/dev/null || break; sleep 0.2; done
+  stop "$live"
   if live_serve review; then
     listed=$(wine "$exe" edits list --json 2>&1 | tr -d '\r')
     if [ -n "$edit" ] && grep -q "$edit" <<<"$listed" && grep -qE '"saved_at": ?[0-9]' <<<"$listed"; then
@@ -313,8 +314,7 @@ if live_serve auto; then
     else
       fail "insert_blocks under review: $(head -c 400 <<<"$pending")"
     fi
-    kill -INT "$live"
-    for _ in $(seq 1 100); do kill -0 "$live" 2>/dev/null || break; sleep 0.2; done
+    stop "$live"
   else
     fail "restarted: serve does not listen: $(tail -3 /tmp/live.log)"
   fi
