@@ -269,6 +269,50 @@ pub struct EditRecord {
     pub saved_at: Option<i64>,
 }
 
+impl EditRecord {
+    /// A new edit waiting for a decision, asked now by `agent` through `tool`: everything a
+    /// decision, a merge or a save later sets is still empty. Each kind of request fills in
+    /// what it proposes (a plan's preview and blocks, a comment, a document).
+    pub fn pending(
+        document_id: Uuid,
+        document_title: Option<String>,
+        agent: AgentInfo,
+        tool: String,
+        arguments: serde_json::Value,
+        reason: Option<String>,
+    ) -> Self {
+        Self {
+            id: Uuid::new_v4(),
+            document_id,
+            document_title,
+            agent,
+            tool,
+            arguments,
+            reason,
+            revision: None,
+            preview: Preview::default(),
+            touched_blocks: vec![],
+            new_blocks: vec![],
+            undoable: false,
+            undoes: None,
+            status: EditStatus::Pending,
+            comment: None,
+            decided_by: None,
+            approved_text: None,
+            parts: vec![],
+            approved_parts: None,
+            part_texts: BTreeMap::new(),
+            proposed_comment: None,
+            proposed_document: None,
+            error: None,
+            created_at: now_ms(),
+            decided_at: None,
+            applied_at: None,
+            saved_at: None,
+        }
+    }
+}
+
 /// A part of an edit a person may accept or refuse on its own (see `edits::parts`).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 //!
 //! A comment is checked when proposed: the block and the exact text it quotes, the thread.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,7 @@ use uuid::Uuid;
 use super::{DocsService, OpenDocument};
 use crate::error::{ServiceError, ServiceResult};
 use crate::record::{
-    AgentInfo, Channel, CommentAction, EditPayload, EditRecord, EditStatus, Policy, Preview,
-    ProposedComment, now_ms,
+    AgentInfo, Channel, CommentAction, EditPayload, EditRecord, Policy, ProposedComment,
 };
 
 /// The longest comment an agent may write, in bytes of markdown.
@@ -70,33 +69,16 @@ impl DocsService {
         }
         let proposal = self.proposal(&doc, &request).await?;
         let record = EditRecord {
-            id: Uuid::new_v4(),
-            document_id: doc.id,
-            document_title: doc.session.metadata().title.clone(),
-            agent: request.agent,
-            tool: request.tool,
-            arguments: request.arguments,
-            reason: request.reason,
-            revision: None,
-            preview: Preview::default(),
             touched_blocks: proposal.block_id.iter().cloned().collect(),
-            new_blocks: vec![],
-            undoable: false,
-            undoes: None,
-            status: EditStatus::Pending,
-            comment: None,
-            decided_by: None,
-            approved_text: None,
-            parts: vec![],
-            approved_parts: None,
-            part_texts: BTreeMap::new(),
             proposed_comment: Some(proposal),
-            proposed_document: None,
-            error: None,
-            created_at: now_ms(),
-            decided_at: None,
-            applied_at: None,
-            saved_at: None,
+            ..EditRecord::pending(
+                doc.id,
+                doc.session.metadata().title.clone(),
+                request.agent,
+                request.tool,
+                request.arguments,
+                request.reason,
+            )
         };
         let guard = self.doc_locks.lock(doc.id).await;
         // Decided where it is decided: the policy and Pause as they are now, after the REST

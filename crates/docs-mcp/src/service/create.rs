@@ -12,8 +12,6 @@
 //! is `failed` only when Docs refused it and has no document with that id; when that cannot be told
 //! yet, it stays `applying` and is asked again.
 
-use std::collections::BTreeMap;
-
 use docs_client::blocknote::EditorSchema;
 use uuid::Uuid;
 
@@ -80,42 +78,25 @@ impl DocsService {
             None => Preview::default(),
         };
         let record = EditRecord {
-            id: Uuid::new_v4(),
-            document_id: Uuid::new_v4(),
-            document_title: Some(title.to_owned()),
-            agent,
-            tool: TOOL.into(),
-            arguments: serde_json::json!({
-                "title": title,
-                "parent": parent.map(|p| p.to_string()),
-                "markdown": markdown,
-            }),
-            reason,
-            revision: None,
             preview,
-            touched_blocks: vec![],
-            new_blocks: vec![],
-            undoable: false,
-            undoes: None,
-            status: EditStatus::Pending,
-            comment: None,
-            decided_by: None,
-            approved_text: None,
-            parts: vec![],
-            approved_parts: None,
-            part_texts: BTreeMap::new(),
-            proposed_comment: None,
             proposed_document: Some(ProposedDocument {
                 title: title.to_owned(),
                 parent_id: parent,
                 parent_title,
                 content_edit: None,
             }),
-            error: None,
-            created_at: now_ms(),
-            decided_at: None,
-            applied_at: None,
-            saved_at: None,
+            ..EditRecord::pending(
+                Uuid::new_v4(),
+                Some(title.to_owned()),
+                agent,
+                TOOL.into(),
+                serde_json::json!({
+                    "title": title,
+                    "parent": parent.map(|p| p.to_string()),
+                    "markdown": markdown,
+                }),
+                reason,
+            )
         };
         // Decided where the record is made: the policy and Pause as they are now.
         let decided_by = self.automatic(self.creation_policy(parent).await?);

@@ -5,8 +5,6 @@
 //! Here: `submit` and the plan as the journal stores it (`StoredPlan`, `plan_on_fork`, and
 //! `AfterPlanning`, the fork refill once the plan is made).
 
-use std::collections::BTreeMap;
-
 use uuid::Uuid;
 
 use super::locks::DocumentGuard;
@@ -156,33 +154,20 @@ impl DocsService {
     ) -> (EditRecord, EditPayload) {
         let kept = StoredPlan::from(plan);
         let record = EditRecord {
-            id: Uuid::new_v4(),
-            document_id: doc.id,
-            document_title: doc.session.metadata().title.clone(),
-            agent: request.agent.clone(),
-            tool: request.tool.clone(),
-            arguments: request.arguments.clone(),
-            reason: request.reason.clone(),
             revision: request.revision.clone(),
             preview: kept.preview,
             touched_blocks: kept.touched_blocks,
             new_blocks: kept.new_blocks,
             undoable: kept.undoable,
             undoes,
-            status: EditStatus::Pending,
-            comment: None,
-            decided_by: None,
-            approved_text: None,
-            parts: vec![],
-            approved_parts: None,
-            part_texts: BTreeMap::new(),
-            proposed_comment: None,
-            proposed_document: None,
-            error: None,
-            created_at: now_ms(),
-            decided_at: None,
-            applied_at: None,
-            saved_at: None,
+            ..EditRecord::pending(
+                doc.id,
+                doc.session.metadata().title.clone(),
+                request.agent.clone(),
+                request.tool.clone(),
+                request.arguments.clone(),
+                request.reason.clone(),
+            )
         };
         (record, kept.payload)
     }

@@ -7,40 +7,24 @@ use uuid::Uuid;
 use super::*;
 use crate::record::{
     AgentInfo, BlockState, EditCounts, EditFilter, EditPayload, EditRecord, EditStatus,
-    KnownDocument, Policy, Preview, Seen, now_ms,
+    KnownDocument, Policy, Seen, now_ms,
 };
 use crate::store::Transition;
-use std::collections::BTreeMap;
 
 fn edit(status: EditStatus, created_at: i64, agent: &str) -> EditRecord {
     EditRecord {
-        id: Uuid::new_v4(),
-        document_id: Uuid::nil(),
-        document_title: Some("Doc".into()),
-        agent: AgentInfo::new(agent, "c1", "AI agent"),
-        tool: "insert_blocks".into(),
-        arguments: serde_json::json!({"markdown": "x"}),
-        reason: Some("because".into()),
-        revision: None,
-        preview: Preview::default(),
         touched_blocks: vec!["b1".into()],
-        new_blocks: vec![],
         undoable: true,
-        undoes: None,
         status,
-        comment: None,
-        decided_by: None,
-        approved_text: None,
-        parts: vec![],
-        approved_parts: None,
-        part_texts: BTreeMap::new(),
-        proposed_comment: None,
-        proposed_document: None,
-        error: None,
         created_at,
-        decided_at: None,
-        applied_at: None,
-        saved_at: None,
+        ..EditRecord::pending(
+            Uuid::nil(),
+            Some("Doc".into()),
+            AgentInfo::new(agent, "c1", "AI agent"),
+            "insert_blocks".into(),
+            serde_json::json!({"markdown": "x"}),
+            Some("because".into()),
+        )
     }
 }
 
