@@ -19,6 +19,9 @@ tests() {
     echo
     echo "== what failed in: $*"
     awk '/^---- .* stdout ----$/ { shown = 1 } /^failures:$/ { shown = 0 } shown' "$log" | tail -n 400
+    # Each panic's place and message last: a cut log (backtraces and logs are long) keeps them.
+    echo "== the panics, where and why"
+    grep -E -A3 "^thread '.*' panicked at|^---- .* stdout ----$" "$log" | grep -v -E '^(stack backtrace:|note: run with)' | tail -n 60 || true
     grep -E '^error: ([0-9]+ targets? failed|test failed)|^    `|process didn.t exit successfully' "$log" || true
     rm -f "$log"
     exit "$status"

@@ -24,6 +24,10 @@ use serde_json::{Value, json};
 use test_harness::{DocsServer, DocumentSpec};
 
 const APP: &str = env!("CARGO_BIN_EXE_docs-mcp-app");
+/// How long the window may take to show what a step waits for. Generous, as a wait ends as
+/// soon as it is shown: on a loaded 2-core machine (CI's) two apps and their web views run at
+/// once, and a screen may come seconds after the click that asks for it.
+const SHOWN: Duration = Duration::from_secs(20);
 const TOKEN: &str = "e2e-token-0123456789abcdefghijklmnopqrstuvw";
 
 /// Kills the child when dropped.
@@ -262,10 +266,7 @@ impl WebDriver {
     /// screenshot as `tests/artifacts/<file>`; returns the `ready` element.
     async fn screen(&self, screen: &str, ready: &str, file: &str) -> String {
         let tab = self
-            .wait_for(
-                &format!(r#"button[data-screen="{screen}"]"#),
-                Duration::from_secs(5),
-            )
+            .wait_for(&format!(r#"button[data-screen="{screen}"]"#), SHOWN)
             .await;
         self.click(&tab).await;
         let element = self
@@ -313,7 +314,7 @@ impl WebDriver {
     /// Sets the window's outer size (no window manager under Xvfb: no decorations), and waits
     /// until the window has it: X may give it late on a loaded machine.
     async fn resize(&self, width: u32, height: u32) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + SHOWN;
         let mut rect = self
             .post("/window/rect", json!({"width": width, "height": height}))
             .await;
@@ -335,11 +336,11 @@ impl WebDriver {
     /// At the default and at the minimum window size, as the screen first shows (not
     /// scrolled): the first card's title and its Approve are on screen together, photographed
     /// as `tests/artifacts/<name>-<width>x<height>.png`. Leaves the default size. The layout
-    /// is looked at until it holds (a loaded machine lays out late), at most 5 s.
+    /// is looked at until it holds (a loaded machine lays out late), at most `SHOWN`.
     async fn card_at_window_sizes(&self, name: &str) {
         for (width, height) in [(960, 720), (560, 420)] {
             self.resize(width, height).await;
-            let deadline = Instant::now() + Duration::from_secs(5);
+            let deadline = Instant::now() + SHOWN;
             loop {
                 let seen = self
                     .execute_async(
@@ -348,7 +349,7 @@ impl WebDriver {
                            return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; }; \
                          done({title: seen('.edit-card h3'), approve: seen('.edit-card button.primary'), \
                                reject: seen('.edit-card button.reject'), width: window.innerWidth});",
-                        Duration::from_secs(5),
+                        SHOWN,
                     )
                     .await;
                 let together = (&seen["title"], &seen["approve"], &seen["reject"])
@@ -566,17 +567,12 @@ async fn an_agent_edit_is_approved_in_the_window() {
         .await;
     driver.type_text(&url_field, server.url()).await;
     let connect = driver
-        .wait_for(
-            "form.connect-form button[type=submit]",
-            Duration::from_secs(5),
-        )
+        .wait_for("form.connect-form button[type=submit]", SHOWN)
         .await;
     driver.click(&connect).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let current = driver
-            .wait_for(".current-instance", Duration::from_secs(5))
-            .await;
+        let current = driver.wait_for(".current-instance", SHOWN).await;
         let text = driver.text(&current).await;
         if text.starts_with("Connected to http://127.0.0.1") {
             break;
@@ -605,7 +601,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     };
 
     let tab = driver
-        .wait_for(r#"button[data-screen="pending"]"#, Duration::from_secs(5))
+        .wait_for(r#"button[data-screen="pending"]"#, SHOWN)
         .await;
     driver.click(&tab).await;
     let card = driver
@@ -620,9 +616,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     assert!(text.contains("close the plan"), "{text}");
     assert!(text.contains("Added by the agent."), "{text}");
 
-    let approve = driver
-        .wait_for(".edit-card button.primary", Duration::from_secs(5))
-        .await;
+    let approve = driver.wait_for(".edit-card button.primary", SHOWN).await;
     assert_eq!(driver.text(&approve).await, "Approve");
     driver.click(&approve).await;
     driver
@@ -676,17 +670,14 @@ async fn an_agent_edit_is_approved_in_the_window() {
     assert_eq!(driver.text(&reject).await, "Reject…");
     driver.click(&reject).await;
     let comment = driver
-        .wait_for(".edit-card textarea[name=comment]", Duration::from_secs(5))
+        .wait_for(".edit-card textarea[name=comment]", SHOWN)
         .await;
     driver.type_text(&comment, "Too formal for us").await;
     driver
         .screenshot(&artifacts().join("e2e-reject-with-comment.png"))
         .await;
     let send = driver
-        .wait_for(
-            ".edit-card .reject-form button.danger",
-            Duration::from_secs(5),
-        )
+        .wait_for(".edit-card .reject-form button.danger", SHOWN)
         .await;
     driver.click(&send).await;
     driver
@@ -743,7 +734,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     let undo = driver
         .wait_for(
             r#"[data-panel="history"] .history-entry .actions button"#,
-            Duration::from_secs(5),
+            SHOWN,
         )
         .await;
     assert_eq!(driver.text(&undo).await, "Undo");
@@ -768,17 +759,12 @@ async fn an_agent_edit_is_approved_in_the_window() {
             "e2e-documents-known.png",
         )
         .await;
-    let url_field = driver
-        .wait_for("#add-document-url", Duration::from_secs(5))
-        .await;
+    let url_field = driver.wait_for("#add-document-url", SHOWN).await;
     driver
         .type_text(&url_field, &format!("{}/docs/{notes}/", server.url()))
         .await;
     let add = driver
-        .wait_for(
-            "form.add-document button[type=submit]",
-            Duration::from_secs(5),
-        )
+        .wait_for("form.add-document button[type=submit]", SHOWN)
         .await;
     driver.click(&add).await;
     let added = driver
@@ -791,7 +777,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
     let automatic = driver
         .wait_for(
             &format!(r#"tr[data-document-id="{id}"] select.policy option[value="auto"]"#),
-            Duration::from_secs(5),
+            SHOWN,
         )
         .await;
     driver.click(&automatic).await;
@@ -865,29 +851,21 @@ async fn an_agent_edit_is_approved_in_the_window() {
         }
     };
     driver.click(&middle).await;
-    let edit_last = driver
-        .wait_for(".edit-card .parts .edit-part", Duration::from_secs(5))
-        .await;
+    let edit_last = driver.wait_for(".edit-card .parts .edit-part", SHOWN).await;
     driver.click(&edit_last).await;
     let text = driver
-        .wait_for(
-            ".edit-card .parts textarea.part-text",
-            Duration::from_secs(5),
-        )
+        .wait_for(".edit-card .parts textarea.part-text", SHOWN)
         .await;
     driver.type_text(&text, " For **later**.").await;
     let approve_parts = driver
-        .wait_for(
-            ".edit-card button.approve-parts:not([disabled])",
-            Duration::from_secs(5),
-        )
+        .wait_for(".edit-card button.approve-parts:not([disabled])", SHOWN)
         .await;
     // In the middle of the window: the notice held at its bottom does not cover it.
     driver
         .execute_async(
             "document.querySelector('.edit-card button.approve-parts').scrollIntoView({block: 'center'}); \
              arguments[arguments.length - 1](null);",
-            Duration::from_secs(5),
+            SHOWN,
         )
         .await;
     driver.screenshot(&artifacts().join("e2e-parts.png")).await;
@@ -945,7 +923,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
         "On kept\nKept until when?"
     );
     let approve = driver
-        .wait_for(".edit-card .actions button.primary", Duration::from_secs(5))
+        .wait_for(".edit-card .actions button.primary", SHOWN)
         .await;
     driver.click(&approve).await;
     driver
@@ -1033,10 +1011,7 @@ async fn an_agent_edit_is_approved_in_the_window() {
         "nothing is applied before the click"
     );
     let grant = driver
-        .wait_for(
-            ".requests-banner .request button.primary",
-            Duration::from_secs(5),
-        )
+        .wait_for(".requests-banner .request button.primary", SHOWN)
         .await;
     assert_eq!(driver.text(&grant).await, "Approve");
     driver.click(&grant).await;
@@ -1122,11 +1097,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
             .contains("nothing reaches a real Docs instance")
     );
     let current = driver
-        .text(
-            &driver
-                .wait_for(".current-instance", Duration::from_secs(5))
-                .await,
-        )
+        .text(&driver.wait_for(".current-instance", SHOWN).await)
         .await;
     let url = current
         .strip_prefix("Connected to the demo server, ")
@@ -1157,9 +1128,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
     }
     let welcome = welcome.expect("the welcome document is listed");
 
-    let propose = driver
-        .wait_for(".demo-banner button", Duration::from_secs(5))
-        .await;
+    let propose = driver.wait_for(".demo-banner button", SHOWN).await;
     driver.click(&propose).await;
     let card = driver
         .wait_for(
@@ -1175,7 +1144,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
     let dark = driver
         .execute_async(
             "done(window.matchMedia('(prefers-color-scheme: dark)').matches);",
-            Duration::from_secs(5),
+            SHOWN,
         )
         .await;
     assert_eq!(dark, json!(true), "the window follows the dark theme");
@@ -1185,9 +1154,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
             .await
             .contains("Added by the demo agent")
     );
-    let approve = driver
-        .wait_for(".edit-card button.primary", Duration::from_secs(5))
-        .await;
+    let approve = driver.wait_for(".edit-card button.primary", SHOWN).await;
     driver.click(&approve).await;
     driver
         .wait_for("#main .empty", Duration::from_secs(30))
@@ -1211,7 +1178,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
     let undo = driver
         .wait_for(
             r#"[data-panel="history"] .history-entry .actions button"#,
-            Duration::from_secs(5),
+            SHOWN,
         )
         .await;
     assert_eq!(driver.text(&undo).await, "Undo");
@@ -1258,11 +1225,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let status = driver
-            .text(
-                &driver
-                    .wait_for(".group-status", Duration::from_secs(5))
-                    .await,
-            )
+            .text(&driver.wait_for(".group-status", SHOWN).await)
             .await;
         if status == "All 3 approved; waiting for Docs to confirm them…" {
             break;
@@ -1270,9 +1233,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
         assert!(Instant::now() < deadline, "no progress: {status}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let stop = driver
-        .wait_for(".group button.stop", Duration::from_secs(5))
-        .await;
+    let stop = driver.wait_for(".group button.stop", SHOWN).await;
     assert_eq!(driver.text(&stop).await, "Stop");
     driver
         .screenshot(&artifacts().join("e2e-bulk-approval.png"))
@@ -1282,11 +1243,7 @@ async fn the_demo_from_the_first_screen_to_an_undone_edit() {
         .wait_for("#main .empty", Duration::from_secs(30))
         .await;
     driver
-        .wait_for_text(
-            ".notice p",
-            "Applied 3 edits by Demo agent.",
-            Duration::from_secs(5),
-        )
+        .wait_for_text(".notice p", "Applied 3 edits by Demo agent.", SHOWN)
         .await;
     app.quit().await;
 }
@@ -1406,7 +1363,7 @@ async fn a_data_directory_held_by_another_service_is_explained_in_the_window() {
     let app = App::launch_in(home, None, Theme::Light, ".startup-problem").await;
     let alert = app
         .driver
-        .wait_for(".startup-problem [role=alert]", Duration::from_secs(5))
+        .wait_for(".startup-problem [role=alert]", SHOWN)
         .await;
     let text = app.driver.text(&alert).await;
     assert!(
