@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the app and tray icons as PNGs (no dependencies): a blue rounded square with a
+"""Writes the app and tray icons as PNGs, and the Windows icon (no dependencies): a blue rounded square with a
 white page; the "pending" tray variant adds an orange dot. Run: python3 icons/generate.py"""
 import os
 import struct
@@ -59,6 +59,20 @@ def png(size, pending=False):
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
 
 
+def ico(sizes):
+    """A Windows icon holding one PNG per size (Windows Vista on reads PNG entries); the
+    Windows build embeds it in the .exe and the installer shows it."""
+    images = [png(size) for size in sizes]
+    header = struct.pack("<HHH", 0, 1, len(images))
+    offset = len(header) + 16 * len(images)
+    entries = b""
+    for size, image in zip(sizes, images):
+        side = 0 if size >= 256 else size  # 0 means 256 in an icon directory
+        entries += struct.pack("<BBBBHHII", side, side, 0, 0, 1, 32, len(image), offset)
+        offset += len(image)
+    return header + entries + b"".join(images)
+
+
 def main():
     outputs = {
         "icon.png": (512, False),
@@ -72,6 +86,9 @@ def main():
         with open(os.path.join(HERE, name), "wb") as f:
             f.write(png(size, pending))
         print("wrote icons/" + name)
+    with open(os.path.join(HERE, "icon.ico"), "wb") as f:
+        f.write(ico([16, 32, 48, 256]))
+    print("wrote icons/icon.ico")
 
 
 if __name__ == "__main__":
