@@ -37,6 +37,31 @@ impl DocumentLocks {
         }
     }
 
+    /// How many wait for `document`'s lock while it is held: tests wait for a caller to be
+    /// queued on it, an event, rather than for time to pass.
+    #[cfg(test)]
+    pub(super) fn waiting(&self, document: Uuid) -> usize {
+        // The map's reference and the holder's, then one per waiter.
+        self.locks
+            .lock()
+            .expect("document locks")
+            .get(&document)
+            .map_or(0, |lock| Arc::strong_count(lock).saturating_sub(2))
+    }
+
+    /// Returns once `count` callers wait for `document`'s lock (panics after 10 s).
+    #[cfg(test)]
+    pub(super) async fn until_waiting(&self, document: Uuid, count: usize) {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while self.waiting(document) < count {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "nobody came to wait for the lock of {document}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.locks.lock().expect("document locks").len()
@@ -60,7 +85,6 @@ impl Drop for DocumentGuard<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[tokio::test]
     async fn one_document_waits_others_do_not_and_unused_locks_are_forgotten() {
@@ -76,7 +100,7 @@ mod tests {
                 let _g = locks.lock(a).await;
             })
         };
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        locks.until_waiting(a, 1).await;
         assert!(!waiter.is_finished());
         drop(held);
         waiter.await.unwrap();

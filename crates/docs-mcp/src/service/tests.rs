@@ -51,7 +51,7 @@ async fn decided_after(
         let service = service.clone();
         tokio::spawn(async move { service.submit(insert(document, "Queued.")).await })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    service.doc_locks.until_waiting(document, 1).await;
     assert!(!submitted.is_finished(), "the edit waits for its document");
     meanwhile.await;
     drop(guard);
@@ -145,7 +145,7 @@ async fn a_comment_waiting_for_its_document_is_decided_by_the_policy_as_it_is_th
                 .await
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    service.doc_locks.until_waiting(document, 1).await;
     assert!(
         !submitted.is_finished(),
         "the comment waits for its document"
