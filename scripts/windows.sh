@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the headless `docs-mcp.exe` for Windows (x86_64-pc-windows-gnu) on a Linux machine, in
+# Builds the headless `docs-mcp.exe` and the app `docs-mcp-app.exe` for Windows
+# (x86_64-pc-windows-gnu) on a Linux machine, in
 # a Debian sid chroot: sid's rustc with its std sources (`-Zbuild-std`, as the host's rustup has
 # no std for that target), MinGW-w64 to link, and Wine to run it. Not part of `.ci/run`.
 #
@@ -13,7 +14,7 @@
 #   an insert applied in the room and saved, a restart that takes the journal up, an edit
 #   waiting under review; one PASS/FAIL line each (exit 1 on any FAIL).
 # Environment: WINDOWS_CHROOT (default /work/win-sid), WINDOWS_PROFILE (cargo profile,
-# default dev), WINDOWS_OUT.
+# default dev), WINDOWS_OUT, WINDOWS_APP (0: the headless exe only).
 # Idempotent: the chroot is made once (debootstrap) and packages are installed when missing;
 # cargo's registry and target directory stay inside the chroot (/build) between runs.
 set -euo pipefail
@@ -29,7 +30,7 @@ profile=${WINDOWS_PROFILE:-dev}
 out=${WINDOWS_OUT:-$repo/target/windows}
 target=x86_64-pc-windows-gnu
 mirror=http://deb.debian.org/debian
-packages=(rustc cargo rust-src gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64 ca-certificates curl)
+packages=(rustc cargo rust-src gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64 nsis ca-certificates curl)
 
 if [ "$(id -u)" != 0 ]; then
   echo "windows: run as root (debootstrap, mount, chroot)" >&2
@@ -118,6 +119,33 @@ mcpb="$out/docs-mcp-${version}-windows-x86_64.mcpb"
 packaging/node_modules/.bin/mcpb pack "$staging" "$mcpb" >/dev/null
 rm -rf "$staging"
 echo "windows: packed $mcpb ($(du -h "$mcpb" | cut -f1))"
+
+# The app, docs-mcp-app.exe: tauri-build writes into its crate (src-tauri/gen), so it is built
+# from a copy of the checkout under /build (sources only; the UI built on this machine, which
+# the app embeds). WINDOWS_APP=0 skips it.
+if [ "${WINDOWS_APP:-1}" != 0 ]; then
+  [ -f ui/dist/index.html ] || { npm ci --prefix ui --no-audit --no-fund --loglevel=error && npm run build --prefix ui; }
+  rm -rf "$root/build/src" && mkdir -p "$root/build/src"
+  tar -C "$repo" --exclude=./target --exclude=node_modules --exclude=./.git --exclude=./src-tauri/gen \
+    -cf - . | tar -C "$root/build/src" -xf -
+  app_started=$(date +%s)
+  in_root sh -c "cd /build/src && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=/build/target \
+    cargo build --locked -Zbuild-std --target $target --profile $profile -p docs-mcp-app --bin docs-mcp-app"
+  app_seconds=$(($(date +%s) - app_started))
+  cp "$root/build/target/$target/$dir/docs-mcp-app.exe" "$out/docs-mcp-app.exe"
+  echo "windows: built $out/docs-mcp-app.exe ($(du -h "$out/docs-mcp-app.exe" | cut -f1)) in ${app_seconds}s"
+
+  # Its installer (packaging/windows/installer.nsi), with both executables and the icon.
+  rm -rf "$root/build/installer" && mkdir -p "$root/build/installer"
+  cp "$out/docs-mcp-app.exe" "$out/docs-mcp.exe" icons/icon.ico packaging/windows/installer.nsi \
+    "$root/build/installer/"
+  in_root makensis -V2 -DVERSION="$version" -DAPP_EXE=/build/installer/docs-mcp-app.exe \
+    -DCLI_EXE=/build/installer/docs-mcp.exe -DICON=/build/installer/icon.ico \
+    -DOUT=/build/installer/setup.exe /build/installer/installer.nsi
+  installer="$out/docs-mcp-${version}-windows-x86_64-setup.exe"
+  cp "$root/build/installer/setup.exe" "$installer"
+  echo "windows: made $installer ($(du -h "$installer" | cut -f1))"
+fi
 
 if $check; then
   cp "$out/docs-mcp.exe" "$root/build/docs-mcp.exe"
@@ -320,6 +348,38 @@ if live_serve auto; then
   fi
 else
   fail "serve against the Docs-like server does not listen: $(tail -5 /tmp/live.log)"
+fi
+
+# The installer, silent (/S), as a person without administrator rights: the files, the Start
+# menu shortcut, the uninstall entry; then its uninstaller. (The app itself is not started:
+# its window needs the WebView2 runtime, which Wine lacks.)
+if [ -f /build/installer/setup.exe ]; then
+  home=/build/wine/drive_c/users/$(whoami)
+  installed="$home/AppData/Local/Programs/Docs MCP"
+  shortcut="$home/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Docs MCP.lnk"
+  key='HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\org.lasuite.docs-mcp'
+  wine /build/installer/setup.exe /S >/tmp/setup.log 2>&1
+  entry=$(wine reg query "$key" 2>/dev/null | tr -d '\r')
+  if [ -f "$installed/docs-mcp-app.exe" ] && [ -f "$installed/docs-mcp.exe" ] &&
+    [ -f "$installed/uninstall.exe" ] && [ -f "$shortcut" ] &&
+    grep -q 'DisplayName.*Docs MCP' <<<"$entry" && grep -q 'UninstallString' <<<"$entry"; then
+    pass "installer: $(ls "$installed" | tr '\n' ' ')in %LOCALAPPDATA%\\Programs\\Docs MCP, Start menu shortcut, uninstall entry"
+  else
+    fail "installer: $(ls "$installed" 2>&1 | tr '\n' ' ') shortcut $([ -f "$shortcut" ] && echo yes || echo no), entry: $entry"
+  fi
+  installed_exe=$(wine "$installed/docs-mcp.exe" --version 2>&1 | tr -d '\r')
+  if grep -q '^docs-mcp ' <<<"$installed_exe"; then
+    pass "the installed docs-mcp.exe runs: $installed_exe"
+  else
+    fail "the installed docs-mcp.exe: $installed_exe"
+  fi
+  wine "$installed/uninstall.exe" /S >/tmp/uninstall.log 2>&1
+  for _ in $(seq 1 100); do [ -e "$installed" ] || break; sleep 0.2; done
+  if [ ! -e "$installed" ] && [ ! -e "$shortcut" ] && ! wine reg query "$key" >/dev/null 2>&1; then
+    pass "uninstalled: no files, no shortcut, no uninstall entry"
+  else
+    fail "uninstall left: $(ls "$installed" 2>&1 | tr '\n' ' ') shortcut $([ -f "$shortcut" ] && echo yes || echo no)"
+  fi
 fi
 
 wineserver=$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)
