@@ -133,17 +133,21 @@ if [ "${WINDOWS_APP:-1}" != 0 ]; then
     cargo build --locked -Zbuild-std --target $target --profile $profile -p docs-mcp-app --bin docs-mcp-app"
   app_seconds=$(($(date +%s) - app_started))
   cp "$root/build/target/$target/$dir/docs-mcp-app.exe" "$out/docs-mcp-app.exe"
+  # webview2-com's loader, which a windows-gnu build loads at start: shipped beside the app.
+  cp "$root/build/target/$target/$dir/WebView2Loader.dll" "$out/WebView2Loader.dll"
   echo "windows: built $out/docs-mcp-app.exe ($(du -h "$out/docs-mcp-app.exe" | cut -f1)) in ${app_seconds}s"
 
   # Its installer (packaging/windows/installer.nsi), with both executables and the icon.
   rm -rf "$root/build/installer" && mkdir -p "$root/build/installer"
-  cp "$out/docs-mcp-app.exe" "$out/docs-mcp.exe" icons/icon.ico packaging/windows/installer.nsi \
+  cp "$out/docs-mcp-app.exe" "$out/docs-mcp.exe" "$out/WebView2Loader.dll" icons/icon.ico \
+    packaging/windows/installer.nsi \
     "$root/build/installer/"
   in_root makensis -V2 -DVERSION="$version" -DAPP_EXE=/build/installer/docs-mcp-app.exe \
-    -DCLI_EXE=/build/installer/docs-mcp.exe -DICON=/build/installer/icon.ico \
-    -DOUT=/build/installer/setup.exe /build/installer/installer.nsi
+    -DCLI_EXE=/build/installer/docs-mcp.exe -DWEBVIEW2_LOADER=/build/installer/WebView2Loader.dll \
+    -DICON=/build/installer/icon.ico \
+    -DOUT=/build/installer/docs-mcp-installer.exe /build/installer/installer.nsi
   installer="$out/docs-mcp-${version}-windows-x86_64-setup.exe"
-  cp "$root/build/installer/setup.exe" "$installer"
+  cp "$root/build/installer/docs-mcp-installer.exe" "$installer"
   echo "windows: made $installer ($(du -h "$installer" | cut -f1))"
 fi
 
@@ -169,7 +173,12 @@ if $check; then
   document=$(control documents "{\"title\":\"Under Wine\",\"markdown\":\"# Under Wine\\n\\nA paragraph read from Windows.\",
     \"link_reach\":\"restricted\",\"link_role\":\"reader\",
     \"accesses\":[{\"user_id\":\"$(field "$user" id)\",\"role\":\"owner\"}]}")
-  in_root env DOCS_URL="$docs_url" DOCUMENT="$(field "$document" id)" \
+  # A display for the app's tray (Wine's), shared with the chroot.
+  command -v Xvfb >/dev/null || apt-get install -y -qq xvfb >/dev/null
+  Xvfb :97 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb=$!
+  mount_at "$root/tmp/.X11-unix" --bind /tmp/.X11-unix
+  in_root env DOCS_URL="$docs_url" DOCUMENT="$(field "$document" id)" DISPLAY=:97 \
     COOKIE="$(field "$user" session_cookie)" CSRF="$(field "$user" csrf_token)" \
     bash -s <<'CHECK' || status=$?
 set -uo pipefail
@@ -353,12 +362,12 @@ fi
 # The installer, silent (/S), as a person without administrator rights: the files, the Start
 # menu shortcut, the uninstall entry; then its uninstaller. (The app itself is not started:
 # its window needs the WebView2 runtime, which Wine lacks.)
-if [ -f /build/installer/setup.exe ]; then
+if [ -f /build/installer/docs-mcp-installer.exe ]; then
   home=/build/wine/drive_c/users/$(whoami)
   installed="$home/AppData/Local/Programs/Docs MCP"
   shortcut="$home/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Docs MCP.lnk"
   key='HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\org.lasuite.docs-mcp'
-  wine /build/installer/setup.exe /S >/tmp/setup.log 2>&1
+  wine /build/installer/docs-mcp-installer.exe /S >/tmp/setup.log 2>&1
   entry=$(wine reg query "$key" 2>/dev/null | tr -d '\r')
   if [ -f "$installed/docs-mcp-app.exe" ] && [ -f "$installed/docs-mcp.exe" ] &&
     [ -f "$installed/uninstall.exe" ] && [ -f "$shortcut" ] &&
@@ -373,6 +382,20 @@ if [ -f /build/installer/setup.exe ]; then
   else
     fail "the installed docs-mcp.exe: $installed_exe"
   fi
+  # The installed app, started as at login (--minimized: the tray, no window, so no WebView2
+  # needed), hosts the service: the MCP endpoint answers with the agents' token.
+  wine "$installed/docs-mcp-app.exe" --minimized >/tmp/app.log 2>&1 &
+  app=$!
+  if listening 7658 && [ "$(curl -s -o /tmp/app-answer.txt -w '%{http_code}' -X POST http://127.0.0.1:7658/mcp \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H "Authorization: Bearer $token" --data "$init")" = 200 ] && grep -q '"serverInfo"' /tmp/app-answer.txt; then
+    pass "the installed app starts in the tray and hosts the service: initialize with the token, 200"
+  else
+    fail "the installed app: $(tail -5 /tmp/app.log)"
+  fi
+  # (It quits from its tray menu; Wine's processes are ended instead.)
+  "$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)" -k 2>/dev/null
+  wait "$app" 2>/dev/null
   wine "$installed/uninstall.exe" /S >/tmp/uninstall.log 2>&1
   for _ in $(seq 1 100); do [ -e "$installed" ] || break; sleep 0.2; done
   if [ ! -e "$installed" ] && [ ! -e "$shortcut" ] && ! wine reg query "$key" >/dev/null 2>&1; then
@@ -389,5 +412,6 @@ exit $failed
 CHECK
 fi
 
+[ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null
 echo "windows: done in $(($(date +%s) - started))s"
 exit "${status:-0}"

@@ -5,7 +5,8 @@
 ; Settings > Apps that uninstalls it. The data directory (%APPDATA%\lasuite-docs-mcp: the journal of
 ; edits, settings) is kept by an uninstall, as a person's edits history should be.
 ;
-; makensis -DVERSION=0.1.0 -DAPP_EXE=... -DCLI_EXE=... -DICON=... -DOUT=... installer.nsi
+; makensis -DVERSION=0.1.0 -DAPP_EXE=... -DCLI_EXE=... -DWEBVIEW2_LOADER=... -DICON=... -DOUT=...
+;   installer.nsi
 
 Unicode true
 ManifestDPIAware true
@@ -61,6 +62,8 @@ Section "Docs MCP" main
   ; The headless service and CLI: `docs-mcp edits approve` from a terminal, `serve --stdio`
   ; for MCP clients that start a command.
   File "/oname=docs-mcp.exe" "${CLI_EXE}"
+  ; A build for windows-gnu loads WebView2's loader at start (MSVC's links it in): beside it.
+  File "/oname=WebView2Loader.dll" "${WEBVIEW2_LOADER}"
   File "/oname=docs-mcp.ico" "${ICON}"
   WriteUninstaller "$INSTDIR\uninstall.exe"
 
@@ -95,6 +98,7 @@ Section "Uninstall"
   Delete "$SMPROGRAMS\${PRODUCT}.lnk"
   Delete "$INSTDIR\docs-mcp-app.exe"
   Delete "$INSTDIR\docs-mcp.exe"
+  Delete "$INSTDIR\WebView2Loader.dll"
   Delete "$INSTDIR\docs-mcp.ico"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"
