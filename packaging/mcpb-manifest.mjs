@@ -1,16 +1,21 @@
 // Writes the MCP Bundle's manifest.json (MCPB manifest 0.3) for the `docs-mcp` binary.
 // Usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR [PLATFORM]
-// PLATFORM: `linux` (default; the server is `server/docs-mcp`) or `win32`
-// (`server/docs-mcp.exe`, scripts/windows.sh). The tool list comes from docs/tools.md, which
+// PLATFORM: `linux` (default; the server is `server/docs-mcp`), `win32`
+// (`server/docs-mcp.exe`, scripts/windows.sh) or `darwin` (`server/docs-mcp`, built on a Mac:
+// docs/macos.md). The tool list comes from docs/tools.md, which
 // a test keeps equal to the tool definitions.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const [version, outDir, platform = "linux"] = process.argv.slice(2);
-const executables = { linux: "server/docs-mcp", win32: "server/docs-mcp.exe" };
+const executables = {
+  linux: "server/docs-mcp",
+  win32: "server/docs-mcp.exe",
+  darwin: "server/docs-mcp",
+};
 if (!version || !outDir || !executables[platform]) {
-  console.error("usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR [linux|win32]");
+  console.error("usage: node packaging/mcpb-manifest.mjs VERSION OUT_DIR [linux|win32|darwin]");
   process.exit(2);
 }
 const executable = executables[platform];
