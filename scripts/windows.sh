@@ -202,6 +202,7 @@ stop() { # stop PID: Ctrl-C (Wine turns SIGINT into the console's), then up to 2
   done
   return 1
 }
+wineserver=$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)
 wine wineboot --init >/dev/null 2>&1
 
 if wine "$exe" --help >/tmp/help.txt 2>&1 && grep -q '^Usage: docs-mcp' /tmp/help.txt; then
@@ -360,8 +361,8 @@ else
 fi
 
 # The installer, silent (/S), as a person without administrator rights: the files, the Start
-# menu shortcut, the uninstall entry; then its uninstaller. (The app itself is not started:
-# its window needs the WebView2 runtime, which Wine lacks.)
+# menu shortcut, the uninstall entry; the installed CLI and app; then its uninstaller. (The
+# app's window is not opened: it needs the WebView2 runtime, which Wine lacks.)
 if [ -f /build/installer/docs-mcp-installer.exe ]; then
   home=/build/wine/drive_c/users/$(whoami)
   installed="$home/AppData/Local/Programs/Docs MCP"
@@ -386,15 +387,14 @@ if [ -f /build/installer/docs-mcp-installer.exe ]; then
   # needed), hosts the service: the MCP endpoint answers with the agents' token.
   wine "$installed/docs-mcp-app.exe" --minimized >/tmp/app.log 2>&1 &
   app=$!
-  if listening 7658 && [ "$(curl -s -o /tmp/app-answer.txt -w '%{http_code}' -X POST http://127.0.0.1:7658/mcp \
-    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H "Authorization: Bearer $token" --data "$init")" = 200 ] && grep -q '"serverInfo"' /tmp/app-answer.txt; then
+  if listening 7658 && [ "$(port=7658 post -H "Authorization: Bearer $token")" = 200 ] &&
+    grep -q '"serverInfo"' /tmp/answer.txt; then
     pass "the installed app starts in the tray and hosts the service: initialize with the token, 200"
   else
     fail "the installed app: $(tail -5 /tmp/app.log)"
   fi
   # (It quits from its tray menu; Wine's processes are ended instead.)
-  "$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)" -k 2>/dev/null
+  "$wineserver" -k 2>/dev/null
   wait "$app" 2>/dev/null
   wine "$installed/uninstall.exe" /S >/tmp/uninstall.log 2>&1
   for _ in $(seq 1 100); do [ -e "$installed" ] || break; sleep 0.2; done
@@ -405,7 +405,6 @@ if [ -f /build/installer/docs-mcp-installer.exe ]; then
   fi
 fi
 
-wineserver=$(command -v wineserver || ls /usr/lib/*/wine/wineserver 2>/dev/null | head -1)
 "$wineserver" -k 2>/dev/null
 wait
 exit $failed
