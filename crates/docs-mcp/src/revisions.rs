@@ -27,6 +27,7 @@ use std::sync::{Arc, Mutex};
 use docs_client::blocknote::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use docs_client::blocknote::{self, Block, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 use yrs::types::xml::{XmlElementRef, XmlOut};
 use yrs::types::{Change, Event};
@@ -379,8 +380,9 @@ impl RevisionTracker {
 
     /// The latest read of the blocks still at hand, taken out of the recent reads, and the
     /// ids of the blocks changed since, when every change since is some block's. Call it
-    /// inside a read transaction: the changes are those up to the transaction's state.
-    fn changed_since_read(&self) -> Option<(Arc<Document>, HashSet<String>)> {
+    /// inside a read transaction: the changes are those up to the transaction's state. The
+    /// ids are hashed fast: a read again asks the set of every block.
+    fn changed_since_read(&self) -> Option<(Arc<Document>, FxHashSet<String>)> {
         let (at, previous) = self.recent.take_latest(self.key)?;
         let state = self.state.lock().expect("revision state");
         if state.unattributed_at > at {

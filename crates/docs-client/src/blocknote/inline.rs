@@ -12,6 +12,7 @@ use yrs::{
     XmlElementRef, XmlFragment, XmlOut, XmlTextPrelim,
 };
 
+use super::nodes::child_nodes;
 use super::schema::{COMMENT_MARK_PREFIX, HARD_BREAK, INLINE_MATH, LINK_MARK};
 use super::tree::{CommentMark, Inline, PropValue, Props, Styles, TextRun};
 
@@ -180,7 +181,7 @@ pub(crate) fn read_attrs<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Props {
 /// Reads the inline content of a content node (paragraph, heading, tableParagraph...).
 pub(crate) fn read_inline<T: ReadTxn>(txn: &T, node: &XmlElementRef) -> Vec<Inline> {
     let mut out = Vec::new();
-    for child in node.children(txn) {
+    for child in child_nodes(txn, node) {
         match child {
             XmlOut::Text(t) => {
                 for d in t.diff(txn, YChange::identity) {

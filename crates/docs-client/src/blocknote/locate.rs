@@ -8,7 +8,7 @@ use yrs::{
 
 use super::error::{ModelError, ModelResult};
 use super::nesting::MAX_NESTING;
-use super::read::{container_id, container_parts, group_containers, root_group};
+use super::read::{container_parts, group_containers, root_group, with_container_id};
 use super::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 
 /// Where a blockContainer sits.
@@ -34,7 +34,7 @@ fn find_in_group<T: ReadTxn>(txn: &T, root: &XmlElementRef, id: &str) -> Option<
         if e.tag().as_ref() != BLOCK_CONTAINER {
             continue;
         }
-        if container_id(txn, &e) == id {
+        if with_container_id(txn, &e, |found| found == id) {
             return Some(Loc {
                 container: e,
                 group: group.clone(),

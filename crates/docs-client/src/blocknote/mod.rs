@@ -39,6 +39,7 @@ pub mod locate;
 pub mod markdown;
 pub mod mentions;
 pub mod nesting;
+mod nodes;
 pub mod outline;
 pub mod read;
 pub mod schema;

@@ -9,6 +9,7 @@ use yrs::{Any, Out, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, Xm
 
 use super::inline::{any_to_prop, deep_text, read_attrs, read_inline};
 use super::nesting::MAX_NESTING;
+use super::nodes::child_nodes;
 use super::schema::{
     BLOCK_CONTAINER, BLOCK_GROUP, BlockSpec, CELL_PROPS, ContentKind, PropDefault, PropSpec,
     PropType, TABLE_HEADER, TABLE_PARAGRAPH, block_spec,
@@ -62,7 +63,9 @@ pub fn reread_document<T: ReadTxn>(
         return Document::default();
     };
     let mut before = previous.blocks.into_iter().peekable();
-    let mut blocks = Vec::with_capacity(before.len());
+    // As many as the group holds now: a list of 50 000 blocks grown by one is not copied.
+    let mut blocks = Vec::with_capacity(root.len(txn) as usize);
+    // `changed` is asked once of each block: the id of a block matched is known unchanged.
     for container in group_containers(txn, &root) {
         let kept = with_container_id(txn, &container, |id| {
             if id.is_empty() || changed(id) {
@@ -70,11 +73,11 @@ pub fn reread_document<T: ReadTxn>(
             }
             // Blocks changed since (rewritten, moved, deleted) are not in their old place.
             while before
-                .next_if(|b| b.id.is_empty() || changed(&b.id))
+                .next_if(|b| b.id != id && (b.id.is_empty() || changed(&b.id)))
                 .is_some()
             {}
             let block = before.next_if(|b| b.id == id)?;
-            Some((!holds_change(&block, &changed)).then_some(block))
+            Some((!holds_change_below(&block, &changed)).then_some(block))
         });
         match kept {
             Some(Some(block)) => blocks.push(block),
@@ -129,20 +132,17 @@ pub fn read_opening<T: ReadTxn>(
     })
 }
 
-/// Whether `block` or a block nested in it changed, or hides nested blocks (whose changes
-/// the tree cannot show).
-fn holds_change(block: &Block, changed: &impl Fn(&str) -> bool) -> bool {
-    let touched = |b: &Block| {
-        changed(&b.id)
-            || matches!(b.content, BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0)
-    };
+/// Whether `block`, itself unchanged, hides nested blocks (whose changes the tree cannot
+/// show) or holds a block that changed or hides some.
+fn holds_change_below(block: &Block, changed: &impl Fn(&str) -> bool) -> bool {
+    let hides = |b: &Block| matches!(b.content, BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0);
     // Most blocks have no nested ones: no walk.
-    if block.children.is_empty() {
-        return touched(block);
+    if hides(block) || block.children.is_empty() {
+        return hides(block);
     }
-    let mut stack = vec![block];
+    let mut stack: Vec<&Block> = block.children.iter().collect();
     while let Some(b) = stack.pop() {
-        if touched(b) {
+        if changed(&b.id) || hides(b) {
             return true;
         }
         stack.extend(&b.children);
@@ -198,7 +198,7 @@ pub struct Outermost {
 pub fn read_outermost<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
-    ids: &std::collections::HashSet<&str>,
+    ids: &rustc_hash::FxHashSet<&str>,
 ) -> Outermost {
     let mut blocks = Vec::new();
     let Some(root) = root_group(txn, frag) else {
@@ -262,11 +262,11 @@ fn read_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, depth: usize) -> Vec<B
 }
 
 /// The blockContainers of a blockGroup.
-pub(crate) fn group_containers<T: ReadTxn>(
-    txn: &T,
+pub(crate) fn group_containers<'a, T: ReadTxn>(
+    txn: &'a T,
     group: &XmlElementRef,
-) -> impl Iterator<Item = XmlElementRef> {
-    group.children(txn).filter_map(|c| match c {
+) -> impl Iterator<Item = XmlElementRef> + 'a {
+    child_nodes(txn, group).filter_map(|c| match c {
         XmlOut::Element(e) if e.tag().as_ref() == BLOCK_CONTAINER => Some(e),
         _ => None,
     })
@@ -298,7 +298,7 @@ pub(crate) fn container_parts<T: ReadTxn>(
 ) -> (Option<XmlElementRef>, Option<XmlElementRef>) {
     let mut content = None;
     let mut group = None;
-    for c in el.children(txn) {
+    for c in child_nodes(txn, el) {
         if let XmlOut::Element(e) = c {
             if e.tag().as_ref() == BLOCK_GROUP {
                 if group.is_none() {

@@ -351,9 +351,16 @@ pub struct Document {
 }
 
 impl Document {
-    /// Every block, depth first.
+    /// Every block, depth first. One walk into one list (a whole document's blocks, where a
+    /// list per block would cost an allocation each).
     pub fn all_blocks(&self) -> Vec<&Block> {
-        self.blocks.iter().flat_map(|b| b.walk()).collect()
+        let mut out = Vec::with_capacity(self.blocks.len());
+        let mut stack: Vec<&Block> = self.blocks.iter().rev().collect();
+        while let Some(b) = stack.pop() {
+            out.push(b);
+            stack.extend(b.children.iter().rev());
+        }
+        out
     }
     /// The block with this id, at any depth (iterative, stops at the first match).
     pub fn find(&self, id: &str) -> Option<&Block> {

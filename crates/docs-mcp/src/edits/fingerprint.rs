@@ -7,10 +7,11 @@
 //!
 //! `unchanged` and `compatible` are the checks made with them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use docs_client::blocknote;
 use docs_client::blocknote::tree::{Block, Document};
+use rustc_hash::FxHashSet;
 
 use crate::record::{BlockState, PlannedText, Seen};
 
@@ -71,7 +72,7 @@ pub fn index(document: &Document) -> HashMap<&str, &Block> {
 
 /// The blocks of a document whose ids are among `ids`, by id: one walk, nothing kept of the
 /// others (a plan looks up a few blocks of a whole document).
-pub fn index_of<'a>(document: &'a Document, ids: &HashSet<&str>) -> HashMap<&'a str, &'a Block> {
+pub fn index_of<'a>(document: &'a Document, ids: &FxHashSet<&str>) -> HashMap<&'a str, &'a Block> {
     let mut found = HashMap::with_capacity(ids.len());
     // In reading order, like [`index`]: of blocks sharing an id, the last one is kept.
     let mut stack: Vec<&Block> = document.blocks.iter().rev().collect();

@@ -6,13 +6,14 @@
 //! block before and after them found in the same walk. Also planned: the texts the edit rewrites,
 //! before and after.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use docs_client::blocknote::tree::{Document, NewBlock, NewContent};
 use docs_client::blocknote::write::ChildrenMode;
 use docs_client::blocknote::{self, EditorSchema, PropValue, Props, Writing};
 use docs_client::{DOCUMENT_FRAGMENT, LOCAL_ORIGIN};
+use rustc_hash::FxHashSet;
 use yrs::updates::encoder::Encode;
 use yrs::{Doc, ReadTxn, Transact, TransactionMut};
 
@@ -160,7 +161,7 @@ fn plan_with(
         txn.encode_update_v1()
     };
     // Of the document after the edit, only the blocks it changes or creates are read.
-    let changed: HashSet<&str> = effects
+    let changed: FxHashSet<&str> = effects
         .depends
         .keys()
         .chain(&effects.new_blocks)
@@ -171,7 +172,7 @@ fn plan_with(
     let preview = preview::preview(&before, &outermost, &touched, &effects.new_blocks, schema);
     let after = outermost.document;
     // The blocks before are the whole document: only those the edit depends on are indexed.
-    let depends: HashSet<&str> = effects.depends.keys().map(String::as_str).collect();
+    let depends: FxHashSet<&str> = effects.depends.keys().map(String::as_str).collect();
     let (before_blocks, after_blocks) = (index_of(&before, &depends), index(&after));
     let (depends_on, leaves) = block_states(&before_blocks, &after_blocks, &after, &effects);
     let texts = planned_texts(&before_blocks, &after_blocks, &effects, schema);

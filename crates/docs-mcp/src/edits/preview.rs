@@ -5,10 +5,9 @@
 //!
 //! The context is one block each side, and the headings the change is under.
 
-use std::collections::{HashMap, HashSet};
-
 use docs_client::blocknote::tree::{Block, Document};
 use docs_client::blocknote::{self, BlockUrl, EditorSchema, ExportOptions, Outermost, UrlUse};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::record::{DiffSpan, LinkKind, Preview, PreviewBlock, PreviewLink};
 
@@ -60,7 +59,7 @@ fn context(
 /// The blocks of `ids` in reading order, but for those whose parent is among them: they are
 /// shown with it. One walk, nothing built for the blocks not wanted (the whole document).
 fn preview_blocks(document: &Document, ids: &[String], schema: EditorSchema) -> Vec<PreviewBlock> {
-    let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let wanted: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
     let mut shown = vec![];
     // Blocks still to visit, last first, each with whether its parent is wanted.
     let mut stack: Vec<(&Block, bool)> = document.blocks.iter().rev().map(|b| (b, false)).collect();
@@ -144,9 +143,9 @@ fn where_it_lands(
 /// The link targets and media URLs of the blocks `ids` in `after` (in its reading order) that
 /// the same block did not hold in `before`: all of a new block's, a changed one's new ones.
 fn added_links(before: &Document, after: &Document, ids: &[String]) -> Vec<PreviewLink> {
-    let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let wanted: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
     let is_wanted = |block: &&Block| wanted.contains(block.id.as_str());
-    let had: HashMap<&str, Vec<BlockUrl>> = before
+    let had: FxHashMap<&str, Vec<BlockUrl>> = before
         .all_blocks()
         .into_iter()
         .filter(is_wanted)

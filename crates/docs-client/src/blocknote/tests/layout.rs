@@ -40,7 +40,7 @@ fn the_outermost_of_some_blocks_read_as_the_whole_document_reads_them() {
         "nesting to test"
     );
     // Every block with children, and every other block: nested ones among them.
-    let mut ids: std::collections::HashSet<&str> = all
+    let mut ids: rustc_hash::FxHashSet<&str> = all
         .iter()
         .filter(|b| !b.children.is_empty())
         .map(|b| b.id.as_str())
