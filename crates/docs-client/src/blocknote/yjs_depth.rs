@@ -36,35 +36,97 @@ use crate::raw_update::{Id, Parent, Place, RawStruct, read_structs};
 /// then stays near 300 KiB of stack even when an update nests that much again under it.
 pub const MAX_YJS_DEPTH: usize = 512;
 
+/// An id as the door keeps it: the client's index among the update's clients (see
+/// [`Clients`]) and the clock. Half the size of an [`Id`]: the door keeps one or two per item of
+/// an update, 120 000 of them in a 10 000-block document's state, in memory a fresh process
+/// touches for the first time (each page of it a fault).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ref {
+    client: u32,
+    clock: u32,
+}
+
+/// The clients an update names (its own, and those of the parents and origins it points to),
+/// each given a small index in the order met.
+#[derive(Default)]
+struct Clients {
+    index: rustc_hash::FxHashMap<u64, u32>,
+    ids: Vec<u64>,
+    /// The last client looked up: an update's items mostly point to their own client.
+    last: Option<(u64, u32)>,
+}
+
+impl Clients {
+    fn intern(&mut self, client: u64) -> u32 {
+        if let Some((id, at)) = self.last
+            && id == client
+        {
+            return at;
+        }
+        let next = self.ids.len() as u32;
+        let at = *self.index.entry(client).or_insert(next);
+        if at == next {
+            self.ids.push(client);
+        }
+        self.last = Some((client, at));
+        at
+    }
+
+    fn reference(&mut self, (client, clock): Id) -> Ref {
+        Ref {
+            client: self.intern(client),
+            clock,
+        }
+    }
+}
+
+/// Where an item's parent is, as the door keeps it ([`Parent`] with [`Ref`]s).
+#[derive(Debug, Clone, Copy)]
+enum ItemParent {
+    Root,
+    Type(Ref),
+    SameAs(Ref),
+}
+
 /// One item of an update, as far as nesting goes.
 #[derive(Debug)]
 struct UpdateItem {
-    id: Id,
-    parent: Parent,
+    id: Ref,
+    parent: ItemParent,
     /// The item creates a type (XML element, text, map, array...).
     is_type: bool,
 }
 
 /// (first clock, length, item index) of one client's items.
-type ClockRanges = Vec<(u32, u32, usize)>;
+type ClockRanges = Vec<(u32, u32, u32)>;
 
 /// The items of an update and where each client's clocks map to them.
 #[derive(Default)]
 struct UpdateItems {
     items: Vec<UpdateItem>,
-    /// Per client: its items' clocks, by increasing clock.
-    clocks: HashMap<u64, ClockRanges>,
+    clients: Clients,
+    /// Per client (by its index): its items' clocks, by increasing clock.
+    clocks: Vec<ClockRanges>,
 }
 
 impl UpdateItems {
     /// The item holding `id`, when the update has it.
-    fn find(&self, &(client, clock): &Id) -> Option<usize> {
-        let ranges = self.clocks.get(&client)?;
-        let i = ranges.partition_point(|(start, _, _)| *start <= clock);
+    fn find(&self, id: Ref) -> Option<usize> {
+        let ranges = self.clocks.get(id.client as usize)?;
+        let i = ranges.partition_point(|(start, _, _)| *start <= id.clock);
         let (start, len, item) = *ranges.get(i.checked_sub(1)?)?;
         // (a malformed update may list a client's clocks out of order)
-        let offset = clock.checked_sub(start)?;
-        (offset < len).then_some(item)
+        let offset = id.clock.checked_sub(start)?;
+        (offset < len).then_some(item as usize)
+    }
+
+    /// The id of the item at `index`, as yrs names it.
+    fn id(&self, index: usize) -> yrs::ID {
+        let Ref { client, clock } = self.items[index].id;
+        yrs::ID::new(
+            yrs::block::ClientID::new(self.clients.ids[client as usize]),
+            clock,
+        )
     }
 }
 
@@ -75,18 +137,23 @@ fn malformed(e: impl std::fmt::Display) -> ModelError {
 }
 
 /// Reads the structure of a v1 update (its items' parents and which create types), the way
-/// yrs decodes it; the delete set that follows is not needed.
+/// yrs decodes it; the delete set that follows is not needed. Each client's items are reserved
+/// for at once (its section says how many structs it holds): lists grown by doubling would
+/// copy them, and touch twice the memory.
 fn decode_items(
     update: &[u8],
     mut on_struct: impl FnMut(&Place, &RawStruct),
 ) -> ModelResult<UpdateItems> {
     let mut out = UpdateItems::default();
-    // The client being read and its ranges so far, filed under it once its structs are read.
-    let (mut reading, mut ranges): (Option<u64>, ClockRanges) = (None, vec![]);
     read_structs(update, |place, raw| {
         on_struct(place, &raw);
         let &Place {
-            client, clock, len, ..
+            client,
+            clock,
+            len,
+            index,
+            structs,
+            ..
         } = place;
         let RawStruct::Item {
             parent, is_type, ..
@@ -97,23 +164,29 @@ fn decode_items(
         if len == 0 {
             return;
         }
-        if reading != Some(client) {
-            if let Some(done) = reading {
-                out.clocks.entry(done).or_default().append(&mut ranges);
-            }
-            reading = Some(client);
+        let at = out.clients.intern(client) as usize;
+        if out.clocks.len() <= at {
+            out.clocks.resize_with(at + 1, Vec::new);
         }
-        ranges.push((clock, len, out.items.len()));
+        let remaining = (structs - index) as usize;
+        out.clocks[at].reserve(remaining);
+        out.items.reserve(remaining);
+        out.clocks[at].push((clock, len, out.items.len() as u32));
+        let parent = match parent {
+            Parent::Root => ItemParent::Root,
+            Parent::Type(id) => ItemParent::Type(out.clients.reference(id)),
+            Parent::SameAs(id) => ItemParent::SameAs(out.clients.reference(id)),
+        };
         out.items.push(UpdateItem {
-            id: (client, clock),
+            id: Ref {
+                client: at as u32,
+                clock,
+            },
             parent,
             is_type,
         });
     })
     .map_err(malformed)?;
-    if let Some(client) = reading {
-        out.clocks.entry(client).or_default().append(&mut ranges);
-    }
     Ok(out)
 }
 
@@ -122,64 +195,74 @@ fn decode_items(
 /// the full depth for a document's whole state. Parents given by an item of another client
 /// that comes later in the update are resolved too.
 fn nesting_within(items: &UpdateItems) -> usize {
-    levels_within(items).1.into_iter().max().unwrap_or(0)
+    levels_within(items).1.into_iter().max().unwrap_or(0) as usize
 }
 
-/// For each item of the update: the type item of the update it sits in (`None`: its parent is
-/// outside the update), and for a type item how many levels of the update's types it sits
+/// In [`levels_within`]'s list of parents: an item whose parent is not resolved yet, and one
+/// whose parent is outside the update.
+const UNRESOLVED: u32 = u32::MAX;
+const OUTSIDE: u32 = u32::MAX - 1;
+
+/// For each item of the update: the type item of the update it sits in (`OUTSIDE`: its parent
+/// is outside the update), and for a type item how many levels of the update's types it sits
 /// under, itself included (1 for a type whose parent is outside; 0 for other items).
-fn levels_within(items: &UpdateItems) -> (Vec<Option<usize>>, Vec<usize>) {
+fn levels_within(items: &UpdateItems) -> (Vec<u32>, Vec<u32>) {
     let n = items.items.len();
-    // Each item's parent type when the update holds it (`Some(None)`: outside the update),
-    // resolved through origins iteratively: an origin chain is as long as a run of siblings.
-    // Items on the walk are marked outside until resolved, so a malformed update's cycle ends
-    // the walk.
-    let mut parent: Vec<Option<Option<usize>>> = vec![None; n];
+    // Each item's parent type when the update holds it, resolved through origins iteratively:
+    // an origin chain is as long as a run of siblings. Items on the walk are marked outside
+    // until resolved, so a malformed update's cycle ends the walk.
+    let mut parent: Vec<u32> = vec![UNRESOLVED; n];
+    let mut chain = vec![];
     for start in 0..n {
-        let mut chain = vec![];
         let mut at = start;
         let resolved = loop {
-            if let Some(p) = parent[at] {
-                break p;
+            if parent[at] != UNRESOLVED {
+                break parent[at];
             }
-            parent[at] = Some(None);
+            parent[at] = OUTSIDE;
             chain.push(at);
             match items.items[at].parent {
-                Parent::Root => break None,
-                Parent::Type(id) => break items.find(&id).filter(|&p| items.items[p].is_type),
-                Parent::SameAs(id) => match items.find(&id) {
+                ItemParent::Root => break OUTSIDE,
+                ItemParent::Type(id) => {
+                    break items
+                        .find(id)
+                        .filter(|&p| items.items[p].is_type)
+                        .map_or(OUTSIDE, |p| p as u32);
+                }
+                ItemParent::SameAs(id) => match items.find(id) {
                     Some(next) => at = next,
-                    None => break None,
+                    None => break OUTSIDE,
                 },
             }
         };
-        for i in chain {
-            parent[i] = Some(resolved);
+        for i in chain.drain(..) {
+            parent[i] = resolved;
         }
     }
     // The depth of each type: one more than its parent type's, iteratively (0: not known yet;
     // a type met again on the same walk is a cycle, counted from there).
-    let mut depth = vec![0; n];
+    let mut depth: Vec<u32> = vec![0; n];
     let mut on_path = vec![false; n];
+    let mut path = vec![];
     for start in (0..n).filter(|&i| items.items[i].is_type) {
-        let mut path = vec![];
-        let mut at = Some(start);
+        let mut at = start as u32;
         let mut base = 0;
-        while let Some(i) = at {
+        while at != OUTSIDE {
+            let i = at as usize;
             if depth[i] > 0 || on_path[i] {
                 base = depth[i];
                 break;
             }
             on_path[i] = true;
             path.push(i);
-            at = parent[i].flatten();
+            at = parent[i];
         }
-        for (k, i) in path.into_iter().rev().enumerate() {
-            depth[i] = base + k + 1;
+        for (k, i) in path.drain(..).rev().enumerate() {
+            depth[i] = base + k as u32 + 1;
             on_path[i] = false;
         }
     }
-    (parent.into_iter().map(Option::flatten).collect(), depth)
+    (parent, depth)
 }
 
 /// The types an update creates, as the checks after it is applied need them: for each, its
@@ -214,11 +297,7 @@ impl UpdateTypes {
 pub fn update_types(update: &[u8]) -> ModelResult<UpdateTypes> {
     let items = decode_items(update, |_, _| {})?;
     let (parent, depth) = levels_within(&items);
-    too_deep(depth.iter().copied().max().unwrap_or(0))?;
-    let id = |i: usize| {
-        let (client, clock) = items.items[i].id;
-        yrs::ID::new(yrs::block::ClientID::new(client), clock)
-    };
+    too_deep(depth.iter().copied().max().unwrap_or(0) as usize)?;
     // The topmost of each type: found once per chain, going up from the deepest.
     let mut top: Vec<Option<usize>> = vec![None; items.items.len()];
     let mut order: Vec<usize> = (0..items.items.len())
@@ -226,12 +305,19 @@ pub fn update_types(update: &[u8]) -> ModelResult<UpdateTypes> {
         .collect();
     order.sort_by_key(|&i| depth[i]);
     for &i in &order {
-        top[i] = Some(parent[i].and_then(|p| top[p]).unwrap_or(i));
+        let above = (parent[i] != OUTSIDE).then(|| parent[i] as usize);
+        top[i] = Some(above.and_then(|p| top[p]).unwrap_or(i));
     }
     Ok(UpdateTypes {
         types: order
             .into_iter()
-            .map(|i| (id(i), id(top[i].unwrap_or(i)), depth[i]))
+            .map(|i| {
+                (
+                    items.id(i),
+                    items.id(top[i].unwrap_or(i)),
+                    depth[i] as usize,
+                )
+            })
             .collect(),
     })
 }

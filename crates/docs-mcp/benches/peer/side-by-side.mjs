@@ -9,6 +9,9 @@
 //                         [--runs N] [--rows start,reads,insert,rss,huge] [--docs-server <dir>]
 //                         [--anonymous]
 //
+// Without --peer, every row is measured for ours alone, the same way (the peer's columns say
+// "—"): our figures, as the issue writes each row, on a machine that cannot build the peer.
+//
 // Both servers run signed in as the owner of every document (documents are `restricted`, so
 // nothing works without the session): ours with DOCS_SESSION_COOKIE / DOCS_CSRF_TOKEN, as the
 // `agent` bench starts it otherwise (`serve --stdio --approval auto`, its own data directory
@@ -101,19 +104,22 @@ function parseArgs(argv) {
     else if (a === '--anonymous') opts.anonymous = true;
     else throw new Error(`unknown argument ${a}`);
   }
-  if (!opts.peer || !opts.ours || !(opts.runs >= 1)) {
+  if (!opts.ours || !(opts.runs >= 1)) {
     throw new Error(
-      'usage: node side-by-side.mjs --peer <peer dist/server.js> --ours <docs-mcp> [--runs N] ' +
+      'usage: node side-by-side.mjs [--peer <peer dist/server.js>] --ours <docs-mcp> [--runs N] ' +
         '[--rows start,reads,insert,rss,huge] [--docs-server <dir>] [--anonymous]',
     );
   }
+  // The servers measured, in the order each row alternates them.
+  opts.kinds = opts.peer ? ['peer', 'ours'] : ['ours'];
   return opts;
 }
 
 const sorted = (v) => [...v].sort((a, b) => a - b);
 const median = (v) => sorted(v)[Math.floor(v.length / 2)];
 const p99 = (v) => sorted(v)[Math.min(Math.max(Math.ceil(v.length * 0.99), 1), v.length) - 1];
-const f1 = (x) => x.toFixed(1);
+/** One decimal; "—" for a figure not measured (no peer) and for a ratio with one. */
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '—');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function loadAverage() {
@@ -471,10 +477,10 @@ class Observer {
 
 async function rowStart(ctx, out) {
   const dataDir = join(ctx.home, 'starts');
-  for (const kind of ['peer', 'ours']) await (await Mcp.start(kind, ctx, dataDir)).stop();
+  for (const kind of ctx.kinds) await (await Mcp.start(kind, ctx, dataDir)).stop();
   const ms = { peer: [], ours: [] };
   for (let i = 0; i < STARTS; i++) {
-    for (const kind of ['peer', 'ours']) {
+    for (const kind of ctx.kinds) {
       const mcp = await Mcp.start(kind, ctx, dataDir);
       ms[kind].push(mcp.ms);
       await mcp.stop();
@@ -488,19 +494,19 @@ async function rowStart(ctx, out) {
 }
 
 async function rowReads(ctx, out) {
-  const peer = await Mcp.ready('peer', ctx);
+  const peer = ctx.peer ? await Mcp.ready('peer', ctx) : null;
   const ours = await Mcp.ready('ours', ctx, join(ctx.home, 'reads'));
   largestBudget(ctx, ours);
 
   // 3. read of a 1 000-block document again (one document each, read once before): ours
   // with its first page, and whole (the peer's answer is always the whole document).
   const docs = { peer: await seed(ctx.server, ctx.user, 1_000), ours: await seed(ctx.server, ctx.user, 1_000) };
-  await read(peer, docs.peer, 1_000);
+  if (peer) await read(peer, docs.peer, 1_000);
   await read(ours, docs.ours, 1_000);
   const wholeIn = await wholeCalls(ours, docs.ours, 1_000);
   const cached = { peer: [], ours: [], whole: [] };
   for (let i = 0; i < CACHED_READS; i++) {
-    cached.peer.push(await timed(() => read(peer, docs.peer, 1_000)));
+    if (peer) cached.peer.push(await timed(() => read(peer, docs.peer, 1_000)));
     cached.ours.push(await timed(() => read(ours, docs.ours, 1_000)));
     cached.whole.push(await timed(() => read(ours, docs.ours, 1_000, true)));
   }
@@ -510,14 +516,14 @@ async function rowReads(ctx, out) {
       `(${wholeIn} calls of max_chars ${ctx.maxChars}), ours first page ${f1(out.cached.ours)} ` +
       `(p99 ${f1(p99(cached.peer))} / ${f1(p99(cached.whole))} / ${f1(p99(cached.ours))}), n=${CACHED_READS}`,
   );
-  await peer.stop();
+  await peer?.stop();
   await ours.stop();
 
   // 2. first read of a 10 000-block document, whole, as a fresh process's first call, while a
   // person's browser (a Hocuspocus provider, its Y.Doc loaded from REST) holds the room.
   const first = { peer: [], ours: [], oursIn: 0 };
   for (let i = 0; i < FIRST_READS; i++) {
-    for (const kind of i % 2 === 0 ? ['peer', 'ours'] : ['ours', 'peer']) {
+    for (const kind of i % 2 === 0 ? ctx.kinds : [...ctx.kinds].reverse()) {
       const document = await seed(ctx.server, ctx.user, 10_000);
       const person = await Observer.join(ctx.server, ctx.user, document);
       await person.heldByRoom(ctx.server, document);
@@ -546,8 +552,8 @@ function largestBudget(ctx, ours) {
 // 6. a 50 000-block document a person holds in the room: the first read, whole, of a fresh
 // process of each (as row 2), once.
 async function rowHuge(ctx, out) {
-  const huge = { peer: 0, ours: 0, oursIn: 0 };
-  for (const kind of ['peer', 'ours']) {
+  const huge = { oursIn: 0 };
+  for (const kind of ctx.kinds) {
     const document = await seed(ctx.server, ctx.user, 50_000);
     const person = await Observer.join(ctx.server, ctx.user, document);
     await person.heldByRoom(ctx.server, document);
@@ -567,10 +573,10 @@ async function rowHuge(ctx, out) {
 }
 
 async function rowInsert(ctx, out, runIndex) {
-  const peer = await Mcp.ready('peer', ctx);
+  const peer = ctx.peer ? await Mcp.ready('peer', ctx) : null;
   const ours = await Mcp.ready('ours', ctx, join(ctx.home, 'inserts'));
   const sides = [];
-  for (const mcp of [peer, ours]) {
+  for (const mcp of peer ? [peer, ours] : [ours]) {
     const document = await seed(ctx.server, ctx.user, 1_000);
     const observer = await Observer.join(ctx.server, ctx.user, document);
     const last = await read(mcp, document, 1_000);
@@ -617,7 +623,7 @@ async function rowInsert(ctx, out, runIndex) {
     };
     side.observer.close();
   }
-  const [p, o] = [out.insert_peer, out.insert_ours];
+  const [p, o] = [out.insert_peer ?? {}, out.insert_ours];
   console.log(
     `insert_visible_at_other_client_ms: peer ${f1(p.visible)} (p99 ${f1(p.visible99)}), ` +
       `ours ${f1(o.visible)} (p99 ${f1(o.visible99)}), n=${INSERTS}, 1 000 blocks`,
@@ -626,7 +632,7 @@ async function rowInsert(ctx, out, runIndex) {
     `insert_answered_ms: peer ${f1(p.answered)} (p99 ${f1(p.answered99)}), ` +
       `ours ${f1(o.answered)} (p99 ${f1(o.answered99)}), n=${INSERTS}`,
   );
-  await peer.stop();
+  await peer?.stop();
   await ours.stop();
 }
 
@@ -635,7 +641,7 @@ async function rowRss(ctx, out) {
     const documents = [];
     for (let i = 0; i < RSS_DOCUMENTS; i++) documents.push(await seed(ctx.server, ctx.user, blocks));
     const rss = {};
-    for (const kind of ['peer', 'ours']) {
+    for (const kind of ctx.kinds) {
       const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `memory-${blocks}-${randomUUID()}`));
       const atStart = mcp.rssKib();
       for (const document of documents) await read(mcp, document, blocks);
@@ -681,8 +687,8 @@ function table(runs) {
       `${cell((r) => f1(r.cached.peer / r.cached.whole))} (first page: ${cell((r) => f1(r.cached.peer / r.cached.ours))})`,
     ]);
   }
-  if (has('insert_peer')) {
-    const p = (r) => r.insert_peer;
+  if (has('insert_ours')) {
+    const p = (r) => r.insert_peer ?? {};
     const o = (r) => r.insert_ours;
     rows.push([
       'insert → visible at another client (100 in a row, 1 000 blocks)',
@@ -732,15 +738,15 @@ async function main() {
   try {
     const user = await server.control('POST', 'users', { email: 'bench@example.org', full_name: 'Bench' });
     user.anonymous = opts.anonymous;
-    const ctx = { peer: opts.peer, ours: opts.ours, server, user, home };
-    const versions = {};
-    for (const kind of ['peer', 'ours']) {
+    const ctx = { peer: opts.peer, ours: opts.ours, kinds: opts.kinds, server, user, home };
+    const versions = { peer: 'not measured (no --peer)' };
+    for (const kind of ctx.kinds) {
       const mcp = await Mcp.start(kind, ctx, join(home, 'versions'));
       const info = mcp.client.getServerVersion();
       versions[kind] = `${info?.name} ${info?.version} (${mcp.tools.length} tools)`;
       await mcp.stop();
     }
-    console.log(`peer: ${versions.peer}, ${opts.peer}`);
+    console.log(`peer: ${versions.peer}${opts.peer ? `, ${opts.peer}` : ''}`);
     console.log(`ours: ${versions.ours}, ${opts.ours}`);
     console.log(`test_server: ${server.url} (--legacy-content --throttle-rate 0)`);
     console.log(`session: ${opts.anonymous ? 'anonymous, public documents' : 'signed in, restricted documents'}`);
