@@ -284,7 +284,7 @@ fn split(update: &[u8], known: &mut HashMap<u64, u32>) -> RawResult<Split> {
         if place.index == 0 {
             sections.push(Section {
                 client: place.client,
-                structs: Vec::with_capacity(place.structs as usize),
+                structs: Vec::with_capacity(place.structs_left(update)),
                 ready: 0,
             });
         }

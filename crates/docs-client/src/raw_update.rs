@@ -93,6 +93,15 @@ pub(crate) struct Place {
     pub end: usize,
 }
 
+impl Place {
+    /// How many structs of its section, this one included, are still to come, for reserving
+    /// room: the section's count is the update's word, so it is capped by the bytes left in
+    /// `update` (every struct takes one at least) and a few bytes cannot claim gigabytes.
+    pub fn structs_left(&self, update: &[u8]) -> usize {
+        ((self.structs - self.index) as usize).min(1 + update.len().saturating_sub(self.end))
+    }
+}
+
 /// How far `decoder` has read into `update`.
 fn position(update: &[u8], decoder: &mut DecoderV1) -> usize {
     update.len() - decoder.read_to_end().map_or(0, <[u8]>::len)

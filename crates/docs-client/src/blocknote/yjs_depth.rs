@@ -148,12 +148,7 @@ fn decode_items(
     read_structs(update, |place, raw| {
         on_struct(place, &raw);
         let &Place {
-            client,
-            clock,
-            len,
-            index,
-            structs,
-            ..
+            client, clock, len, ..
         } = place;
         let RawStruct::Item {
             parent, is_type, ..
@@ -168,7 +163,7 @@ fn decode_items(
         if out.clocks.len() <= at {
             out.clocks.resize_with(at + 1, Vec::new);
         }
-        let remaining = (structs - index) as usize;
+        let remaining = place.structs_left(update);
         out.clocks[at].reserve(remaining);
         out.items.reserve(remaining);
         out.clocks[at].push((clock, len, out.items.len() as u32));

@@ -95,6 +95,28 @@ fn the_case_yrs_alone_panics_on_is_admitted_whole() {
     );
 }
 
+/// While something waits, an update whose section claims four billion structs in a few bytes
+/// is refused as unreadable, without room reserved for them (which would abort).
+#[test]
+fn a_struct_count_past_the_bytes_is_unreadable_while_something_waits() {
+    let writer = doc(1);
+    let updates = edits(&writer, &[(0, "a"), (1, "b"), (2, "c")]);
+    let ours = doc(2);
+    let mut held = OutOfOrder::new();
+    admit(&mut held, &ours, &updates[2]);
+    assert!(!held.is_empty());
+    // One client, one struct: its section's count is the second byte.
+    assert_eq!(updates[1][..2], [1, 1]);
+    let mut claimed = vec![1, 0xF0, 0xFF, 0xFF, 0xFF, 0x0F];
+    claimed.extend_from_slice(&updates[1][2..]);
+    let refused = held.admit(&ours.transact().state_vector(), &claimed);
+    assert!(
+        matches!(refused, Err(NotAdmitted::Unreadable(_))),
+        "{refused:?}"
+    );
+    assert_eq!(text(&ours), "");
+}
+
 /// The gap filled by the update that left it, later: what waited is given back with it.
 #[test]
 fn what_waits_is_given_back_once_the_gap_fills() {

@@ -630,6 +630,36 @@ fn the_door_counts_every_kind_of_content_as_yrs_does() {
     assert_eq!(check_update_depth(&update), Ok(depth as usize));
 }
 
+/// A section's struct count is the update's word: a few bytes claiming four billion structs
+/// are refused as malformed, without the door reserving room for them (which would abort).
+#[test]
+fn a_struct_count_past_the_bytes_is_refused_without_reserving_for_it() {
+    let (d, f) = doc();
+    insert_blocks(
+        &mut d.transact_mut(),
+        &f,
+        &Position::End,
+        &[
+            NewBlock::new("paragraph").text("one"),
+            NewBlock::new("paragraph").text("two"),
+        ],
+    )
+    .unwrap();
+    let update = d
+        .transact()
+        .encode_state_as_update_v1(&StateVector::default());
+    // One client, so the second byte is its section's struct count (under 128: one byte).
+    assert_eq!(update[0], 1);
+    assert!(update[1] < 0x80);
+    assert!(check_update_depth(&update).is_ok());
+    let mut claimed = vec![1, 0xF0, 0xFF, 0xFF, 0xFF, 0x0F];
+    claimed.extend_from_slice(&update[2..]);
+    assert!(matches!(
+        check_update_depth(&claimed),
+        Err(ModelError::MalformedDocument { .. })
+    ));
+}
+
 /// The container of block `b{level}` of a [`deep_yjs_list`].
 fn deep_container(txn: &impl ReadTxn, f: &XmlFragmentRef, level: usize) -> XmlElementRef {
     let Some(XmlOut::Element(mut group)) = f.get(txn, 0) else {
