@@ -54,7 +54,7 @@ pub use config::{ClientConfig, DocumentRef, InstanceUrl, Secret};
 pub use error::{Error, Result};
 pub use out_of_order::{HeldClocks, NotAdmitted, OutOfOrder};
 pub use presence::{CommentsPing, Presence};
-pub use registry::{DEFAULT_IDLE_TTL, DEFAULT_MAX_OPEN, SessionRegistry};
+pub use registry::{DEFAULT_IDLE_TTL, DEFAULT_MAX_OPEN, DEFAULT_MEMORY_BUDGET, SessionRegistry};
 pub use rest::{
     Abilities, CSRF_COOKIE, ContentApi, DocsClient, Document, InstanceConfig, ListQuery, Page,
     SESSION_COOKIE, StoredContent, User,

@@ -1,5 +1,7 @@
-//! One live session per open document, shared by every caller, closed after an idle TTL, and
-//! at most [`DEFAULT_MAX_OPEN`] of them (see [`SessionRegistry::with_max_open`]).
+//! One live session per open document, shared by every caller, closed after an idle TTL, at
+//! most [`DEFAULT_MAX_OPEN`] of them (see [`SessionRegistry::with_max_open`]), and, besides the
+//! one used last, holding documents that weigh at most [`DEFAULT_MEMORY_BUDGET`] together (see
+//! [`SessionRegistry::with_memory_budget`]).
 //!
 //! Each document has a slot (an async lock around its session) while a session is open or
 //! being opened; the map holds nothing else. A failed open frees its slot, so asking for
@@ -7,8 +9,9 @@
 //! slot (close, reaper) retires the slot first, under its lock: a caller waiting on that slot
 //! then starts over with a fresh one instead of opening a session nobody would find.
 //!
-//! Idleness is decided under the slot's lock; opening one more session than the bound first closes
-//! the least recently used, to make room. `snapshot` lists the sessions for a UI.
+//! Idleness is decided under the slot's lock; opening one more session than the bound, or one
+//! while the others weigh more than the budget, first closes the least recently used, to make
+//! room. `snapshot` lists the sessions for a UI.
 //!
 //! The reaper never closes a session in use: a session is idle when unused for the TTL *and* with
 //! nothing left to save, decided under the slot's lock, where an open marks the session used; the
@@ -37,6 +40,12 @@ pub const DEFAULT_IDLE_TTL: Duration = Duration::from_secs(5 * 60);
 /// otherwise keep every one of them for the idle TTL.
 pub const DEFAULT_MAX_OPEN: usize = 32;
 
+/// What the documents of open sessions may weigh together by default (estimated:
+/// [`DocumentSession::weight`]), besides the one used last: some seven documents of a thousand
+/// blocks. A tray app runs all day; an agent that read through a folder would otherwise keep
+/// every document it read for the idle TTL, and opening one again costs two calls to Docs.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 32 << 20;
+
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<DocumentSession>>>>;
 
 /// Opens documents on demand and keeps their sessions while they are used.
@@ -45,6 +54,7 @@ pub struct SessionRegistry {
     options: SessionOptions,
     idle_ttl: Duration,
     max_open: usize,
+    memory_budget: u64,
     slots: Mutex<HashMap<Uuid, Slot>>,
 }
 
@@ -57,6 +67,7 @@ impl SessionRegistry {
             options,
             idle_ttl,
             max_open: DEFAULT_MAX_OPEN,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
             slots: Mutex::new(HashMap::new()),
         }
     }
@@ -67,6 +78,16 @@ impl SessionRegistry {
     /// all of them are.
     pub fn with_max_open(mut self, max_open: usize) -> Self {
         self.max_open = max_open.max(1);
+        self
+    }
+
+    /// Besides the session used last (the one being opened), open sessions hold documents
+    /// weighing at most `bytes` together ([`DocumentSession::weight`]): opening one more first
+    /// closes the least recently used of those it may close (as [`Self::with_max_open`]), until
+    /// the others fit. One document weighing more than the budget stays open while it is the
+    /// one used last.
+    pub fn with_memory_budget(mut self, bytes: u64) -> Self {
+        self.memory_budget = bytes;
         self
     }
 
@@ -178,7 +199,8 @@ impl SessionRegistry {
 
     /// Closes, together, the least recently used sessions it may close (nobody but the
     /// registry holds them, nothing left to save) until at most `keep` are open besides
-    /// `opening`, the one being opened; returns their documents.
+    /// `opening`, the one being opened, and those besides it (or, with none opening, besides
+    /// the one used last) weigh at most the memory budget; returns their documents.
     async fn close_least_used(&self, keep: usize, opening: Option<Uuid>) -> Vec<Uuid> {
         let mut open = vec![];
         for (id, slot) in self.slots() {
@@ -190,18 +212,30 @@ impl SessionRegistry {
                 open.push(None);
                 continue;
             };
-            open.push(guard.as_ref().map(|s| (s.idle_for(), id, slot.clone())));
+            open.push(
+                guard
+                    .as_ref()
+                    .map(|s| (s.idle_for(), s.weight(), id, slot.clone())),
+            );
         }
-        let excess = open.len().saturating_sub(keep);
-        if excess == 0 {
-            return vec![];
-        }
-        let mut candidates: Vec<(Duration, Uuid, Slot)> = open.into_iter().flatten().collect();
-        candidates.sort_by_key(|(idle_for, _, _)| std::cmp::Reverse(*idle_for));
+        let mut excess = open.len().saturating_sub(keep);
+        let mut candidates: Vec<(Duration, u64, Uuid, Slot)> = open.into_iter().flatten().collect();
+        candidates.sort_by_key(|(idle_for, ..)| std::cmp::Reverse(*idle_for));
+        // The sessions the budget bounds: the one used last, when none is being opened, is not.
+        let weighed = match opening {
+            Some(_) => candidates.len(),
+            None => candidates.len().saturating_sub(1),
+        };
+        let mut overweight = candidates[..weighed]
+            .iter()
+            .map(|(_, weight, ..)| weight)
+            .sum::<u64>()
+            .saturating_sub(self.memory_budget);
         let mut closing = vec![];
-        for (_, id, slot) in candidates {
-            if closing.len() == excess {
-                break;
+        for (at, (_, weight, id, slot)) in candidates.into_iter().enumerate() {
+            let wanted = excess > 0 || (at < weighed && overweight > 0);
+            if !wanted {
+                continue;
             }
             // Decided under the slot's lock, as the reaper does: a caller that took the
             // session meanwhile keeps it.
@@ -214,6 +248,8 @@ impl SessionRegistry {
             if closable {
                 self.retire(id, &slot);
                 closing.extend(guard.take().map(|session| (id, session)));
+                excess = excess.saturating_sub(1);
+                overweight = overweight.saturating_sub(weight);
             }
         }
         close_together(closing, "least recently used, for room").await
@@ -236,8 +272,14 @@ impl SessionRegistry {
         .collect()
     }
 
-    /// Runs [`SessionRegistry::close_idle`] every `period` until the registry is dropped.
-    pub fn spawn_reaper(self: &Arc<Self>, period: Duration) -> tokio::task::JoinHandle<()> {
+    /// Runs [`SessionRegistry::close_idle`] every `period` until the registry is dropped,
+    /// telling `on_closed` the documents whose sessions it closed (what else holds on to a
+    /// document can let it go then).
+    pub fn spawn_reaper(
+        self: &Arc<Self>,
+        period: Duration,
+        on_closed: impl Fn(&[Uuid]) + Send + 'static,
+    ) -> tokio::task::JoinHandle<()> {
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(period);
@@ -247,7 +289,10 @@ impl SessionRegistry {
                 let Some(registry) = weak.upgrade() else {
                     break;
                 };
-                registry.close_idle().await;
+                let closed = registry.close_idle().await;
+                if !closed.is_empty() {
+                    on_closed(&closed);
+                }
             }
         })
     }

@@ -326,6 +326,70 @@ async fn sessions_in_use_or_with_unsaved_writes_stay_open_past_the_bound() {
     registry.close_all().await;
 }
 
+/// Besides the session used last, open sessions hold documents weighing at most the budget:
+/// opening one more closes the least recently used until the others fit, sparing one a caller
+/// holds; the reaper keeps the one used last whatever it weighs.
+#[tokio::test]
+async fn opening_past_the_memory_budget_closes_the_least_recently_used_sessions() {
+    let server = unthrottled_server().await;
+    let markdown: String = (0..50)
+        .map(|i| format!("Paragraph {i}, with **some** words.\n\n"))
+        .collect();
+    let mut ids = vec![];
+    for title in ["a", "b", "c", "d"] {
+        let spec = DocumentSpec::new(title).markdown(&markdown);
+        ids.push(server.create_document(spec).await.unwrap());
+    }
+    let [a, b, c, d] = ids[..] else {
+        unreachable!()
+    };
+    // What one of these documents weighs once open (each has the same blocks).
+    let probe = bounded_registry(&server, fast_options("Probe"), 1);
+    let session = probe.open(a).await.unwrap();
+    let weight = session.weight();
+    // A block is a dozen items or more, each costing more than the bytes it came in: over a
+    // kilobyte a block, which the stored content's bytes alone are not (~200 a block).
+    assert!((50_000..500_000).contains(&weight), "{weight} bytes");
+    // A write adds what it wrote.
+    write_and_wait(session.clone(), "One more paragraph".into())
+        .await
+        .unwrap();
+    assert!(session.weight() > weight, "{} bytes", session.weight());
+    drop(session);
+    probe.close_all().await;
+
+    let registry =
+        bounded_registry(&server, fast_options("Agent"), 8).with_memory_budget(weight * 5 / 2);
+    for id in [a, b, c] {
+        registry.open(id).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Two besides the last: within the budget.
+    assert_eq!(registry.len(), 3);
+    // `a`, used again and held, is spared: `b`, the least recently used after it, makes room.
+    let held = registry.open(a).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    registry.open(d).await.unwrap();
+    assert!(registry.get(b).is_none());
+    assert_eq!(registry.len(), 3);
+    drop(held);
+    // The others fit, and the one used last is not weighed: the reaper closes none.
+    assert_eq!(registry.close_idle().await, Vec::<Uuid>::new());
+
+    // A budget smaller than one document: the reaper keeps the one used last alone.
+    let tight = bounded_registry(&server, fast_options("Tight"), 8).with_memory_budget(weight / 2);
+    for id in [a, b] {
+        tight.open(id).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Opening `b` found `a` over the budget and closed it.
+    assert!(tight.get(a).is_none());
+    assert_eq!(tight.close_idle().await, Vec::<Uuid>::new());
+    assert!(tight.get(b).is_some());
+    registry.close_all().await;
+    tight.close_all().await;
+}
+
 /// Callers writing to two documents while a third is opened, through a registry that holds
 /// one session: opens close the others' sessions to make room when they can, never under a
 /// write, and every write is saved.

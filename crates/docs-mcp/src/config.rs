@@ -46,6 +46,9 @@ pub struct ServiceConfig {
     /// At most this many sessions stay open: the least recently used one that nobody holds
     /// and that has nothing left to save is closed to open one more.
     pub max_open_sessions: usize,
+    /// What the documents of open sessions may weigh together (estimated), besides the one
+    /// used last: the least recently used are closed first, as for the count.
+    pub memory_budget: u64,
     /// Name shown in Docs when the agent's own name is unknown.
     pub fallback_agent_name: String,
     /// Browser origins allowed on the HTTP endpoint besides the loopback ones of its port
@@ -87,6 +90,7 @@ impl ServiceConfig {
             hands_over: false,
             idle_ttl: docs_client::DEFAULT_IDLE_TTL,
             max_open_sessions: docs_client::DEFAULT_MAX_OPEN,
+            memory_budget: docs_client::DEFAULT_MEMORY_BUDGET,
             fallback_agent_name: "AI agent".into(),
             requests_per_minute: 80,
             allowed_origins: Vec::new(),

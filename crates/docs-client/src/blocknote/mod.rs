@@ -87,7 +87,7 @@ pub use write::{
     set_block_content, set_block_content_in, set_block_text, update_block, update_block_in,
 };
 pub use writing::{ContentOrigin, Writing};
-pub(crate) use yjs_depth::check_update_depth_with;
+pub(crate) use yjs_depth::{DoorPass, check_update_depth_with};
 pub use yjs_depth::{
     MAX_YJS_DEPTH, UpdateTypes, check_depth_after, check_document_depth, check_update_depth,
     update_types,

@@ -269,6 +269,8 @@ fn levels_within(items: &UpdateItems) -> (Vec<u32>, Vec<u32>) {
 pub struct UpdateTypes {
     /// (id, topmost's id, levels from that topmost down to it: 1 for a topmost).
     types: Vec<(yrs::ID, yrs::ID, usize)>,
+    /// How many items the update holds, types or not: what it adds to a document's memory.
+    items: usize,
 }
 
 impl UpdateTypes {
@@ -282,9 +284,15 @@ impl UpdateTypes {
         self.types.iter().map(|(id, _, _)| *id)
     }
 
+    /// How many items the update holds (types or not).
+    pub fn items(&self) -> usize {
+        self.items
+    }
+
     /// Adds the types of another part of the same change.
     pub fn extend(&mut self, other: UpdateTypes) {
         self.types.extend(other.types);
+        self.items += other.items;
     }
 }
 
@@ -304,6 +312,7 @@ pub fn update_types(update: &[u8]) -> ModelResult<UpdateTypes> {
         top[i] = Some(above.and_then(|p| top[p]).unwrap_or(i));
     }
     Ok(UpdateTypes {
+        items: items.items.len(),
         types: order
             .into_iter()
             .map(|i| {
@@ -375,19 +384,32 @@ pub(crate) fn xml_node<T: ReadTxn>(txn: &T, id: yrs::ID) -> Option<XmlOut> {
 /// Returns that depth: 0 when the update creates no type, so the document's depth cannot have
 /// grown; otherwise check the document after applying it ([`check_document_depth`]).
 pub fn check_update_depth(update: &[u8]) -> ModelResult<usize> {
-    check_update_depth_with(update, |_, _| {})
+    check_update_depth_with(update, |_, _| {}).map(|pass| pass.nesting)
 }
 
 /// [`check_update_depth`], telling `on_struct` each struct of the update and where it sits as
 /// the door reads past it (the session cuts a large update in two on the way, and sees whether
-/// it follows from nothing).
+/// it follows from nothing); also tells how many items the update holds.
 pub(crate) fn check_update_depth_with(
     update: &[u8],
     on_struct: impl FnMut(&Place, &RawStruct),
-) -> ModelResult<usize> {
-    let depth = nesting_within(&decode_items(update, on_struct)?);
-    too_deep(depth)?;
-    Ok(depth)
+) -> ModelResult<DoorPass> {
+    let items = decode_items(update, on_struct)?;
+    let nesting = nesting_within(&items);
+    too_deep(nesting)?;
+    Ok(DoorPass {
+        nesting,
+        items: items.items.len(),
+    })
+}
+
+/// What the door found of an update it let in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DoorPass {
+    /// How deep its types nest among themselves ([`check_update_depth`]).
+    pub nesting: usize,
+    /// How many items it holds.
+    pub items: usize,
 }
 
 /// Refuses a document whose `document-store` nests deeper than [`MAX_YJS_DEPTH`]; such a

@@ -12,6 +12,7 @@ use yrs::updates::decoder::Decode;
 use yrs::{Doc, StateVector, Transact, Update};
 
 use super::{depth_after, too_deep};
+use crate::blocknote::DoorPass;
 use crate::out_of_order::{FromNothing, OutOfOrder};
 use crate::raw_update::{Halves, halves};
 use crate::{Error, REMOTE_ORIGIN, Result};
@@ -28,29 +29,41 @@ const CUT_FROM_BYTES: usize = 256 * 1024;
 /// door passes its middle. The first half is decoded on this thread as soon as it is cut,
 /// the second on the door's thread once the door let the update in; each half is applied as
 /// it is ready, in order, in one transaction.
-pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<OutOfOrder> {
+pub(super) fn load_stored(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<Stored> {
     let mut held = OutOfOrder::new();
-    if load_from_nothing(id, doc, stored)? {
-        return Ok(held);
+    if let Some(items) = load_from_nothing(id, doc, stored)? {
+        return Ok(Stored { held, items });
     }
     // Rare: a browser saved what it held aside. What of it follows from nothing is loaded.
     let parts = held
         .admit(&StateVector::default(), stored)
         .map_err(|e| bad_content(id, e.to_string()))?;
+    let mut items = 0;
     for part in parts {
-        if !load_from_nothing(id, doc, &part)? {
+        let Some(loaded) = load_from_nothing(id, doc, &part)? else {
             return Err(bad_content(id, "its state cannot be split in order".into()));
-        }
+        };
+        items += loaded;
     }
-    Ok(held)
+    Ok(Stored { held, items })
+}
+
+/// What loading the stored content left.
+#[derive(Debug)]
+pub(super) struct Stored {
+    /// What of it follows clocks the document lacks, not applied.
+    pub held: OutOfOrder,
+    /// How many items the document took in.
+    pub items: usize,
 }
 
 /// Applies `stored` to the session's new document if it follows from nothing (`FromNothing`,
-/// told by the door); `false`, and nothing applied, if it does not.
-fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<bool> {
+/// told by the door), and says how many items it held; `None`, and nothing applied, if it
+/// does not.
+fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<Option<usize>> {
     let nesting = std::thread::scope(|scope| {
         let (cut_sender, first_half) = mpsc::sync_channel::<Vec<u8>>(1);
-        let (verdict_sender, verdict) = mpsc::sync_channel::<Result<(usize, bool)>>(1);
+        let (verdict_sender, verdict) = mpsc::sync_channel::<Result<(DoorPass, bool)>>(1);
         let door = scope.spawn(move || {
             // A small update is not cut: the sender gone, it is decoded whole at once.
             let mut cut = (stored.len() >= CUT_FROM_BYTES).then_some(cut_sender);
@@ -70,7 +83,7 @@ fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<bool> {
                 }
             })
             .map_err(|e| too_deep(id, e))
-            .map(|nesting| (nesting, from_nothing.follows(stored)));
+            .map(|pass| (pass, from_nothing.follows(stored)));
             // Not cut (no struct to cut after): the update is decoded whole.
             drop(cut);
             let passed = nesting.as_ref().is_ok_and(|&(_, follows)| follows);
@@ -90,7 +103,7 @@ fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<bool> {
                 door.join().expect_err("the door ended without a verdict"),
             ),
         };
-        let (nesting, follows) = nesting?;
+        let (pass, follows) = nesting?;
         if !follows {
             return Ok(None);
         }
@@ -106,16 +119,16 @@ fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<bool> {
                 .map_err(|e| bad_content(id, e.to_string()))?;
         }
         super::touch::collect(&mut txn);
-        Ok::<_, Error>(Some(nesting))
+        Ok::<_, Error>(Some(pass))
     })?;
-    let Some(nesting) = nesting else {
-        return Ok(false);
+    let Some(pass) = nesting else {
+        return Ok(None);
     };
-    if nesting > 0 {
+    if pass.nesting > 0 {
         let fragment = crate::blocknote::document_fragment(doc);
         depth_after(id, &doc.transact(), &fragment)?;
     }
-    Ok(true)
+    Ok(Some(pass.items))
 }
 
 fn decode(id: Uuid, update: &[u8]) -> Result<Update> {
@@ -227,7 +240,7 @@ mod tests {
             .collect();
         let stored = yrs::merge_updates_v1([&updates[0], &updates[2]]).unwrap();
         let doc = Doc::new();
-        let mut held = load_stored(Uuid::nil(), &doc, &stored).unwrap();
+        let mut held = load_stored(Uuid::nil(), &doc, &stored).unwrap().held;
         let read = |doc: &Doc| doc.get_or_insert_text("t").get_string(&doc.transact());
         assert_eq!(read(&doc), "a");
         assert!(!held.is_empty());
@@ -247,7 +260,7 @@ mod tests {
             .transact()
             .encode_state_as_update_v1(&StateVector::default());
         let doc = Doc::new();
-        let held = load_stored(Uuid::nil(), &doc, &empty).unwrap();
+        let held = load_stored(Uuid::nil(), &doc, &empty).unwrap().held;
         assert!(held.is_empty());
         assert_eq!(doc.transact().state_vector(), StateVector::default());
     }

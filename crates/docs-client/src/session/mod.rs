@@ -84,6 +84,7 @@ mod pending;
 mod retry;
 mod save;
 mod touch;
+mod weight;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -159,6 +160,8 @@ struct Shared {
     bytes_in: AtomicU64,
     bytes_out: AtomicU64,
     connects: AtomicU64,
+    /// What the document weighs in memory, estimated.
+    weight: weight::Weight,
     /// When a caller last used the session (ms since the Unix epoch).
     last_activity_ms: AtomicU64,
 }
@@ -500,6 +503,12 @@ impl DocumentSession {
             connects: shared.connects.load(Ordering::Relaxed),
             collaborators: self.collaborators(),
         }
+    }
+
+    /// What the session's document weighs in memory, in bytes: an estimate from the items
+    /// and bytes it took in (see `weight`), to bound what open sessions hold together.
+    pub fn weight(&self) -> u64 {
+        self.shared.weight.bytes()
     }
 
     /// Time since the session was last used by a caller.

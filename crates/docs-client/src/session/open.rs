@@ -132,6 +132,7 @@ impl DocumentSession {
             bytes_in: AtomicU64::new(0),
             bytes_out: AtomicU64::new(0),
             connects: AtomicU64::new(0),
+            weight: Default::default(),
             last_activity_ms: AtomicU64::new(now_ms()),
             options: options.clone(),
         });
@@ -165,7 +166,8 @@ impl DocumentSession {
                 document: id.to_string(),
                 detail: format!("loading the content stopped: {e}"),
             })??;
-            let (stored, held) = stored;
+            let (stored, load::Stored { held, items }) = stored;
+            shared.weight.add(items, stored.len());
             tracing::debug!(document = %id, bytes = stored.len(), fetched = ?fetched, loaded = ?started.elapsed(), "stored content loaded");
             if let Some(LoadedHook(hook)) = &options.on_loaded {
                 hook(id, &shared.doc);

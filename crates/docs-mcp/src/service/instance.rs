@@ -109,9 +109,15 @@ impl DocsService {
         };
         let registry = Arc::new(
             SessionRegistry::new(client.clone(), options, self.config.idle_ttl)
-                .with_max_open(self.config.max_open_sessions),
+                .with_max_open(self.config.max_open_sessions)
+                .with_memory_budget(self.config.memory_budget),
         );
-        let reaper = registry.spawn_reaper(Duration::from_secs(30));
+        let me = self.me.clone();
+        let reaper = registry.spawn_reaper(Duration::from_secs(30), move |_| {
+            if let Some(service) = me.upgrade() {
+                service.sessions_closed();
+            }
+        });
         let previous = self
             .instance
             .write()
@@ -328,6 +334,16 @@ impl DocsService {
                 .get(&id)
                 .is_some_and(|(s, _, _)| s.strong_count() > 0)
         })
+    }
+
+    /// Sessions were closed (idle, or for room): their trackers and forks, which hold their
+    /// documents, are let go now rather than at the next open, and the UIs told.
+    fn sessions_closed(&self) {
+        self.trackers
+            .lock()
+            .expect("trackers lock")
+            .retain(|_, (session, _, _)| session.strong_count() > 0);
+        self.emit(ServiceEvent::SessionsChanged);
     }
 
     pub async fn close_session(&self, id: Uuid) -> ServiceResult<()> {

@@ -320,6 +320,7 @@ impl Actor {
             }
         };
         let types = crate::blocknote::update_types(&update).unwrap_or_default();
+        self.shared.weight.add(types.items(), update.len());
         let seq = self.send_written(update, &decoded);
         if let Some(watch) = watch {
             self.touches.watch(&self.shared.touches, seq, watch);

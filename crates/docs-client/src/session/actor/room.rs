@@ -173,18 +173,26 @@ impl Actor {
             } else {
                 self.touches.met_by(bytes, &txn.state_vector())
             };
-            let before = (!types.is_empty()).then(|| txn.state_vector());
+            let before = txn.state_vector();
             let deepened = integrate(txn, updates, |txn| {
                 touch::collect(txn);
-                // Only new types can deepen the document.
-                if before.is_some_and(|before| txn.state_vector() != before) {
+                // What the document held already neither deepens it nor weighs: only new
+                // types can deepen it.
+                let grew = txn.state_vector() != before;
+                let depth = if grew && !types.is_empty() {
                     crate::session::depth_after_types(document, &*txn, &types)
                 } else {
                     Ok(())
-                }
+                };
+                (grew, depth)
             });
             match deepened {
-                Ok(depth) => depth.map_err(Ended::Final)?,
+                Ok((grew, depth)) => {
+                    depth.map_err(Ended::Final)?;
+                    if grew {
+                        self.shared.weight.add(types.items(), bytes.len());
+                    }
+                }
                 Err(NotIntegrated::Refused(e)) => {
                     return Err(Ended::Lost(format!("bad {what} from the room: {e}")));
                 }
