@@ -41,10 +41,10 @@ pub const DEFAULT_IDLE_TTL: Duration = Duration::from_secs(5 * 60);
 pub const DEFAULT_MAX_OPEN: usize = 32;
 
 /// What the documents of open sessions may weigh together by default (estimated:
-/// [`DocumentSession::weight`]), besides the one used last: some seven documents of a thousand
-/// blocks. A tray app runs all day; an agent that read through a folder would otherwise keep
+/// [`DocumentSession::weight`]), besides the one used last: some three documents of a thousand
+/// blocks, a dozen of two hundred. A tray app runs all day; an agent that read through a folder would otherwise keep
 /// every document it read for the idle TTL, and opening one again costs two calls to Docs.
-pub const DEFAULT_MEMORY_BUDGET: u64 = 32 << 20;
+pub const DEFAULT_MEMORY_BUDGET: u64 = 16 << 20;
 
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<DocumentSession>>>>;
 

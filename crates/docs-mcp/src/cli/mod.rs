@@ -202,10 +202,17 @@ pub fn bridge_args(url: &str, data_dir: &std::path::Path) -> Vec<String> {
     ]
 }
 
+/// The runtime's threads for blocking work: decoding documents, typed reads, plans, SQLite,
+/// and `--stdio`'s stdin (held for as long as it reads) and stdout. Each thread that allocates
+/// gets its own glibc arena, which keeps what was freed in it: tokio's default (512) let a
+/// service that read 20 documents of 1 000 blocks hold ~10 MB more (`docs/benchmarks.md`).
+const BLOCKING_THREADS: usize = 3;
+
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(BLOCKING_THREADS)
         .enable_all()
         .build()
     {
