@@ -42,8 +42,9 @@ pub const DEFAULT_MAX_OPEN: usize = 32;
 
 /// What the documents of open sessions may weigh together by default (estimated:
 /// [`DocumentSession::weight`]), besides the one used last: some three documents of a thousand
-/// blocks, a dozen of two hundred. A tray app runs all day; an agent that read through a folder would otherwise keep
-/// every document it read for the idle TTL, and opening one again costs two calls to Docs.
+/// blocks, a dozen of two hundred. A tray app runs all day; an agent that read through a
+/// folder would otherwise keep every document it read for the idle TTL, and opening one again
+/// costs two calls to Docs.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 16 << 20;
 
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<DocumentSession>>>>;
