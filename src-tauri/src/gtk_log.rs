@@ -1,33 +1,45 @@
-//! GDK's log lines, into the app's log. The tray's menu makes GDK print a critical assertion
-//! at start on some desktops (`gdk_window_thaw_toplevel_updates: assertion
+//! GDK's and WebKit's log lines, into the app's log. The tray's menu makes GDK print a critical
+//! assertion at start on some desktops (`gdk_window_thaw_toplevel_updates: assertion
 //! 'window->update_and_descendants_freeze_count > 0' failed`: harmless, see tauri#9401 and
-//! tray-item-rs#11); a first run must print nothing alarming. That known line goes to the
-//! debug log; any other warning or critical of GDK is logged as a warning, never dropped.
+//! tray-item-rs#11), and WebKit warns each time the window opens that it draws in software
+//! when GTK's GL is off, as the app has it (`gl`); a first run must print nothing alarming.
+//! Those known lines go to the debug log; any other warning or critical of GDK, or of a
+//! library logging without a domain as WebKit does, is logged as a warning, never dropped.
 
-/// The assertions GDK makes about the tray's menu that do no harm.
-const HARMLESS: &[&str] = &["gdk_window_thaw_toplevel_updates"];
+/// The lines GDK and WebKit print that do no harm: GDK's assertion about the tray's menu,
+/// WebKit's word that it draws without GL.
+const HARMLESS: &[&str] = &[
+    "gdk_window_thaw_toplevel_updates",
+    "Disabled hardware acceleration because GTK failed to initialize GL",
+];
 
-/// Whether a GDK message is one of the known harmless ones.
+/// The log domains routed: GDK's, and none (WebKit's, and any other library's without one).
+const DOMAINS: [Option<&str>; 2] = [Some("Gdk"), None];
+
+/// Whether a message is one of the known harmless ones.
 fn harmless(message: &str) -> bool {
     HARMLESS.iter().any(|known| message.contains(known))
 }
 
-/// Routes GDK's warnings and criticals to the log (call once, before the tray is made).
+/// Routes GDK's and domainless warnings and criticals to the log (call once, before GTK
+/// starts).
 pub fn route() {
     use glib::LogLevels;
-    glib::log_set_handler(
-        Some("Gdk"),
-        LogLevels::LEVEL_WARNING | LogLevels::LEVEL_CRITICAL,
-        false,
-        false,
-        |_, _, message| {
-            if harmless(message) {
-                tracing::debug!(target: "gdk", "{message}");
-            } else {
-                tracing::warn!(target: "gdk", "{message}");
-            }
-        },
-    );
+    for domain in DOMAINS {
+        glib::log_set_handler(
+            domain,
+            LogLevels::LEVEL_WARNING | LogLevels::LEVEL_CRITICAL,
+            false,
+            false,
+            |_, _, message| {
+                if harmless(message) {
+                    tracing::debug!(target: "gdk", "{message}");
+                } else {
+                    tracing::warn!(target: "gdk", "{message}");
+                }
+            },
+        );
+    }
 }
 
 #[cfg(test)]
@@ -35,18 +47,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_known_assertion_is_quiet() {
+    fn only_the_known_lines_are_quiet() {
         assert!(harmless(
             "gdk_window_thaw_toplevel_updates: assertion 'window->update_and_descendants_freeze_count > 0' failed"
         ));
         assert!(!harmless(
             "gdk_window_get_parent: assertion 'GDK_IS_WINDOW (window)' failed"
         ));
+        assert!(harmless(
+            "Disabled hardware acceleration because GTK failed to initialize GL: GL support disabled via GDK_DEBUG."
+        ));
     }
 
-    /// A GDK critical reaches the log through the handler, at the level its kind says.
+    /// GDK's lines and lines without a domain reach the log through the handler, at the level
+    /// their kind says.
     #[test]
-    fn a_gdk_critical_is_logged_not_printed() {
+    fn gdk_and_domainless_lines_are_logged_not_printed() {
         use std::sync::{Arc, Mutex};
         #[derive(Clone, Default)]
         struct Lines(Arc<Mutex<Vec<u8>>>);
@@ -77,12 +93,20 @@ mod tests {
                 "Gdk",
                 "gdk_window_get_parent: assertion 'GDK_IS_WINDOW (window)' failed"
             );
+            glib::g_log!(
+                glib::LogLevel::Warning,
+                "Disabled hardware acceleration because GTK failed to initialize GL: GL support disabled via GDK_DEBUG."
+            );
+            glib::g_log!(
+                glib::LogLevel::Critical,
+                "a library's critical without a domain"
+            );
         });
         let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
         let levels: Vec<&str> = logged
             .lines()
             .map(|l| l.split_whitespace().next().unwrap())
             .collect();
-        assert_eq!(levels, ["DEBUG", "WARN"], "{logged}");
+        assert_eq!(levels, ["DEBUG", "WARN", "DEBUG", "WARN"], "{logged}");
     }
 }

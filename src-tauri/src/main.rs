@@ -7,14 +7,14 @@
 //! This crate only wires: the service lives in `docs-mcp`, the Docs client in `docs-client`.
 //!
 //! Here: the arguments (`--minimized`; `--demo`: a data directory and port of its own, no single
-//! instance; `--help`), the plugins (single-instance, autostart off Linux, notification, opener),
-//! logging (stderr, and a daily file in the OS's log directory —
+//! instance; `--help`), GTK's GL off (`gl`), the plugins (single-instance, autostart off Linux,
+//! notification, opener), logging (stderr, and a daily file in the OS's log directory —
 //! `~/.local/state/lasuite-docs-mcp/logs`, `~/Library/Logs/lasuite-docs-mcp`,
-//! `%LOCALAPPDATA%\lasuite-docs-mcp\logs` — a week of them kept), the main window's close (it
-//! goes, its web view with it, the app staying in the tray, which builds it again: most of the
-//! app's memory is the web view's; it quits when the service did not start, the window then
-//! saying why: `StartupProblem`),
-//! the `bridge` dispatch, and the forwarding of service events.
+//! `%LOCALAPPDATA%\lasuite-docs-mcp\logs` — a week of them kept), the service's runtime, the
+//! main window's close (it goes, its web view with it, the app staying in the tray, which builds
+//! it again: most of the app's memory is the web view's; it quits when the service did not
+//! start, the window then saying why: `StartupProblem`), the `bridge` dispatch, and the
+//! forwarding of service events.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;
@@ -25,6 +25,8 @@ mod command_map;
 mod commands;
 mod demo;
 mod documents;
+#[cfg(target_os = "linux")]
+mod gl;
 #[cfg(target_os = "linux")]
 mod gtk_log;
 mod host;
@@ -75,7 +77,13 @@ fn main() -> std::process::ExitCode {
         eprintln!("docs-mcp-app: unknown argument {unknown:?}\n\n{USAGE}");
         return std::process::ExitCode::from(2);
     }
+    #[cfg(target_os = "linux")]
+    let gl_kept = gl::start_without_gtk_gl();
     let _log_guard = init_logging();
+    #[cfg(target_os = "linux")]
+    if let Some(error) = gl_kept {
+        tracing::warn!(%error, "could not start again without GTK's GL: it stays on");
+    }
     #[cfg(target_os = "linux")]
     gtk_log::route();
     // Without a display, the windowing library's event loop panics with no word of why.
@@ -88,7 +96,19 @@ fn main() -> std::process::ExitCode {
         );
         return std::process::ExitCode::from(2);
     }
-    match run() {
+    // The service's own runtime (its cap on blocking threads), not Tauri's default one.
+    let runtime = match docs_mcp::service_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("docs-mcp-app: cannot start the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tauri::async_runtime::set(runtime.handle().clone());
+    let ran = run();
+    // A blocking task still running (a read of the keyring) does not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    match ran {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("Docs MCP stopped: {e:#}");

@@ -35,7 +35,7 @@ mod store;
 mod token;
 
 pub use authority::read as control_token;
-pub use cli::{bridge_args, guarded_registry, log_filter, main as cli_main};
+pub use cli::{bridge_args, guarded_registry, log_filter, main as cli_main, service_runtime};
 pub use clients::{AgentClient, NewAgentClient};
 pub use config::{
     DEFAULT_PORT, SAVE_INTERVAL_ENV, ServiceConfig, default_data_dir, default_log_dir,

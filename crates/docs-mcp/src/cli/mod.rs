@@ -208,14 +208,18 @@ pub fn bridge_args(url: &str, data_dir: &std::path::Path) -> Vec<String> {
 /// service that read 20 documents of 1 000 blocks hold ~10 MB more (`docs/benchmarks.md`).
 const BLOCKING_THREADS: usize = 3;
 
-pub fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
-    init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+/// The runtime the service runs on, in the CLI and in the app alike.
+pub fn service_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .max_blocking_threads(BLOCKING_THREADS)
         .enable_all()
         .build()
-    {
+}
+
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let runtime = match service_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("docs-mcp: cannot start the runtime: {e}");
