@@ -2,7 +2,7 @@
 //! choose its visuals, and so loads the display's GL driver even if no window is ever shown:
 //! under Xvfb or in a VM that is Mesa's software renderer and its LLVM, 26 MiB of the
 //! tray-only app's 100 MiB PSS. Without it WebKit draws the window in software, which the
-//! app's forms and lists do not notice (tray only 70 MiB PSS, window open 230 against 304:
+//! app's forms and lists do not notice (tray only 68 MiB PSS, window open 228 against 304:
 //! `docs/install.md`). GTK reads `GDK_GL` from the environment once, when it starts, and a
 //! process may set its environment safely only before it runs: the app starts itself again,
 //! once, with `GDK_GL=disable`. A `GDK_GL` already set, even empty, is left as it is
