@@ -78,10 +78,10 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     }
     #[cfg(target_os = "linux")]
-    let gl_kept = gl::start_without_gtk_gl();
+    let restart_failed = gl::start_without_gtk_gl();
     let _log_guard = init_logging();
     #[cfg(target_os = "linux")]
-    if let Some(error) = gl_kept {
+    if let Some(error) = restart_failed {
         tracing::warn!(%error, "could not start again without GTK's GL: it stays on");
     }
     #[cfg(target_os = "linux")]

@@ -417,22 +417,19 @@ impl App {
         // The app is started by WebKitWebDriver, a child of tauri-driver: it inherits this
         // environment. Without a session bus there is no Secret Service: the bearer token
         // comes from DOCS_MCP_TOKEN, and a Docs session stays in memory.
+        let mut driver_command = Command::new(find_program("tauri-driver"));
+        driver_command
+            .args([
+                "--port",
+                &driver_port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
+            .arg("--native-driver")
+            .arg(find_program("WebKitWebDriver"));
         let driver_process = Process(
-            Command::new(find_program("tauri-driver"))
-                .args([
-                    "--port",
-                    &driver_port.to_string(),
-                    "--native-port",
-                    &native_port.to_string(),
-                ])
-                .arg("--native-driver")
-                .arg(find_program("WebKitWebDriver"))
+            in_home(&mut driver_command, &home)
                 .env("DISPLAY", &display)
-                .env("HOME", &home)
-                .env("XDG_CONFIG_HOME", home.join("config"))
-                .env("XDG_DATA_HOME", home.join("data"))
-                .env("XDG_CACHE_HOME", home.join("cache"))
-                .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
                 .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{mcp_port}"))
                 .env("DOCS_MCP_TOKEN", TOKEN)
                 .env("DOCS_MCP_SAVE_INTERVAL", "0.2")
@@ -515,6 +512,16 @@ fn new_home() -> PathBuf {
     let home = std::env::temp_dir().join(format!("docs-mcp-app-e2e-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&home).unwrap();
     home
+}
+
+/// Has the app live in `home`: its XDG directories and its data directory under it.
+fn in_home<'a>(command: &'a mut Command, home: &Path) -> &'a mut Command {
+    command
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
 }
 
 fn artifacts() -> PathBuf {
@@ -1389,15 +1396,11 @@ async fn a_data_directory_held_by_another_service_is_explained_in_the_window() {
 #[test]
 fn without_a_display_the_app_says_so_and_exits() {
     let home = new_home();
-    let output = Command::new(APP)
+    let output = in_home(&mut Command::new(APP), &home)
         .arg("--minimized")
         .env_remove("WAYLAND_DISPLAY")
         // A display number no X server holds.
         .env("DISPLAY", ":1999")
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
         .env("DOCS_MCP_LOG_DIR", home.join("logs"))
         .output()
         .unwrap();
@@ -1424,17 +1427,12 @@ fn in_the_tray_the_app_holds_no_gl_driver_unless_asked() {
         let (_xvfb, display) = start_xvfb();
         let port = free_port();
         let mut command = Command::new(APP);
-        command
+        in_home(&mut command, &home)
             .arg("--minimized")
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
             .env_remove("GDK_GL")
             .env("DISPLAY", &display)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .env("DOCS_MCP_DATA_DIR", home.join("docs-mcp"))
             .env("DOCS_MCP_LOG_DIR", home.join("logs"))
             .env("DOCS_MCP_LISTEN", format!("127.0.0.1:{port}"))
             .env("DOCS_MCP_TOKEN", TOKEN)
