@@ -8,28 +8,17 @@
 //! once, with `GDK_GL=disable`. A `GDK_GL` already set, even empty, is left as it is
 //! (`GDK_GL= docs-mcp-app` keeps GTK's GL).
 
-use std::os::unix::process::CommandExt as _;
+use docs_mcp::EnvDefault;
 
-const GDK_GL: &str = "GDK_GL";
-
-/// What `GDK_GL` is set to when the person did not set it.
-const DISABLED: &str = "disable";
+/// GTK's GL off, when the person did not say otherwise.
+const GTK_GL_OFF: EnvDefault = EnvDefault {
+    name: "GDK_GL",
+    value: "disable",
+};
 
 /// Starts this program again with GTK's GL off, unless `GDK_GL` is set; returns only when it
 /// does not (the variable was set, or the new start failed: then why, and the app goes on
 /// with GL).
 pub fn start_without_gtk_gl() -> Option<std::io::Error> {
-    if std::env::var_os(GDK_GL).is_some() {
-        return None;
-    }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return Some(e),
-    };
-    let mut args = std::env::args_os();
-    let mut command = std::process::Command::new(exe);
-    if let Some(arg0) = args.next() {
-        command.arg0(arg0);
-    }
-    Some(command.args(args).env(GDK_GL, DISABLED).exec())
+    docs_mcp::start_again_with(&[GTK_GL_OFF])
 }

@@ -217,8 +217,14 @@ pub fn service_runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 pub fn main() -> std::process::ExitCode {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    let restart_failed = crate::restart::start_again_with(&[crate::restart::ONE_MALLOC_ARENA]);
     let cli = Cli::parse();
     init_logging();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if let Some(error) = restart_failed {
+        tracing::warn!(%error, "could not start again with one malloc arena: glibc's default stays");
+    }
     let runtime = match service_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
