@@ -52,9 +52,9 @@ pub use lock::{DataDirLock, Holder, holder as data_dir_holder, private_dir};
 pub use mcp::DocsMcp;
 pub use peer::Asker;
 pub use record::ErrorInfo;
+pub use restart::EnvDefault;
 #[cfg(unix)]
 pub use restart::start_again_with;
-pub use restart::{EnvDefault, ONE_MALLOC_ARENA};
 pub use service::{
     DocsService, EditRequest, LeftUnsaved, MAX_PENDING_PER_AGENT, Outcome, StopReport, text_preview,
 };

@@ -14,7 +14,9 @@ pub struct EnvDefault {
 /// glibc's malloc in one arena. glibc gives each thread that allocates an arena of its own,
 /// and keeps in each what was freed there: the service's threads (the runtime's workers and
 /// its blocking threads, which decode and read documents) held some 20 % more memory after
-/// reading 20 documents of 1 000 blocks (`docs/benchmarks.md`), for no speed it measured.
+/// reading 20 documents of 1 000 blocks; a first whole read of 10 000 blocks was some 10 %
+/// slower with one arena, inside the measuring machine's spread (`docs/benchmarks.md`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub const ONE_MALLOC_ARENA: EnvDefault = EnvDefault {
     name: "MALLOC_ARENA_MAX",
     value: "1",
