@@ -11,17 +11,6 @@ pub struct EnvDefault {
     pub value: &'static str,
 }
 
-/// glibc's malloc in one arena. glibc gives each thread that allocates an arena of its own,
-/// and keeps in each what was freed there: the service's threads (the runtime's workers and
-/// its blocking threads, which decode and read documents) held some 20 % more memory after
-/// reading 20 documents of 1 000 blocks; a first whole read of 10 000 blocks was some 10 %
-/// slower with one arena, inside the measuring machine's spread (`docs/benchmarks.md`).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub const ONE_MALLOC_ARENA: EnvDefault = EnvDefault {
-    name: "MALLOC_ARENA_MAX",
-    value: "1",
-};
-
 /// Starts this program again with each variable of `defaults` that is not set given its
 /// value; returns only when it does not: every variable was set already (`None`), or the new
 /// start failed (why, and the program goes on as it is).

@@ -293,7 +293,12 @@ impl RevisionTracker {
     /// changed, not the whole document. Blocking (it waits for the document's lock): async
     /// code calls [`read_async`](Self::read_async).
     pub fn read(&self) -> (String, Arc<Document>) {
-        let _reading = self.reading.lock().expect("reading");
+        let reading = self.reading.lock().expect("reading");
+        self.read_holding(reading)
+    }
+
+    /// [`read`](Self::read), by the one reader holding `reading`.
+    fn read_holding(&self, _reading: std::sync::MutexGuard<'_, ()>) -> (String, Arc<Document>) {
         let txn = self.doc.transact();
         if let Some(read) = self.read_already() {
             return read;
@@ -363,10 +368,22 @@ impl RevisionTracker {
         .await
         .map_err(|e| ServiceError::Internal(format!("reading the document: {e}")))?;
         if let Some((_, OpeningRead::Part(_))) = &read {
-            let tracker = self.clone();
-            drop(tokio::task::spawn_blocking(move || tracker.read()));
+            self.read_in_background();
         }
         Ok(read)
+    }
+
+    /// Reads the whole document on the blocking pool, for the calls to come, unless a read is
+    /// under way: its blocks are what they will take (or what a read after will move), and a
+    /// second read would only wait for it, holding one of the pool's few threads — which the
+    /// answers to the agent, written to stdout, may be waiting for.
+    fn read_in_background(self: &Arc<Self>) {
+        let tracker = self.clone();
+        drop(tokio::task::spawn_blocking(move || {
+            if let Ok(reading) = tracker.reading.try_lock() {
+                tracker.read_holding(reading);
+            }
+        }));
     }
 
     /// The blocks at the current revision when they were read already, taken without the

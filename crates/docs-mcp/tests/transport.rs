@@ -1649,35 +1649,32 @@ async fn an_instance_over_https_and_wss_is_read_and_edited_only_when_its_certifi
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// The service runs with glibc's malloc in one arena (`restart`): it starts itself again,
-/// the same process (its pid), with `MALLOC_ARENA_MAX=1`, unless the variable is set, even
-/// empty: then it is the person's and kept as it is.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_service_runs_with_one_malloc_arena_unless_told_otherwise() {
-    let home = temp_dir("arena");
-    for (given, kept) in [(None, "1"), (Some("4"), "4"), (Some(""), "")] {
-        let port = free_port();
-        let mut cmd = serve_command(&home, &home.join("service"), "http://127.0.0.1:9", port);
-        cmd.env_remove("MALLOC_ARENA_MAX");
-        if let Some(given) = given {
-            cmd.env("MALLOC_ARENA_MAX", given);
-        }
-        let mut service = cmd.spawn().unwrap();
-        wait_for_health(port).await;
-        let pid = service.id().unwrap();
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
-        let arenas: Vec<&[u8]> = environ
-            .split(|b| *b == 0)
-            .filter_map(|var| var.strip_prefix(b"MALLOC_ARENA_MAX="))
-            .collect();
-        assert_eq!(
-            arenas,
-            [kept.as_bytes()],
-            "MALLOC_ARENA_MAX given {given:?}"
-        );
-        service.kill().await.unwrap();
-        let _ = service.wait().await;
-    }
-    let _ = std::fs::remove_dir_all(&home);
+/// The binary allocates with jemalloc, built with its options (`.cargo/config.toml`): one
+/// arena, freed pages handed back within a second. jemalloc prints the options it runs with
+/// when asked to print its statistics at exit.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_binary_allocates_with_jemalloc_in_one_arena() {
+    let out = std::process::Command::new(BIN)
+        .arg("--version")
+        .env("_RJEM_MALLOC_CONF", "stats_print:true")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stats = String::from_utf8_lossy(&out.stderr);
+    let option = |name: &str| {
+        stats
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(&format!("opt.{name}: ")))
+            .map(|value| value.split(' ').next().unwrap_or_default().to_owned())
+    };
+    assert_eq!(
+        [
+            option("narenas"),
+            option("dirty_decay_ms"),
+            option("muzzy_decay_ms")
+        ],
+        [Some("1".into()), Some("1000".into()), Some("0".into())],
+        "{stats}"
+    );
 }

@@ -203,10 +203,12 @@ pub fn bridge_args(url: &str, data_dir: &std::path::Path) -> Vec<String> {
 }
 
 /// The runtime's threads for blocking work: decoding documents, typed reads, plans, SQLite,
-/// and `--stdio`'s stdin (held for as long as it reads) and stdout. Each thread that allocates
-/// gets its own glibc arena, which keeps what was freed in it: tokio's default (512) let a
-/// service that read 20 documents of 1 000 blocks hold ~10 MB more (`docs/benchmarks.md`).
-const BLOCKING_THREADS: usize = 3;
+/// and `--stdio`'s stdin (held for as long as it reads) and stdout. Enough that a document
+/// being decoded, one read ahead in the background and SQLite leave a thread to write an
+/// answer to stdout (with three, the answers of a whole read waited for a read ahead); few, as
+/// each thread that allocates keeps a cache of what it freed (jemalloc's; glibc's arenas, in
+/// the app, keep more).
+const BLOCKING_THREADS: usize = 6;
 
 /// The runtime the service runs on, in the CLI and in the app alike.
 pub fn service_runtime() -> std::io::Result<tokio::runtime::Runtime> {
@@ -217,14 +219,8 @@ pub fn service_runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 pub fn main() -> std::process::ExitCode {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    let restart_failed = crate::restart::start_again_with(&[crate::restart::ONE_MALLOC_ARENA]);
     let cli = Cli::parse();
     init_logging();
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if let Some(error) = restart_failed {
-        tracing::warn!(%error, "could not start again with one malloc arena: glibc's default stays");
-    }
     let runtime = match service_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {

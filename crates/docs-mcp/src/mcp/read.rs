@@ -232,13 +232,21 @@ async fn read_page(
     budget: usize,
     opts: &ExportOptions,
 ) -> Result<Option<(String, Arc<Document>, Slice)>, ServiceError> {
+    // What the markdown of the blocks read holds at least: their text and a line each, and
+    // their anchors. Once past the budget, the page is cut inside them. (Their text alone
+    // read twice the blocks a page with anchors holds.)
+    let anchors = opts.anchors;
+    let anchor_line = blocknote::anchor("").len() + 1;
     let mut text = 0;
     let enough = move |block: &Block| {
         let passed = text > budget;
         text += block
             .walk()
             .iter()
-            .map(|b| b.plain_text().len() + 1)
+            .map(|b| {
+                let anchor = if anchors { anchor_line + b.id.len() } else { 0 };
+                b.plain_text().len() + 1 + anchor
+            })
             .sum::<usize>();
         passed
     };

@@ -7,7 +7,7 @@
 //! soon as the session's stored content is loaded (`SessionOptions::on_loaded`, a `LoadedHook`), so
 //! its walk of the document's block ids runs while the session joins the room; the open that gets
 //! the session takes that tracker (`EarlyTrackers`, checked to follow this session's document).
-//! Known documents are written at most once a minute per document.
+//! Known documents are written at most once a minute per document, off the reads' path.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -240,7 +240,7 @@ impl DocsService {
         if new_session || new_user {
             self.emit(ServiceEvent::SessionsChanged);
         }
-        self.remember(id, session.metadata().title.clone()).await?;
+        self.remember(id, session.metadata().title.clone());
         Ok(OpenDocument {
             id,
             session,
@@ -354,30 +354,48 @@ impl DocsService {
     }
 
     /// Records that a document was opened here — at most once a minute per document unless
-    /// its title changed, so reads do not write to the database every time.
-    async fn remember(&self, id: Uuid, title: Option<String>) -> ServiceResult<()> {
+    /// its title changed, so reads do not write to the database every time. Written off the
+    /// caller's path (a first read does not wait for a commit to disk), in order, and waited
+    /// for by [`known_documents`](Self::known_documents) and the stop.
+    fn remember(&self, id: Uuid, title: Option<String>) {
         {
             let mut remembered = self.remembered.lock().expect("remembered documents");
             if let Some((known_title, at)) = remembered.get(&id)
                 && *known_title == title
                 && at.elapsed() < REMEMBER_EVERY
             {
-                return Ok(());
+                return;
             }
             remembered.insert(id, (title.clone(), Instant::now()));
         }
-        self.store
-            .remember_document(KnownDocument {
-                id,
-                title,
-                last_opened_at: now_ms(),
-            })
-            .await?;
-        self.emit(ServiceEvent::SessionsChanged);
-        Ok(())
+        let (store, events) = (self.store.clone(), self.events.clone());
+        let known = KnownDocument {
+            id,
+            title,
+            last_opened_at: now_ms(),
+        };
+        let mut remembering = self.remembering.lock().expect("remembering");
+        let before = remembering.take();
+        *remembering = Some(self.settle_tasks.spawn(async move {
+            if let Some(before) = before {
+                let _ = before.await;
+            }
+            match store.remember_document(known).await {
+                Ok(()) => {
+                    let _ = events.send(ServiceEvent::SessionsChanged);
+                }
+                Err(error) => {
+                    tracing::warn!(%error, document = %id, "cannot record the document as opened here");
+                }
+            }
+        }));
     }
 
     pub async fn known_documents(&self) -> ServiceResult<Vec<KnownDocument>> {
+        let remembering = self.remembering.lock().expect("remembering").take();
+        if let Some(remembering) = remembering {
+            let _ = remembering.await;
+        }
         self.store.known_documents().await
     }
 

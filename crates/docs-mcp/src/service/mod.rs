@@ -112,6 +112,8 @@ pub struct DocsService {
     recent_reads: Arc<crate::revisions::RecentReads>,
     /// When each document was last written to the known documents (reads don't write again).
     remembered: Mutex<HashMap<Uuid, (Option<String>, Instant)>>,
+    /// The last of those writes, made off the reads' path (`known_documents` waits for it).
+    remembering: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// The agents that used each open document (the Sessions screen's Agents column).
     users: users::DocumentUsers,
     /// Unresolved comment threads per document, and when Docs was asked (see `comments`).
@@ -216,6 +218,7 @@ impl DocsService {
             early_trackers: instance::EarlyTrackers::default(),
             recent_reads: Arc::default(),
             remembered: Mutex::new(HashMap::new()),
+            remembering: Mutex::new(None),
             users: users::DocumentUsers::default(),
             open_threads: Mutex::new(HashMap::new()),
             events: broadcast::channel(256).0,
