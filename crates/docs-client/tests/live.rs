@@ -616,6 +616,59 @@ async fn concurrent_opens_each_pay_for_all_their_calls_or_none() {
     }
 }
 
+/// An instance before Docs 5 keeps the content in the document, and its throttle counts only
+/// that call: `content/`, which opens ask for beside the document until one showed where the
+/// content is, is a path no view of Docs answers (an HTML 404), not counted. Opens at once
+/// spend what Docs counts: those that found the budget short waited for the calls given back,
+/// and every document opened, as many as the instance allows, none throttled by it.
+#[tokio::test]
+async fn opens_at_once_spend_only_the_calls_docs_counts() {
+    let server = DocsServer::start_with(ServerOptions {
+        legacy_content: true,
+        throttle_rate: Some(6),
+        collaboration: Some("hocuspocus".into()),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        ids.push(
+            server
+                .create_document(
+                    DocumentSpec::new(&format!("old {i}")).markdown(&format!("old {i}")),
+                )
+                .await
+                .unwrap(),
+        );
+    }
+    let mut config =
+        docs_client::ClientConfig::new(docs_client::InstanceUrl::parse(server.url()).unwrap());
+    config.requests_per_minute = 6;
+    config.max_throttle_wait = Duration::from_secs(10);
+    let client = docs_client::DocsClient::new(config).unwrap();
+    client.configured_collaboration().await.unwrap();
+    let opens = ids.iter().map(|id| {
+        let client = client.clone();
+        async move { DocumentSession::open(client, *id, fast_options("Agent")).await }
+    });
+    let started = tokio::time::Instant::now();
+    let sessions: Vec<DocumentSession> = futures_util::future::join_all(opens)
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // Not a minute's wait for the window: the calls given back made room.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let texts: Vec<Vec<String>> = sessions.iter().map(|s| block_texts(s.doc())).collect();
+    let expected: Vec<Vec<String>> = (0..6).map(|i| vec![format!("old {i}")]).collect();
+    assert_eq!(texts, expected);
+    assert_eq!(server.stats().await.unwrap().throttled, 0);
+    for session in sessions {
+        session.close().await.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn rights_changes_reset_the_connection_and_are_rechecked() {
     let server = DocsServer::start().await.unwrap();

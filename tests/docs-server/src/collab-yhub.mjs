@@ -381,6 +381,7 @@ export function createYhubCollab({ store, state, stats }) {
       ws.removeAllListeners('message');
       ws.on('message', (data, isBinary) => {
         const bytes = toBytes(data);
+        stats.ws_bytes_in[docId] = (stats.ws_bytes_in[docId] || 0) + bytes.length;
         if (bytes[0] === MESSAGE_AWARENESS) entry.awareness_received += 1;
         if (ws.readyState !== ws.OPEN || ws.readOnly) {
           entry.dropped += 1;

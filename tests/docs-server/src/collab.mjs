@@ -73,6 +73,9 @@ export function createCollab({ store, state, stats }) {
       sockets.add(ws);
       stats.ws_accepted += 1;
       ws.on('close', () => sockets.delete(ws));
+      ws.on('message', (data) => {
+        if (ws.room) stats.ws_bytes_in[ws.room] = (stats.ws_bytes_in[ws.room] || 0) + data.length;
+      });
       ws.on('error', (err) => console.error('[docs-server] websocket error:', err.message));
       // Docs' wsSecurity middleware.
       const origin = req.headers.origin;

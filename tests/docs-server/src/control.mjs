@@ -402,6 +402,7 @@ export function createControl({ store, state, stats, collab, typists }) {
         saves_off_websocket: { ...stats.saves_off_websocket },
         ws_connections: collab.wsCounts(),
         room_joins: { ...(stats.room_joins ?? {}) },
+        ws_bytes_in: { ...stats.ws_bytes_in },
         throttled: stats.throttled,
         open_sockets: collab.openSockets(),
       }),

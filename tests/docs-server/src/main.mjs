@@ -122,6 +122,9 @@ const stats = {
   ws_accepted: 0,
   // Hocuspocus: connections that asked to join each room (the server checked their rights).
   room_joins: {},
+  // Bytes of the WebSocket messages received in each room, from all its clients (what a
+  // change costs on the wire: the benchmarks' one-word change).
+  ws_bytes_in: {},
 };
 const yhub = opts.collaboration === 'yhub';
 // Under yhub the content endpoint is gone, and so are its abilities.

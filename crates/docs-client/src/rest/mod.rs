@@ -47,6 +47,42 @@ pub struct DocsClient {
 
 /// Calls taken from the rate budget at once for a task that needs several; the ones left
 /// unused when the last handle goes are given back.
+/// A call recorded in the rate budget, outstanding until its answer says whether Docs counted
+/// it: settled when it goes (a call made, failed or cut short counts), given back by
+/// [`not_counted`](Self::not_counted) — or when it was a call to `content/` cut short once a
+/// document showed the instance has no such path (an open stops fetching it then).
+struct BudgetCall<'a> {
+    inner: &'a Inner,
+    at: tokio::time::Instant,
+    counted: bool,
+    content_endpoint: bool,
+}
+
+impl<'a> BudgetCall<'a> {
+    fn not_counted(mut self) {
+        self.counted = false;
+        self.inner.limiter.refund(self.at, 1);
+    }
+}
+
+impl Drop for BudgetCall<'_> {
+    fn drop(&mut self) {
+        if !self.counted {
+            return;
+        }
+        let no_such_path = self.content_endpoint
+            && self
+                .inner
+                .no_content_endpoint
+                .load(std::sync::atomic::Ordering::Relaxed);
+        if no_such_path {
+            self.inner.limiter.refund(self.at, 1);
+        } else {
+            self.inner.limiter.settle(1);
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Prepaid {
     inner: Arc<Inner>,
@@ -224,15 +260,21 @@ impl DocsClient {
 
     /// Waits for room in the rate budget, unless that takes longer than the configured
     /// longest wait: then the caller is told to retry later.
-    async fn acquire_budget(&self) -> Result<()> {
-        if self.prepaid.as_ref().is_some_and(|p| p.take()) {
-            return Ok(());
+    async fn acquire_budget(&self, url: &Url) -> Result<BudgetCall<'_>> {
+        let call = |at| BudgetCall {
+            inner: &self.inner,
+            at,
+            counted: true,
+            content_endpoint: url.path().ends_with("/content/"),
+        };
+        if let Some(prepaid) = self.prepaid.as_ref().filter(|p| p.take()) {
+            return Ok(call(prepaid.at));
         }
         self.inner
             .limiter
             .acquire_within(1, self.max_throttle_wait())
             .await
-            .map(drop)
+            .map(call)
             .map_err(|retry_after| Error::Throttled { retry_after })
     }
 
@@ -267,9 +309,11 @@ impl DocsClient {
         let mut throttled = 0;
         let counted = self.throttle_scope(&url) == ThrottleScope::Document;
         loop {
-            if counted {
-                self.acquire_budget().await?;
-            }
+            let recorded = if counted {
+                Some(self.acquire_budget(&url).await?)
+            } else {
+                None
+            };
             let mut request = self
                 .http()?
                 .request(method.clone(), url.clone())
@@ -300,6 +344,14 @@ impl DocsClient {
                     continue;
                 }
                 return Err(Error::Throttled { retry_after });
+            }
+            // A path no view of Docs answers (`content/` before 5.0): a 404 that is not
+            // Django REST Framework's JSON. Docs' throttles run in its views: not counted.
+            if status == StatusCode::NOT_FOUND
+                && let Some(call) = recorded
+                && !is_json(response.headers())
+            {
+                call.not_counted();
             }
             let detail = drf_detail(response).await;
             return Err(match status {
@@ -360,6 +412,18 @@ fn retry_after(headers: &HeaderMap) -> Duration {
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(Duration::from_secs_f64)
         .unwrap_or(Duration::from_secs(1))
+}
+
+/// Whether a response says it is JSON (Django REST Framework's answers, errors included).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        })
 }
 
 async fn drf_detail(response: reqwest::Response) -> String {

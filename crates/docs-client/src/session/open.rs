@@ -38,12 +38,14 @@ impl Drop for Fetching {
     }
 }
 
-/// Throttled calls an open costs: the document, and its content (Hocuspocus only: yhub holds
-/// it). The collaboration server's check of our rights when we connect is made with its
-/// provider key, which Docs' throttle does not count.
-fn open_calls(server: Option<CollaborationServer>) -> usize {
+/// Throttled calls an open costs: the document, and its content at `content/` (Docs 5 on
+/// Hocuspocus; before 5.0 it comes with the document, and yhub's room holds it: once an
+/// opened document showed so, opens take one). The collaboration server's check of our rights
+/// when we connect is made with its provider key, which Docs' throttle does not count.
+fn open_calls(server: Option<CollaborationServer>, content_endpoint: bool) -> usize {
     match server {
         Some(CollaborationServer::Yhub) => 1,
+        _ if !content_endpoint => 1,
         _ => 2,
     }
 }
@@ -57,8 +59,21 @@ impl DocumentSession {
         let configured = client.configured_collaboration().await?;
         let configured_server = configured.as_ref().map(|e| e.server());
         // Every call of the open or none, so that opens at once do not share out the budget
-        // until none can finish.
-        let paying = client.prepaid(open_calls(configured_server)).await?;
+        // until none can finish. What an open costs is known once a document showed where the
+        // instance keeps content: one refused while another found out that it costs less
+        // asks again for that.
+        let mut calls = open_calls(configured_server, client.may_have_content_endpoint());
+        let paying = loop {
+            match client.prepaid(calls).await {
+                Err(Error::Throttled { .. })
+                    if open_calls(configured_server, client.may_have_content_endpoint())
+                        < calls =>
+                {
+                    calls = open_calls(configured_server, client.may_have_content_endpoint());
+                }
+                paid => break paid?,
+            }
+        };
         // Docs 5 keeps the content at its own endpoint: it is fetched beside the document,
         // a round trip to the instance fewer before the content is loaded. Not once an opened
         // document showed the instance keeps it elsewhere (before 5.0, or yhub).

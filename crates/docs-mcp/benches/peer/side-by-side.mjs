@@ -74,6 +74,9 @@ const FIRST_READS = 5;
 const CACHED_READS = 50;
 const INSERTS = 100;
 const RSS_DOCUMENTS = 20;
+const ONE_WORD_EDITS = 5;
+const AT_ONCE = 50;
+const HUGE_INSERTS = 20;
 const TOKEN = 'side-by-side-token-0123456789abcdefghijklmnopq';
 const CALL_TIMEOUT_MS = 300_000;
 
@@ -85,9 +88,10 @@ function parseArgs(argv) {
     peer: null,
     ours: null,
     runs: 1,
-    rows: ['start', 'reads', 'insert', 'rss', 'huge'],
+    rows: ['start', 'reads', 'insert', 'rss', 'bytes', 'at-once', 'huge'],
     docsServer: resolve(HERE, '../../../../tests/docs-server'),
     anonymous: false,
+    app: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const value = () => {
@@ -102,12 +106,14 @@ function parseArgs(argv) {
     else if (a === '--rows') opts.rows = value().split(',').map((r) => r.trim());
     else if (a === '--docs-server') opts.docsServer = resolve(value());
     else if (a === '--anonymous') opts.anonymous = true;
+    else if (a === '--app') opts.app = resolve(value());
     else throw new Error(`unknown argument ${a}`);
   }
   if (!opts.ours || !(opts.runs >= 1)) {
     throw new Error(
       'usage: node side-by-side.mjs [--peer <peer dist/server.js>] --ours <docs-mcp> [--runs N] ' +
-        '[--rows start,reads,insert,rss,huge] [--docs-server <dir>] [--anonymous]',
+        '[--rows start,reads,insert,rss,bytes,at-once,huge] [--docs-server <dir>] [--anonymous] ' +
+        '[--app <docs-mcp-app>]',
     );
   }
   // The servers measured, in the order each row alternates them.
@@ -133,6 +139,14 @@ function rssKib(pid) {
   return Number.parseInt(line.replace(/\D+/g, ''), 10);
 }
 
+/** User + system CPU time of a process so far, in ms (`/proc/<pid>/stat`, 100 ticks a second). */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the state.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function freePort() {
   return new Promise((ok, fail) => {
     const srv = net.createServer();
@@ -148,10 +162,11 @@ function freePort() {
 // The test server
 
 class DocsServer {
-  static async start(dir) {
+  /** `throttleRate`: REST calls a user may make a minute (0: no limit; Docs: 80). */
+  static async start(dir, throttleRate = 0) {
     const child = spawn(
       process.execPath,
-      [join(dir, 'src/main.mjs'), '--port', '0', '--legacy-content', '--throttle-rate', '0'],
+      [join(dir, 'src/main.mjs'), '--port', '0', '--legacy-content', '--throttle-rate', String(throttleRate)],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     const log = [];
@@ -280,8 +295,21 @@ class Mcp {
     return JSON.parse(textOf(result));
   }
 
+  /** Calls a tool that may fail: whether it did, and its text. */
+  async tryCall(name, args) {
+    const result = await this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: CALL_TIMEOUT_MS,
+    });
+    return { ok: !result.isError, text: textOf(result) };
+  }
+
   rssKib() {
     return rssKib(this.pid);
+  }
+
+  /** CPU time the process used so far (user + system), in ms. */
+  cpuMs() {
+    return cpuMs(this.pid);
   }
 
   async stop() {
@@ -549,8 +577,10 @@ function largestBudget(ctx, ours) {
   ctx.maxChars = Number.isFinite(maxChars) ? maxChars : 100_000;
 }
 
-// 6. a 50 000-block document a person holds in the room: the first read, whole, of a fresh
-// process of each (as row 2), once.
+// 9. a 50 000-block document a person holds in the room, a fresh process of each: the first
+// read, whole (as row 2); ours' outline and one section; then inserts one after the other
+// (as row 4, without the observer's wait): the CPU time each costs the server (its utime +
+// stime over all of them), and its RSS once read and after the inserts.
 async function rowHuge(ctx, out) {
   const huge = { oursIn: 0 };
   for (const kind of ctx.kinds) {
@@ -560,16 +590,182 @@ async function rowHuge(ctx, out) {
     const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `huge-${kind}`));
     if (kind === 'ours') largestBudget(ctx, mcp);
     const before = mcp.calls ?? 0;
-    huge[kind] = await timed(() => read(mcp, document, 50_000, true));
-    if (kind === 'ours') huge.oursIn = mcp.calls - before;
+    let last = null;
+    const side = {};
+    side.read = await timed(async () => {
+      last = await read(mcp, document, 50_000, true);
+    });
+    if (kind === 'ours') {
+      huge.oursIn = mcp.calls - before;
+      side.outline = await timed(() => mcp.call('get_outline', { document }));
+      side.section = await timed(() => mcp.call('read_document', { document, section: 'Section 25000' }));
+    }
+    side.rssRead = mcp.rssKib() / 1024;
+    const cpuBefore = mcp.cpuMs();
+    const answered = [];
+    for (let i = 0; i < HUGE_INSERTS; i++) {
+      const text = `Huge probe ${i} ${randomUUID()}`;
+      const start = performance.now();
+      if (kind === 'peer') {
+        const answer = await mcp.call('insert_block', {
+          doc_id: document,
+          content: { type: 'paragraph', text },
+          after_block_id: last,
+        });
+        last = answer.block_id;
+      } else {
+        const answer = await mcp.call('insert_blocks', { document, position: { at: 'end' }, markdown: text });
+        if (answer.status !== 'applied') throw new Error(`ours insert: ${JSON.stringify(answer)}`);
+      }
+      answered.push(performance.now() - start);
+    }
+    side.cpuPerInsert = (mcp.cpuMs() - cpuBefore) / HUGE_INSERTS;
+    side.answered = median(answered);
+    side.rssInserts = mcp.rssKib() / 1024;
+    huge[kind] = side;
     await mcp.stop();
     person.close();
   }
   out.huge = huge;
+  const [p, o] = [huge.peer ?? {}, huge.ours];
   console.log(
-    `first_read_50000_blocks_whole_fresh_process_person_in_room_ms: peer ${f1(huge.peer)}, ` +
-      `ours ${f1(huge.ours)} (${huge.oursIn} calls), n=1`,
+    `first_read_50000_blocks_whole_fresh_process_person_in_room_ms: peer ${f1(p.read)}, ` +
+      `ours ${f1(o.read)} (${huge.oursIn} calls), n=1`,
   );
+  console.log(`outline_50000_blocks_ms: ours ${f1(o.outline)}; section_50000_blocks_ms: ours ${f1(o.section)}`);
+  console.log(
+    `insert_50000_blocks_cpu_ms: peer ${f1(p.cpuPerInsert)}, ours ${f1(o.cpuPerInsert)} ` +
+      `(answered: ${f1(p.answered)} / ${f1(o.answered)} ms, median), n=${HUGE_INSERTS}`,
+  );
+  console.log(
+    `rss_50000_blocks_mib: peer ${f1(p.rssRead)} read, ${f1(p.rssInserts)} after the inserts; ` +
+      `ours ${f1(o.rssRead)} read, ${f1(o.rssInserts)} after the inserts`,
+  );
+}
+
+// 7. bytes on the wire for a one-word change in a 2 KB paragraph: what the test server
+// receives over the WebSocket in the document's room (its `ws_bytes_in`; nobody else is in the
+// room) over one call, once the change is in the room: the peer's `update_block` (the whole
+// text, one word changed: its only way), ours' `replace_text` of the word (and `update_block`
+// of the whole text, printed apart). Median of 5, after one change not counted. Saves (REST)
+// are not counted: the peer saves the whole document after each edit, ours a minute apart.
+async function rowBytes(ctx, out) {
+  const words = Array.from({ length: 300 }, (_, i) => `word${i}`);
+  const paragraph = (word) => `${words.slice(0, 150).join(' ')} ${word} ${words.slice(150).join(' ')}`;
+  const bytes = {};
+  for (const kind of ctx.kinds) {
+    const { id: document } = await ctx.server.control('POST', 'documents', {
+      title: '2 KB',
+      blocks: [{ id: randomUUID(), type: 'paragraph', content: [run(paragraph('pivotal'), false)], children: [] }],
+      link_reach: ctx.user.anonymous ? 'public' : 'restricted',
+      link_role: ctx.user.anonymous ? 'editor' : 'reader',
+      accesses: [{ user_id: ctx.user.id, role: 'owner' }],
+    });
+    const mcp = await Mcp.ready(kind, ctx, join(ctx.home, `bytes-${kind}`));
+    const block = kind === 'peer'
+      ? (await mcp.call('read_document', { doc_id: document })).blocks[0].id
+      : (await mcp.call('read_document', { document, anchors: false })).block_ids[0];
+    const received = async () => (await ctx.server.control('GET', 'stats')).ws_bytes_in[document] ?? 0;
+    const quiet = async () => {
+      // Until nothing more comes in for 150 ms: the change is in the room.
+      let last = await received();
+      for (;;) {
+        await sleep(150);
+        const now = await received();
+        if (now === last) return now;
+        last = now;
+      }
+    };
+    const sent = { replace: [], update: [] };
+    let word = 'pivotal';
+    for (let i = 0; i < 2 * (ONE_WORD_EDITS + 1); i++) {
+      const other = word === 'pivotal' ? 'central' : 'pivotal';
+      const how = kind === 'peer' || i % 2 === 1 ? 'update' : 'replace';
+      if (kind === 'peer' && i % 2 === 1) continue;
+      if (kind === 'ours') await mcp.call('read_document', { document });
+      const before = await quiet();
+      if (kind === 'peer') {
+        await mcp.call('update_block', { doc_id: document, block_id: block, text: paragraph(other) });
+      } else if (how === 'replace') {
+        const answer = await mcp.call('replace_text', { document, old_text: word, new_text: other });
+        if (answer.status !== 'applied') throw new Error(`ours replace_text: ${JSON.stringify(answer)}`);
+      } else {
+        const answer = await mcp.call('update_block', { document, block_id: block, text: paragraph(other) });
+        if (answer.status !== 'applied') throw new Error(`ours update_block: ${JSON.stringify(answer)}`);
+      }
+      const after = await quiet();
+      // The first change of each kind is not counted (a first connection's sync).
+      if (i >= 2) sent[how].push(after - before);
+      word = other;
+    }
+    bytes[kind] = { replace: median(sent.replace), update: median(sent.update) };
+    await mcp.stop();
+  }
+  out.bytes = { peer: bytes.peer?.update, ours: bytes.ours.replace, oursUpdate: bytes.ours.update };
+  console.log(
+    `one_word_change_bytes: peer ${f1(out.bytes.peer)} (update_block), ours ${f1(out.bytes.ours)} ` +
+      `(replace_text; update_block: ${f1(out.bytes.oursUpdate)}), n=${ONE_WORD_EDITS}`,
+  );
+}
+
+// 8. 50 documents asked at once (50 concurrent `read_document`, the default page) by a fresh
+// process of each, on a second test server that throttles as Docs does (80 REST calls a
+// minute per user; a user of its own for each server): answered, refused, and the time until
+// the last answer.
+async function rowAtOnce(ctx, out) {
+  const server = await DocsServer.start(ctx.docsServer, 80);
+  try {
+    const atOnce = {};
+    for (const kind of ctx.kinds) {
+      const user = await server.control('POST', 'users', { email: `at-once-${kind}@example.org`, full_name: kind });
+      user.anonymous = ctx.user.anonymous;
+      const documents = [];
+      for (let i = 0; i < AT_ONCE; i++) documents.push(await seed(server, user, 20));
+      const kindCtx = { ...ctx, server, user };
+      const mcp = await Mcp.ready(kind, kindCtx, join(ctx.home, `at-once-${kind}`));
+      const start = performance.now();
+      const results = await Promise.all(
+        documents.map((document) =>
+          mcp.tryCall('read_document', kind === 'peer' ? { doc_id: document } : { document }),
+        ),
+      );
+      const ms = performance.now() - start;
+      const answered = results.filter((r) => r.ok).length;
+      const limited = results.filter((r) => !r.ok && /RATE_LIMITED|429|throttl/i.test(r.text)).length;
+      const other = results.filter((r) => !r.ok).map((r) => r.text).filter((t) => !/RATE_LIMITED|429|throttl/i.test(t));
+      atOnce[kind] = { answered, limited, failed: other.length, ms, example: other[0]?.slice(0, 200) };
+      await mcp.stop();
+    }
+    out.atOnce = atOnce;
+    for (const kind of ctx.kinds) {
+      const a = atOnce[kind];
+      console.log(
+        `at_once_${AT_ONCE}_documents_${kind}: ${a.answered} answered, ${a.limited} rate-limited, ` +
+          `${a.failed} failed otherwise${a.example ? ` (${JSON.stringify(a.example)})` : ''}, in ${f1(a.ms)} ms`,
+      );
+    }
+  } finally {
+    server.stop();
+  }
+}
+
+// 10. the app's footprint (`--app`): `scripts/app-footprint.sh` with that build, its figures.
+async function rowApp(ctx, out) {
+  const script = resolve(HERE, '../../../../scripts/app-footprint.sh');
+  const child = spawn(script, [], { env: { ...process.env, APP: ctx.app }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    text += d;
+  });
+  const code = await new Promise((ok) => child.once('exit', ok));
+  if (code !== 0) throw new Error(`app-footprint.sh exited ${code}: ${text}`);
+  const figure = (label) => {
+    const m = text.match(new RegExp(`${label}[^:]*: (\\d+) MiB PSS, (\\d+) MiB RSS`));
+    return m ? { pss: Number(m[1]), rss: Number(m[2]) } : null;
+  };
+  out.app = { tray: figure('tray only'), window: figure('window open') };
+  for (const line of text.trim().split('\n')) console.log(`app_footprint: ${line}`);
 }
 
 async function rowInsert(ctx, out, runIndex) {
@@ -703,19 +899,10 @@ function table(runs) {
       cell((r) => f1(p(r).answered / o(r).answered)),
     ]);
   }
-  if (has('huge')) {
-    rows.push([
-      'first read of a 50 000-block document, whole, as in row 2 (once)',
-      cell((r) => f1(r.huge.peer)) + ' ms',
-      `${cell((r) => f1(r.huge.ours))} ms (${cell((r) => r.huge.oursIn)} calls)`,
-      cell((r) => f1(r.huge.peer / r.huge.ours)),
-    ]);
-  }
-  for (const [blocks, what] of [
-    [1_000, `RSS after reading ${RSS_DOCUMENTS} documents of 1 000 blocks`],
-    [200, '… of 200 blocks'],
+  for (const [key, what] of [
+    ['rss_1000', `RSS after reading ${RSS_DOCUMENTS} documents of 1 000 blocks`],
+    ['rss_200', '… of 200 blocks'],
   ]) {
-    const key = `rss_${blocks}`;
     if (!has(key)) continue;
     rows.push([
       what,
@@ -724,8 +911,58 @@ function table(runs) {
       cell((r) => f1(r[key].peer / r[key].ours)),
     ]);
   }
+  if (has('bytes')) {
+    rows.push([
+      'bytes on the wire for a one-word change in a 2 KB paragraph (median of 5)',
+      cell((r) => f1(r.bytes.peer)) + ' B',
+      `${cell((r) => f1(r.bytes.ours))} B (update_block: ${cell((r) => f1(r.bytes.oursUpdate))})`,
+      cell((r) => f1(r.bytes.peer / r.bytes.ours)),
+    ]);
+  }
   const lines = ['| what an agent waits for | peer | docs-mcp | peer ÷ docs-mcp |', '|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  const scale = [];
+  if (has('atOnce')) {
+    const a = (r, kind) => r.atOnce[kind] ?? {};
+    const said = (x) => (x.answered === undefined ? '—' : `${x.answered} / ${x.limited} / ${x.failed}, ${f1(x.ms)} ms`);
+    scale.push([
+      `${AT_ONCE} documents asked at once, Docs' throttle (answered / rate-limited / failed, time)`,
+      cell((r) => said(a(r, 'peer'))),
+      cell((r) => said(a(r, 'ours'))),
+    ]);
+  }
+  if (has('huge')) {
+    const h = (r, kind) => r.huge[kind] ?? {};
+    scale.push([
+      'a 50 000-block document, a person in the room: first read, whole',
+      cell((r) => f1(h(r, 'peer').read)) + ' ms',
+      `${cell((r) => f1(h(r, 'ours').read))} ms (${cell((r) => r.huge.oursIn)} calls)`,
+    ]);
+    scale.push([
+      '… its outline; one section',
+      '—',
+      `${cell((r) => f1(h(r, 'ours').outline))} ms; ${cell((r) => f1(h(r, 'ours').section))} ms`,
+    ]);
+    scale.push([
+      `… CPU per insert (${HUGE_INSERTS} in a row; answered, median)`,
+      `${cell((r) => f1(h(r, 'peer').cpuPerInsert))} ms (${cell((r) => f1(h(r, 'peer').answered))} ms)`,
+      `${cell((r) => f1(h(r, 'ours').cpuPerInsert))} ms (${cell((r) => f1(h(r, 'ours').answered))} ms)`,
+    ]);
+    scale.push([
+      '… RSS once read → after the inserts',
+      cell((r) => `${f1(h(r, 'peer').rssRead)} → ${f1(h(r, 'peer').rssInserts)}`) + ' MiB',
+      cell((r) => `${f1(h(r, 'ours').rssRead)} → ${f1(h(r, 'ours').rssInserts)}`) + ' MiB',
+    ]);
+  }
+  if (has('app')) {
+    const said = (x) => (x ? `${x.pss} MiB PSS (${x.rss} RSS)` : '—');
+    scale.push(['the app, tray only', '', cell((r) => said(r.app.tray))]);
+    scale.push(['the app, window open', '', cell((r) => said(r.app.window))]);
+  }
+  if (scale.length) {
+    lines.push('', '| scale | peer | docs-mcp |', '|---|---|---|');
+    for (const row of scale) lines.push(`| ${row.join(' | ')} |`);
+  }
   return lines.join('\n');
 }
 
@@ -738,7 +975,16 @@ async function main() {
   try {
     const user = await server.control('POST', 'users', { email: 'bench@example.org', full_name: 'Bench' });
     user.anonymous = opts.anonymous;
-    const ctx = { peer: opts.peer, ours: opts.ours, kinds: opts.kinds, server, user, home };
+    const ctx = {
+      peer: opts.peer,
+      ours: opts.ours,
+      app: opts.app,
+      kinds: opts.kinds,
+      docsServer: opts.docsServer,
+      server,
+      user,
+      home,
+    };
     const versions = { peer: 'not measured (no --peer)' };
     for (const kind of ctx.kinds) {
       const mcp = await Mcp.start(kind, ctx, join(home, 'versions'));
@@ -758,7 +1004,10 @@ async function main() {
       if (opts.rows.includes('reads')) await rowReads(ctx, out);
       if (opts.rows.includes('insert')) await rowInsert(ctx, out, r);
       if (opts.rows.includes('rss')) await rowRss(ctx, out);
+      if (opts.rows.includes('bytes')) await rowBytes(ctx, out);
+      if (opts.rows.includes('at-once')) await rowAtOnce(ctx, out);
       if (opts.rows.includes('huge')) await rowHuge(ctx, out);
+      if (ctx.app) await rowApp(ctx, out);
       runs.push(out);
     }
     console.log(`load_average_at_end: ${loadAverage()}`);
