@@ -44,6 +44,13 @@ use crate::api::SERVICE_EVENT;
 use crate::autostart::MINIMIZED_ARG;
 use crate::host::Host;
 
+/// jemalloc on Linux, as in `docs-mcp`: the service hosted here decodes and reads documents
+/// on several threads (options in `.cargo/config.toml`). GTK and WebKit allocate with the C
+/// library's malloc as before.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Starts the demo: a local Docs-like server with sample documents.
 const DEMO_ARG: &str = "--demo";
 

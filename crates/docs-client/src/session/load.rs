@@ -9,7 +9,7 @@ use std::sync::mpsc;
 
 use uuid::Uuid;
 use yrs::updates::decoder::Decode;
-use yrs::{Doc, StateVector, Transact, Update};
+use yrs::{Doc, ReadTxn, StateVector, Transact, Update};
 
 use super::{depth_after, too_deep};
 use crate::blocknote::DoorPass;
@@ -61,6 +61,8 @@ pub(super) struct Stored {
 /// told by the door), and says how many items it held; `None`, and nothing applied, if it
 /// does not.
 fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<Option<usize>> {
+    // Into an empty document, the door's depth of the update's types is the document's.
+    let empty = doc.transact().state_vector().is_empty();
     let nesting = std::thread::scope(|scope| {
         let (cut_sender, first_half) = mpsc::sync_channel::<Vec<u8>>(1);
         let (verdict_sender, verdict) = mpsc::sync_channel::<Result<(DoorPass, bool)>>(1);
@@ -124,7 +126,8 @@ fn load_from_nothing(id: Uuid, doc: &Doc, stored: &[u8]) -> Result<Option<usize>
     let Some(pass) = nesting else {
         return Ok(None);
     };
-    if pass.nesting > 0 {
+    // Loaded into a document that held types already, the update's may sit under theirs.
+    if pass.nesting > 0 && !empty {
         let fragment = crate::blocknote::document_fragment(doc);
         depth_after(id, &doc.transact(), &fragment)?;
     }
