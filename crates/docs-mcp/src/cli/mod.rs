@@ -206,8 +206,7 @@ pub fn bridge_args(url: &str, data_dir: &std::path::Path) -> Vec<String> {
 /// and `--stdio`'s stdin (held for as long as it reads) and stdout. Enough that a document
 /// being decoded, one read ahead in the background and SQLite leave a thread to write an
 /// answer to stdout (with three, the answers of a whole read waited for a read ahead); few, as
-/// each thread that allocates keeps a cache of what it freed (jemalloc's; glibc's arenas, in
-/// the app, keep more).
+/// each thread that allocates keeps a cache of what it freed (jemalloc's).
 const BLOCKING_THREADS: usize = 6;
 
 /// The runtime the service runs on, in the CLI and in the app alike.
