@@ -49,9 +49,11 @@
 //    the end: `insert_block` after the last block (the one it inserted before). Median, p99.
 // 5. RSS (`VmRSS` of /proc/<pid>/status) of the server process after reading 20 documents of
 //    1 000 blocks, and in another fresh process of 200 blocks.
+// 6-10. bytes on the wire for a one-word change, 50 documents asked at once, a 50 000-block
+//    document, the app's footprint: each said where it is measured, below.
 //
-// Prints `name: value` lines, then a markdown table (peer, ours, peer ÷ ours; with --runs N,
-// each cell holds the N runs' figures separated by " / ").
+// Prints `name: value` lines, then two markdown tables, the issue's rows and the scale (peer,
+// ours, peer ÷ ours; with --runs N, each cell holds the N runs' figures separated by " / ").
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -577,7 +579,7 @@ function largestBudget(ctx, ours) {
   ctx.maxChars = Number.isFinite(maxChars) ? maxChars : 100_000;
 }
 
-// 9. a 50 000-block document a person holds in the room, a fresh process of each: the first
+// 8. a 50 000-block document a person holds in the room, a fresh process of each: the first
 // read, whole (as row 2); ours' outline and one section; then inserts one after the other
 // (as row 4, without the observer's wait): the CPU time each costs the server (its utime +
 // stime over all of them), and its RSS once read and after the inserts.
@@ -643,7 +645,7 @@ async function rowHuge(ctx, out) {
   );
 }
 
-// 7. bytes on the wire for a one-word change in a 2 KB paragraph: what the test server
+// 6. bytes on the wire for a one-word change in a 2 KB paragraph: what the test server
 // receives over the WebSocket in the document's room (its `ws_bytes_in`; nobody else is in the
 // room) over one call, once the change is in the room: the peer's `update_block` (the whole
 // text, one word changed: its only way), ours' `replace_text` of the word (and `update_block`
@@ -708,7 +710,7 @@ async function rowBytes(ctx, out) {
   );
 }
 
-// 8. 50 documents asked at once (50 concurrent `read_document`, the default page) by a fresh
+// 7. 50 documents asked at once (50 concurrent `read_document`, the default page) by a fresh
 // process of each, on a second test server that throttles as Docs does (80 REST calls a
 // minute per user; a user of its own for each server): answered, refused, and the time until
 // the last answer.
@@ -749,7 +751,7 @@ async function rowAtOnce(ctx, out) {
   }
 }
 
-// 10. the app's footprint (`--app`): `scripts/app-footprint.sh` with that build, its figures.
+// 9. the app's footprint (`--app`): `scripts/app-footprint.sh` with that build, its figures.
 async function rowApp(ctx, out) {
   const script = resolve(HERE, '../../../../scripts/app-footprint.sh');
   const child = spawn(script, [], { env: { ...process.env, APP: ctx.app }, stdio: ['ignore', 'pipe', 'inherit'] });
