@@ -207,6 +207,14 @@ impl RevisionTracker {
                             }
                         }
                         let owner = match &target {
+                            // A block given another id: the read again knows blocks by
+                            // their containers, and would keep the old one's.
+                            XmlOut::Element(el)
+                                if is_container(el) && e.keys(txn).contains_key("id") =>
+                            {
+                                unattributed = true;
+                                block_id(txn, el)
+                            }
                             XmlOut::Element(el) if is_container(el) => block_id(txn, el),
                             other => owning_block(txn, Some(other.clone())),
                         };

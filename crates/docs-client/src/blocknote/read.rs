@@ -5,7 +5,11 @@
 //! blocks from one on, until the caller has enough (`read_opening`: a page of a large document read
 //! without the rest).
 
-use yrs::{Any, Out, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+use rustc_hash::FxHashSet;
+use yrs::branch::Branch;
+use yrs::{
+    Any, BranchID, ID, Out, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut,
+};
 
 use super::inline::{any_to_prop, deep_text, read_attrs, read_inline};
 use super::nesting::MAX_NESTING;
@@ -32,27 +36,47 @@ pub fn root_group<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Option<XmlEleme
 /// deeper than the limit, however deep the document is.
 pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
     match root_group(txn, frag) {
-        Some(g) => Document {
-            blocks: read_group(txn, &g, 1),
-        },
+        Some(root) => read_root(txn, &root),
         None => Document::default(),
+    }
+}
+
+/// The blocks of the root group, with their containers' items.
+fn read_root<T: ReadTxn>(txn: &T, root: &XmlElementRef) -> Document {
+    let mut document = Document::default();
+    for container in group_containers(txn, root) {
+        document.containers.extend(item_of(&container));
+        document.blocks.push(read_block(txn, &container, 1));
+    }
+    document
+}
+
+/// The Yjs item a node is: compared with the one an earlier read had, it tells a block walked
+/// past from any other without reading its id (a few cache misses per block, on the walks of
+/// every block of a large document). An item is never reused: a block moved, or written
+/// anew, is another item.
+fn item_of(node: &XmlElementRef) -> Option<ID> {
+    match AsRef::<Branch>::as_ref(node).id() {
+        BranchID::Nested(id) => Some(id),
+        BranchID::Root(_) => None,
     }
 }
 
 /// Reads the whole document again after some of its blocks changed: each outermost block
 /// that neither changed nor holds a changed block since `previous` (an earlier read of the
 /// same document) is moved from it, the others are read. What a read after a person typed
-/// in a block, or an agent added one, costs: a walk of the outermost blocks' ids and a read
+/// in a block, or an agent added one, costs: a walk of the outermost blocks' items and a read
 /// of the changed ones, not a read of the whole document. Gives what [`read_document`] gives,
 /// provided `changed(id)` is true for every block changed since `previous`, at any depth
-/// (a block whose nested blocks were added or removed included). A block with blocks hidden
-/// below [`MAX_NESTING`] is always read (`previous` does not hold their ids), and so is a
-/// block without an id.
+/// (a block whose nested blocks were added or removed included, and a block given another id
+/// under its old one). A block with blocks hidden below [`MAX_NESTING`] is always read
+/// (`previous` does not hold their ids), and so is a block without an id.
 ///
-/// The unchanged blocks come in the order `previous` has them (a block moved is a changed
-/// one): each is matched with the next block of `previous` not changed, without looking ids
-/// up. Where one does not match (an id changed without being said so), the whole document is
-/// read.
+/// The unchanged blocks are found by their containers' items ([`Document::containers`]), in
+/// the order `previous` has them (a block moved is a changed one), without reading their
+/// ids. A container `previous` does not have there that is not a changed block (a block
+/// added without being said so), or a `previous` not read from a document, makes it read the
+/// whole document.
 pub fn reread_document<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
@@ -62,30 +86,46 @@ pub fn reread_document<T: ReadTxn>(
     let Some(root) = root_group(txn, frag) else {
         return Document::default();
     };
-    let mut before = previous.blocks.into_iter().peekable();
-    // As many as the group holds now: a list of 50 000 blocks grown by one is not copied.
-    let mut blocks = Vec::with_capacity(root.len(txn) as usize);
-    // `changed` is asked once of each block: the id of a block matched is known unchanged.
-    for container in group_containers(txn, &root) {
-        let kept = with_container_id(txn, &container, |id| {
-            if id.is_empty() || changed(id) {
-                return Some(None);
-            }
-            // Blocks changed since (rewritten, moved, deleted) are not in their old place.
-            while before
-                .next_if(|b| b.id != id && (b.id.is_empty() || changed(&b.id)))
-                .is_some()
-            {}
-            let block = before.next_if(|b| b.id == id)?;
-            Some((!holds_change_below(&block, &changed)).then_some(block))
-        });
-        match kept {
-            Some(Some(block)) => blocks.push(block),
-            Some(None) => blocks.push(read_block(txn, &container, 1)),
-            None => return read_document(txn, frag),
-        }
+    if !previous.knows_containers() {
+        return read_root(txn, &root);
     }
-    Document { blocks }
+    let mut before = previous
+        .blocks
+        .into_iter()
+        .zip(previous.containers)
+        .peekable();
+    // As many as the group holds now: a list of 50 000 blocks grown by one is not copied.
+    let len = root.len(txn) as usize;
+    let mut document = Document {
+        blocks: Vec::with_capacity(len),
+        containers: Vec::with_capacity(len),
+    };
+    let unchanged = |b: &Block| !b.id.is_empty() && !changed(&b.id);
+    for node in child_nodes(txn, &root) {
+        let XmlOut::Element(element) = node else {
+            continue;
+        };
+        let Some(item) = item_of(&element) else {
+            return read_root(txn, &root);
+        };
+        // Blocks changed since (rewritten, moved, deleted) may not be in their old place.
+        while before
+            .next_if(|(b, at)| *at != item && !unchanged(b))
+            .is_some()
+        {}
+        let block = match before.next_if(|(_, at)| *at == item) {
+            Some((block, _)) if unchanged(&block) && !holds_change_below(&block, &changed) => block,
+            Some(_) => read_block(txn, &element, 1),
+            None if element.tag().as_ref() != BLOCK_CONTAINER => continue,
+            None if with_container_id(txn, &element, |id| id.is_empty() || changed(id)) => {
+                read_block(txn, &element, 1)
+            }
+            None => return read_root(txn, &root),
+        };
+        document.blocks.push(block);
+        document.containers.push(item);
+    }
+    document
 }
 
 /// The first outermost blocks of a document, or of its part from one outermost block on.
@@ -119,15 +159,16 @@ pub fn read_opening<T: ReadTxn>(
             containers.next();
         }
     }
-    let mut blocks = vec![];
+    let mut document = Document::default();
     for container in containers.by_ref() {
-        blocks.push(read_block(txn, &container, 1));
-        if enough(blocks.last().expect("just read")) {
+        document.containers.extend(item_of(&container));
+        document.blocks.push(read_block(txn, &container, 1));
+        if enough(document.blocks.last().expect("just read")) {
             break;
         }
     }
     Some(Opening {
-        document: Document { blocks },
+        document,
         more: containers.next().is_some(),
     })
 }
@@ -183,6 +224,7 @@ pub fn read_blocks<T: ReadTxn>(
 }
 
 /// The outermost blocks asked for, and the blocks around them: what an edit's preview shows.
+#[derive(Debug, PartialEq)]
 pub struct Outermost {
     /// The blocks, each with its nested blocks, in document order.
     pub document: Document,
@@ -192,53 +234,89 @@ pub struct Outermost {
     pub after: Option<Block>,
 }
 
+/// How many outermost blocks of a read [`read_outermost`] looks past for the one a container
+/// was: blocks an edit deleted or moved between two it kept.
+const KNOWN_LOOKAHEAD: usize = 64;
+
 /// Reads the outermost blocks with these ids, each with its nested blocks, in document order:
 /// a document of just those blocks, where the ones nested in another of them are found
 /// inside it. The others are walked past without being read, but for the two around them.
+///
+/// `known` is a read of the document before it changed (the one an edit was planned on): an
+/// outermost block it has (its container's item) that held none of the ids is walked past
+/// without a look inside, or at its id. The blocks the change added must be in blocks it
+/// names (added next to or inside one of them, or outermost): those are walked into.
 pub fn read_outermost<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
-    ids: &rustc_hash::FxHashSet<&str>,
+    ids: &FxHashSet<&str>,
+    known: Option<&Document>,
 ) -> Outermost {
     let mut blocks = Vec::new();
     let Some(root) = root_group(txn, frag) else {
         return Outermost {
-            document: Document { blocks },
+            document: Document::new(blocks),
             before: None,
             after: None,
         };
     };
+    let known = known.filter(|k| k.knows_containers());
+    let mut known_at = 0;
     let (mut before, mut after) = (None, None);
     // The last container walked past, and whether the one after the last match is wanted.
-    let mut previous: Option<(XmlElementRef, usize)> = None;
+    let mut previous: Option<Walked> = None;
     let mut after_wanted = false;
-    // Containers still to visit, last first, with their depth: a preorder walk.
-    let mut stack: Vec<(XmlElementRef, usize)> =
-        group_containers(txn, &root).map(|c| (c, 1)).collect();
-    stack.reverse();
-    while let Some((container, depth)) = stack.pop() {
-        if with_container_id(txn, &container, |id| ids.contains(id)) {
-            if blocks.is_empty() {
-                before = previous.take();
+    for node in child_nodes(txn, &root) {
+        let XmlOut::Element(outermost) = node else {
+            continue;
+        };
+        if let Some(known) = known
+            && let Some(item) = item_of(&outermost)
+            && let Some(at) = known.containers[known_at..]
+                .iter()
+                .take(KNOWN_LOOKAHEAD)
+                .position(|c| *c == item)
+        {
+            known_at += at + 1;
+            if !holds_any(&known.blocks[known_at - 1], ids) {
+                if after_wanted {
+                    after = Some((outermost.clone(), 1));
+                    after_wanted = false;
+                }
+                if blocks.is_empty() {
+                    previous = Some(Walked::Past(outermost));
+                }
+                continue;
             }
-            blocks.push(read_block(txn, &container, depth));
-            after = None;
-            after_wanted = true;
+        } else if outermost.tag().as_ref() != BLOCK_CONTAINER {
             continue;
         }
-        if after_wanted {
-            after = Some((container.clone(), depth));
-            after_wanted = false;
-        }
-        if depth < MAX_NESTING
-            && let (_, Some(group)) = container_parts(txn, &container)
-        {
-            let at = stack.len();
-            stack.extend(group_containers(txn, &group).map(|c| (c, depth + 1)));
-            stack[at..].reverse();
-        }
-        if blocks.is_empty() {
-            previous = Some((container, depth));
+        // Containers still to visit, last first, with their depth: a preorder walk.
+        let mut stack = vec![(outermost, 1)];
+        while let Some((container, depth)) = stack.pop() {
+            if with_container_id(txn, &container, |id| ids.contains(id)) {
+                if blocks.is_empty() {
+                    before = previous.take();
+                }
+                blocks.push(read_block(txn, &container, depth));
+                after = None;
+                after_wanted = true;
+                continue;
+            }
+            if after_wanted {
+                after = Some((container.clone(), depth));
+                after_wanted = false;
+            }
+            if depth < MAX_NESTING
+                && let (_, Some(group)) = container_parts(txn, &container)
+            {
+                let at = stack.len();
+                stack.extend(group_containers(txn, &group).map(|c| (c, depth + 1)));
+                stack[at..].reverse();
+            }
+            if blocks.is_empty() {
+                previous = Some(Walked::Read(container, depth));
+            }
         }
     }
     let lone = |(container, depth): (XmlElementRef, usize)| {
@@ -247,10 +325,59 @@ pub fn read_outermost<T: ReadTxn>(
         block
     };
     Outermost {
-        document: Document { blocks },
-        before: before.map(lone),
+        document: Document::new(blocks),
+        before: before.map(|walked| lone(walked.last_container(txn))),
         after: after.map(lone),
     }
+}
+
+/// A container [`read_outermost`] walked past: into it, or past an outermost block without
+/// a look inside.
+enum Walked {
+    Read(XmlElementRef, usize),
+    Past(XmlElementRef),
+}
+
+impl Walked {
+    /// The last container of it in reading order, and its depth: for a block walked past,
+    /// its last nested block, down to [`MAX_NESTING`], as a walk into it would have ended.
+    fn last_container<T: ReadTxn>(self, txn: &T) -> (XmlElementRef, usize) {
+        match self {
+            Walked::Read(container, depth) => (container, depth),
+            Walked::Past(mut container) => {
+                let mut depth = 1;
+                while depth < MAX_NESTING
+                    && let (_, Some(group)) = container_parts(txn, &container)
+                    && let Some(last) = group_containers(txn, &group).last()
+                {
+                    container = last;
+                    depth += 1;
+                }
+                (container, depth)
+            }
+        }
+    }
+}
+
+/// Whether `block` or a block nested in it has one of these ids. Asked of every block of a
+/// document, for an edit's few ids: compared one by one (a UUID's first bytes tell most
+/// apart), which costs less than hashing each block's id.
+fn holds_any(block: &Block, ids: &FxHashSet<&str>) -> bool {
+    let has = |id: &str| match ids.len() {
+        0..=8 => ids.iter().any(|wanted| *wanted == id),
+        _ => ids.contains(id),
+    };
+    if block.children.is_empty() {
+        return has(&block.id);
+    }
+    let mut stack = vec![block];
+    while let Some(b) = stack.pop() {
+        if has(&b.id) {
+            return true;
+        }
+        stack.extend(&b.children);
+    }
+    false
 }
 
 /// Reads the blocks of a blockGroup whose blocks are at `depth` (1 for the root group). The

@@ -345,12 +345,38 @@ pub fn inline_plain_text(inline: &[Inline]) -> String {
 }
 
 /// The whole document: the blocks of the root blockGroup.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Document {
     pub blocks: Vec<Block>,
+    /// The Yjs item of each outermost block's blockContainer, in the order of `blocks`, when
+    /// they were read from a document (else empty): a read of it again, or of the blocks an
+    /// edit changed, knows the blocks it walks past by their items, without reading their ids
+    /// (see `read::reread_document`). Not part of what the document says.
+    #[serde(skip)]
+    pub containers: Vec<yrs::ID>,
+}
+
+/// Documents are equal when their blocks are: where they were read from does not count.
+impl PartialEq for Document {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+    }
 }
 
 impl Document {
+    /// A document of these blocks, not read from one (no containers known).
+    pub fn new(blocks: Vec<Block>) -> Self {
+        Document {
+            blocks,
+            containers: vec![],
+        }
+    }
+
+    /// Whether each outermost block's container is known.
+    pub fn knows_containers(&self) -> bool {
+        self.containers.len() == self.blocks.len()
+    }
+
     /// Every block, depth first. One walk into one list (a whole document's blocks, where a
     /// list per block would cost an allocation each).
     pub fn all_blocks(&self) -> Vec<&Block> {

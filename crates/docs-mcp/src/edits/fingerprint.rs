@@ -214,9 +214,7 @@ mod tests {
             ("The Hu man race", false),
             ("The Human, race", false),
         ] {
-            let document = Document {
-                blocks: vec![paragraph("a", now, vec![])],
-            };
+            let document = Document::new(vec![paragraph("a", now, vec![])]);
             assert_eq!(
                 compatible(&index(&document), &states, &texts).is_ok(),
                 holds,
@@ -227,9 +225,10 @@ mod tests {
 
     #[test]
     fn unchanged_names_the_first_block_that_moved_on() {
-        let before = Document {
-            blocks: vec![paragraph("a", "one", vec![]), paragraph("b", "two", vec![])],
-        };
+        let before = Document::new(vec![
+            paragraph("a", "one", vec![]),
+            paragraph("b", "two", vec![]),
+        ]);
         let states = vec![
             BlockState {
                 block_id: "a".into(),
@@ -241,18 +240,14 @@ mod tests {
             },
         ];
         assert_eq!(unchanged(&index(&before), &states), Ok(()));
-        let typed = Document {
-            blocks: vec![
-                paragraph("a", "one!", vec![]),
-                paragraph("b", "two!", vec![]),
-            ],
-        };
+        let typed = Document::new(vec![
+            paragraph("a", "one!", vec![]),
+            paragraph("b", "two!", vec![]),
+        ]);
         let (state, now) = unchanged(&index(&typed), &states).unwrap_err();
         assert_eq!(state.block_id, "b");
         assert_eq!(now, Some(Seen::Content(of_content(&typed.blocks[1]))));
-        let gone = Document {
-            blocks: vec![paragraph("b", "two", vec![])],
-        };
+        let gone = Document::new(vec![paragraph("b", "two", vec![])]);
         assert_eq!(
             unchanged(&index(&gone), &states).unwrap_err(),
             (&states[0], None)

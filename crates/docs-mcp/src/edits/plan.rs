@@ -167,7 +167,27 @@ fn plan_with(
         .chain(&effects.new_blocks)
         .map(String::as_str)
         .collect();
-    let outermost = blocknote::read_outermost(&fork.transact(), &fragment, &changed);
+    let outermost = {
+        let txn = fork.transact();
+        let outermost = blocknote::read_outermost(&txn, &fragment, &changed, Some(&before));
+        // Walking past the blocks read before that hold none of these relies on each new
+        // block being next to or in one the edit names: read whole if one is not found.
+        let found: FxHashSet<&str> = outermost
+            .document
+            .all_blocks()
+            .into_iter()
+            .map(|b| b.id.as_str())
+            .collect();
+        if effects
+            .new_blocks
+            .iter()
+            .all(|id| found.contains(id.as_str()))
+        {
+            outermost
+        } else {
+            blocknote::read_outermost(&txn, &fragment, &changed, None)
+        }
+    };
     let touched: Vec<String> = effects.depends.keys().cloned().collect();
     let preview = preview::preview(&before, &outermost, &touched, &effects.new_blocks, schema);
     let after = outermost.document;

@@ -26,14 +26,15 @@ fn all_ids(doc: &Doc) -> Vec<String> {
 }
 
 /// One change of the document, drawn: blocks inserted (outermost or nested), deleted,
-/// moved, retyped, their text rewritten, or an attribute of a block's container set.
+/// moved, retyped, their text rewritten, an attribute of a block's container set or its id
+/// changed.
 fn change(doc: &Doc, draw: &mut Draw, step: usize) {
     let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
     let ids = all_ids(doc);
     let some = |draw: &mut Draw| ids[draw.below(ids.len())].clone();
     let mut txn = doc.transact_mut();
     let paragraph = NewBlock::new("paragraph").text(format!("step {step}"));
-    let _ = match draw.below(7) {
+    let _ = match draw.below(8) {
         0 if !ids.is_empty() => {
             blocknote::delete_blocks(&mut txn, &fragment, &[some(draw)], ChildrenMode::Delete)
         }
@@ -55,7 +56,13 @@ fn change(doc: &Doc, draw: &mut Draw, step: usize) {
             let at = Position::LastChildOf { id: some(draw) };
             blocknote::insert_blocks(&mut txn, &fragment, &at, &[paragraph]).map(|_| ())
         }
-        5 if !ids.is_empty() => {
+        // An attribute of a container set; or its id changed, as a browser's pasted
+        // block that shared one is given another.
+        attribute @ (5 | 6) if !ids.is_empty() => {
+            let (key, value) = match attribute {
+                5 => ("backgroundColor", format!("c{step}")),
+                _ => ("id", format!("renamed-{step}")),
+            };
             let id = some(draw);
             let mut containers = vec![blocknote::root_group(&txn, &fragment).unwrap()];
             while let Some(el) = containers.pop() {
@@ -63,7 +70,7 @@ fn change(doc: &Doc, draw: &mut Draw, step: usize) {
                     .get_attribute(&txn, "id")
                     .is_some_and(|v| v.to_string(&txn) == id)
                 {
-                    el.insert_attribute(&mut txn, "backgroundColor", format!("c{step}"));
+                    el.insert_attribute(&mut txn, key, value);
                     break;
                 }
                 containers.extend(el.children(&txn).filter_map(|c| match c {
@@ -85,7 +92,7 @@ fn a_read_after_changes_reads_what_a_whole_read_reads() {
     let tracker = RevisionTracker::of(live.clone(), Arc::new(RecentReads::default()));
     // A person's copy of the document: their changes come as updates, as over the wire.
     let person = Doc::new();
-    let mut draw = Draw(11);
+    let mut draw = Draw(17);
     for step in 0..600 {
         if draw.below(3) == 0 {
             let before = person.transact().state_vector();

@@ -347,6 +347,7 @@ fn expected_hand_built() -> Document {
                 children: vec![],
             },
         ],
+        ..Document::default()
     }
 }
 

@@ -74,6 +74,7 @@ fn expected_deep_list(depth: usize) -> Document {
                 children: vec![],
             },
         ],
+        ..Document::default()
     }
 }
 
@@ -440,7 +441,7 @@ fn walks_export_and_json_stay_bounded_on_hand_built_blocks() {
             ..bullet(level, vec![])
         };
     }
-    let docu = Document { blocks: vec![top] };
+    let docu = Document::new(vec![top]);
     assert_eq!(docu.all_blocks().len(), DEEP);
     assert_eq!(docu.find(&format!("b{DEEP}")).unwrap().children, vec![]);
     let out = export_markdown(&docu.blocks, &ExportOptions::default());

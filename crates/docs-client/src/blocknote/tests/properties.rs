@@ -92,8 +92,142 @@ fn valid_or_refused_for_a_url(blocks: &[NewBlock]) -> Result<bool, TestCaseError
     Ok(true)
 }
 
+/// Applies `op` as the test below does, to the blocks of `all`; the ids of the blocks it
+/// names or creates (what a plan reads back).
+fn apply_op(
+    txn: &mut yrs::TransactionMut,
+    f: &XmlFragmentRef,
+    all: &[Block],
+    op: &Op,
+) -> Vec<String> {
+    let pick = |i: usize| all.get(i % all.len().max(1)).cloned();
+    match op {
+        Op::Insert { at, pos, n } => {
+            let anchor = pick(*at);
+            let position = match (&anchor, pos) {
+                (None, _) | (_, 0) => Position::End,
+                (_, 1) => Position::Start,
+                (Some(b), 2) => Position::Before { id: b.id.clone() },
+                (Some(b), 3) => Position::After { id: b.id.clone() },
+                (Some(b), 4) => Position::FirstChildOf { id: b.id.clone() },
+                (Some(b), _) => Position::LastChildOf { id: b.id.clone() },
+            };
+            let blocks: Vec<NewBlock> = (0..*n)
+                .map(|i| NewBlock::new("paragraph").text(format!("p{i}")))
+                .collect();
+            let mut named = insert_blocks(txn, f, &position, &blocks).unwrap();
+            named.extend(anchor.filter(|_| *pos > 1).map(|b| b.id));
+            named
+        }
+        Op::Delete { at, lift } => pick(*at).map_or(vec![], |b| {
+            let mode = if *lift {
+                ChildrenMode::Lift
+            } else {
+                ChildrenMode::Delete
+            };
+            delete_blocks(txn, f, std::slice::from_ref(&b.id), mode).unwrap();
+            vec![b.id]
+        }),
+        Op::Move { at, to, pos } => match (pick(*at), pick(to.wrapping_add(1))) {
+            (Some(b), Some(t)) => {
+                let position = match pos {
+                    0 => Position::Before { id: t.id.clone() },
+                    1 => Position::After { id: t.id.clone() },
+                    2 => Position::LastChildOf { id: t.id.clone() },
+                    _ => Position::End,
+                };
+                match move_block(txn, f, &b.id, &position) {
+                    Ok(_) => vec![b.id, t.id],
+                    Err(_) => vec![],
+                }
+            }
+            _ => vec![],
+        },
+        Op::Text { at, text } => pick(*at).map_or(vec![], |b| {
+            set_block_text(txn, f, &b.id, text).unwrap();
+            vec![b.id]
+        }),
+        Op::Retype { at, kind } => pick(*at).map_or(vec![], |b| {
+            let k = ["heading", "paragraph", "checkListItem", "quote"][*kind as usize];
+            update_block(txn, f, &b.id, Some(k), &Props::new()).unwrap();
+            vec![b.id]
+        }),
+    }
+}
+
+/// The ids of the blocks that differ between two reads (their own content, or the ids of
+/// their children), or that one of them lacks: what a tracker of the changes says.
+fn changed_between(before: &Document, after: &Document) -> std::collections::HashSet<String> {
+    let shallow = |d: &Document| -> HashMap<String, (Block, Vec<String>)> {
+        d.all_blocks()
+            .into_iter()
+            .map(|b| {
+                let kids = b.children.iter().map(|c| c.id.clone()).collect();
+                let mut alone = b.clone();
+                alone.children.clear();
+                (b.id.clone(), (alone, kids))
+            })
+            .collect()
+    };
+    let (old, new) = (shallow(before), shallow(after));
+    let mut changed: std::collections::HashSet<String> = old
+        .keys()
+        .filter(|id| old.get(*id) != new.get(*id))
+        .cloned()
+        .collect();
+    changed.extend(new.keys().filter(|id| !old.contains_key(*id)).cloned());
+    // A block moved into another place among its siblings is written anew: not the same item.
+    let outer = |d: &Document| d.blocks.iter().map(|b| b.id.clone()).collect::<Vec<_>>();
+    if outer(before) != outer(after) {
+        changed.extend(
+            outer(before)
+                .into_iter()
+                .filter(|id| !outer(after).contains(id)),
+        );
+    }
+    changed
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// What an edit's plan reads back walking past the blocks a read before it had (their
+    /// containers' items), and a read again moving them from that read, are what walks of
+    /// every block give.
+    #[test]
+    fn reads_that_know_the_blocks_before_a_change_read_what_a_whole_walk_reads(
+        setup in proptest::collection::vec(op(), 4..30),
+        change in proptest::collection::vec(op(), 1..3),
+    ) {
+        let (d, f) = doc();
+        insert_blocks(&mut d.transact_mut(), &f, &Position::End, &(0..6).map(|i| NewBlock::new("paragraph").text(format!("b{i}"))).collect::<Vec<_>>()).unwrap();
+        for op in &setup {
+            let all: Vec<Block> = read(&d, &f).all_blocks().into_iter().cloned().collect();
+            apply_op(&mut d.transact_mut(), &f, &all, op);
+        }
+        let known = read(&d, &f);
+        prop_assert!(known.knows_containers());
+        let named: Vec<String> = {
+            let mut txn = d.transact_mut();
+            let mut named = vec![];
+            for op in &change {
+                let all: Vec<Block> = read_document(&txn, &f).all_blocks().into_iter().cloned().collect();
+                named.extend(apply_op(&mut txn, &f, &all, op));
+            }
+            named
+        };
+        let ids: rustc_hash::FxHashSet<&str> = named.iter().map(String::as_str).collect();
+        let txn = d.transact();
+        prop_assert_eq!(
+            read_outermost(&txn, &f, &ids, Some(&known)),
+            read_outermost(&txn, &f, &ids, None)
+        );
+        let whole = read_document(&txn, &f);
+        let changed = changed_between(&known, &whole);
+        let again = reread_document(&txn, &f, known, |id| changed.contains(id));
+        prop_assert_eq!(&again, &whole);
+        prop_assert_eq!(again.containers, whole.containers);
+    }
 
     #[test]
     fn random_operations_keep_a_well_formed_tree(ops in proptest::collection::vec(op(), 1..25)) {

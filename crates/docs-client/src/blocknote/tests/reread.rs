@@ -84,14 +84,17 @@ fn copy_first_id_to_third(d: &Doc, f: &XmlFragmentRef, ids: &[String]) {
 }
 
 #[test]
-fn a_block_of_the_previous_read_is_taken_once() {
+fn a_block_given_another_id_is_read_when_said_changed_under_its_old_one() {
     let (d, f, ids) = three_blocks();
     let previous = read(&d, &f);
     copy_first_id_to_third(&d, &f, &ids);
-    // Even said unchanged, the second block with the first one's id is read.
-    let again = reread_document(&d.transact(), &f, previous, |_| false);
+    let again = reread_document(&d.transact(), &f, previous.clone(), |id| id == ids[3]);
     assert_eq!(again, read(&d, &f));
-    assert_eq!(again.blocks[2].plain_text(), "three");
+    assert_eq!(again.blocks[2].id, ids[0]);
+    // Its container is the one read before: said unchanged, it is taken as it was (the
+    // revision tracker reads the whole document after a block's id changes).
+    let kept = reread_document(&d.transact(), &f, previous, |_| false);
+    assert_eq!(kept.blocks[2].id, ids[3]);
 }
 
 #[test]
@@ -110,20 +113,25 @@ fn blocks_sharing_an_id_are_taken_in_order() {
 fn a_block_not_where_the_previous_read_has_it_makes_it_read_the_whole_document() {
     let (d, f, ids) = three_blocks();
     let previous = read(&d, &f);
-    // The second block's id changes, and is not said to: it matches no block read before.
-    {
-        let mut txn = d.transact_mut();
-        let root = root_group(&txn, &f).unwrap();
-        let XmlOut::Element(second) = root.get(&txn, 1).unwrap() else {
-            panic!("the second block")
-        };
-        second.insert_attribute(&mut txn, "id", "renamed");
-    }
+    // A block added and another edited, and neither said to: the added one matches no
+    // container read before, and is not said changed.
+    let added = insert_blocks(
+        &mut d.transact_mut(),
+        &f,
+        &Position::After { id: ids[0].clone() },
+        &[NewBlock::new("paragraph").text("unsaid")],
+    )
+    .unwrap();
     set_block_text(&mut d.transact_mut(), &f, &ids[3], "three, edited").unwrap();
-    let again = reread_document(&d.transact(), &f, previous, |_| false);
+    let again = reread_document(&d.transact(), &f, previous.clone(), |_| false);
     assert_eq!(again, read(&d, &f));
-    assert_eq!(again.blocks[1].id, "renamed");
-    assert_eq!(again.blocks[2].plain_text(), "three, edited");
+    assert_eq!(again.blocks[1].id, added[0]);
+    assert_eq!(again.blocks[3].plain_text(), "three, edited");
+    // A previous read not read from a document (its containers unknown) is read whole too.
+    let unknown = Document::new(previous.blocks);
+    let again = reread_document(&d.transact(), &f, unknown, |_| false);
+    assert_eq!(again, read(&d, &f));
+    assert!(again.knows_containers());
 }
 
 #[test]
