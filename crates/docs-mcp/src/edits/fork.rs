@@ -39,9 +39,9 @@ use crate::error::{ServiceError, ServiceResult};
 
 /// Forks kept ready per edited document while edits come in a row: an edit finds one even
 /// while the one after it is still being made (such edits come faster than a document is
-/// copied). Otherwise one, and one for a large document whatever the pace: each is a whole
-/// copy of it (some 250 MB for 50 000 blocks), and the fork an edit used comes back as the
-/// next one once the edit is merged.
+/// copied). Otherwise one, and for a large document one ready or lent whatever the pace:
+/// each is a whole copy of it (some 200 MB for 50 000 blocks), and the fork an edit used
+/// comes back as the next one once the edit is merged.
 const READY_FORKS: usize = 2;
 /// From this many clocks (about 15 000 blocks of text), a document is large.
 const LARGE_DOCUMENT_CLOCKS: u64 = 1_000_000;
@@ -150,6 +150,7 @@ impl Forks {
                 stale.push(fork);
             }
             let client_id = fork_client_id();
+            tracing::debug!(stale = stale.len(), "no fork ready: the document is copied");
             self.hand_out(client_id);
             (
                 txn.encode_state_as_update_v1(&StateVector::default()),
@@ -173,18 +174,23 @@ impl Forks {
     }
 
     /// Makes the next forks, unless enough are ready or some are being made. CPU work: run
-    /// it off the runtime, and off the path of the edit that took the last one.
+    /// it off the runtime, and off the path of the edit that took the last one. For a large
+    /// document, a fork lent counts as ready: the edit that took it gives it back once merged
+    /// (the refill after an edit comes when the next edit may have taken the fork given back:
+    /// a copy made then stayed, a third copy of the document, for as long as it was open).
     pub fn refill(&self) -> ServiceResult<()> {
         self.follow();
         loop {
             {
                 let mut refilling = self.refilling.lock().expect("refilling");
-                let wanted = if self.in_a_row.load(Ordering::Relaxed) && !self.large() {
+                let large = self.large();
+                let wanted = if self.in_a_row.load(Ordering::Relaxed) && !large {
                     READY_FORKS
                 } else {
                     1
                 };
-                if *refilling || self.ready.lock().expect("ready fork").len() >= wanted {
+                let coming = usize::from(large && self.lent.lock().expect("lent fork").is_some());
+                if *refilling || self.ready.lock().expect("ready fork").len() + coming >= wanted {
                     return Ok(());
                 }
                 *refilling = true;
@@ -227,20 +233,35 @@ impl Forks {
             .expect("lent fork")
             .take_if(|lent| lent.client_id == id)
         else {
+            tracing::debug!(
+                fork = id,
+                "fork not given back: another was handed out since"
+            );
             return false;
         };
         if !contains(&txn, &update) {
+            tracing::debug!(
+                fork = id,
+                "fork not given back: its edit is not in the document"
+            );
             return false;
         }
         for change in &lent.changes {
             if apply(&fork, change).is_err() {
+                tracing::debug!(fork = id, "fork not given back: a change did not apply");
                 return false;
             }
         }
         if fork.transact().state_vector() != txn.state_vector() {
+            tracing::debug!(
+                fork = id,
+                "fork not given back: it is not the live document"
+            );
             return false;
         }
-        self.ready.lock().expect("ready fork").push_front(fork);
+        let mut ready = self.ready.lock().expect("ready fork");
+        ready.push_front(fork);
+        tracing::debug!(fork = id, ready = ready.len(), "fork given back");
         true
     }
 
@@ -267,7 +288,9 @@ impl Forks {
         if copied != txn.state_vector() {
             apply(&fork, &txn.encode_state_as_update_v1(&copied))?;
         }
-        self.ready.lock().expect("ready fork").push_back(fork);
+        let mut ready = self.ready.lock().expect("ready fork");
+        ready.push_back(fork);
+        tracing::debug!(ready = ready.len(), "fork made ahead");
         Ok(())
     }
 

@@ -101,6 +101,51 @@ fn a_fork_whose_edit_was_merged_is_the_next_fork_with_what_changed_since() {
     );
 }
 
+/// A document past [`LARGE_DOCUMENT_CLOCKS`]: one text of that many characters.
+fn large_doc() -> Doc {
+    let doc = doc_with("First");
+    let text = doc.get_or_insert_text("large");
+    let long = "x".repeat(LARGE_DOCUMENT_CLOCKS as usize);
+    text.insert(&mut doc.transact_mut(), 0, &long);
+    doc
+}
+
+#[test]
+fn a_large_document_keeps_one_fork_ready_or_lent_however_the_refills_fall() {
+    let live = large_doc();
+    let forks = Forks::new(live.clone(), EditorSchema::BASE);
+    let (first, ()) = forks.take(|| ()).unwrap();
+    let first_edit = append_on(&first, "One");
+    merge(&live, &first_edit);
+    assert!(forks.give_back(first, &first_edit));
+    // The next edit takes the fork given back before the first edit's refill runs.
+    let (second, ()) = forks.take(|| ()).unwrap();
+    forks.refill().unwrap();
+    assert_eq!(
+        ready_ids(&forks),
+        Vec::<u64>::new(),
+        "no copy while one is lent"
+    );
+    let second_edit = append_on(&second, "Two");
+    merge(&live, &second_edit);
+    let id = second.client_id().get();
+    assert!(forks.give_back(second, &second_edit));
+    forks.refill().unwrap();
+    assert_eq!(ready_ids(&forks), vec![id]);
+    // A lent fork that does not come back (its edit waits for a person) is made again.
+    let (third, ()) = forks.take(|| ()).unwrap();
+    let waiting = append_on(&third, "Three");
+    assert!(!forks.give_back(third, &waiting));
+    forks.refill().unwrap();
+    assert_eq!(ready_ids(&forks).len(), 1);
+    // A small document's refill does not wait for the lent fork.
+    let small = doc_with("First");
+    let forks = Forks::new(small, EditorSchema::BASE);
+    let (_lent, ()) = forks.take(|| ()).unwrap();
+    forks.refill().unwrap();
+    assert_eq!(ready_ids(&forks).len(), 1);
+}
+
 #[test]
 fn a_fork_whose_edit_is_not_in_the_live_document_is_dropped() {
     let live = doc_with("First\n\nSecond");
