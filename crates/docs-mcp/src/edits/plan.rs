@@ -3,7 +3,8 @@
 //! again when it is merged) and leaves (checked before undoing it), and its inverse.
 //!
 //! Of the document after the edit only the changed blocks are read (`read_outermost`), with the
-//! block before and after them found in the same walk. Also planned: the texts the edit rewrites,
+//! block before and after them found in the same walk, which passes the blocks of the read it
+//! was planned on that hold none of them by their containers, without a look inside. Also planned: the texts the edit rewrites,
 //! before and after.
 
 use std::collections::{BTreeMap, HashMap};
