@@ -41,6 +41,7 @@ pub mod mentions;
 pub mod nesting;
 mod nodes;
 pub mod outline;
+pub mod partial;
 pub mod read;
 pub mod schema;
 mod snapshot;
@@ -71,10 +72,8 @@ pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
     read_section,
 };
-pub use read::{
-    Opening, Outermost, read_blocks, read_document, read_opening, read_outermost, reread_document,
-    root_group,
-};
+pub use partial::{Opening, Outermost, read_blocks, read_opening, read_outermost, reread_document};
+pub use read::{read_document, root_group};
 pub use schema::{EditorSchema, FRAGMENT_NAME};
 pub use tree::{
     Block, BlockContent, CommentMark, Document, Inline, NewBlock, NewContent, PropValue, Props,

@@ -313,6 +313,22 @@ impl Block {
             BlockContent::None => String::new(),
         }
     }
+    /// Whether `f` holds of this block or one of its descendants, without a list of them:
+    /// asked of every block of a document by the reads that move blocks from an earlier one
+    /// (most blocks have no descendants: no walk).
+    pub fn any(&self, mut f: impl FnMut(&Block) -> bool) -> bool {
+        if self.children.is_empty() {
+            return f(self);
+        }
+        let mut stack = vec![self];
+        while let Some(b) = stack.pop() {
+            if f(b) {
+                return true;
+            }
+            stack.extend(&b.children);
+        }
+        false
+    }
     /// This block and its descendants, depth first (iterative: safe on any depth).
     pub fn walk(&self) -> Vec<&Block> {
         let mut out = vec![];
@@ -351,7 +367,7 @@ pub struct Document {
     /// The Yjs item of each outermost block's blockContainer, in the order of `blocks`, when
     /// they were read from a document (else empty): a read of it again, or of the blocks an
     /// edit changed, knows the blocks it walks past by their items, without reading their ids
-    /// (see `read::reread_document`). Not part of what the document says.
+    /// (see `partial::reread_document`). Not part of what the document says.
     #[serde(skip)]
     pub containers: Vec<yrs::ID>,
 }

@@ -173,16 +173,10 @@ fn plan_with(
         let outermost = blocknote::read_outermost(&txn, &fragment, &changed, Some(&before));
         // Walking past the blocks read before that hold none of these relies on each new
         // block being next to or in one the edit names: read whole if one is not found.
-        let found: FxHashSet<&str> = outermost
-            .document
-            .all_blocks()
-            .into_iter()
-            .map(|b| b.id.as_str())
-            .collect();
         if effects
             .new_blocks
             .iter()
-            .all(|id| found.contains(id.as_str()))
+            .all(|id| outermost.document.find(id).is_some())
         {
             outermost
         } else {

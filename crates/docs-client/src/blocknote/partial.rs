@@ -5,14 +5,14 @@
 use rustc_hash::FxHashSet;
 use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
-use super::{
+use super::nesting::MAX_NESTING;
+use super::nodes::child_nodes;
+use super::read::{
     container_id, container_parts, group_containers, item_of, read_block, read_root, root_group,
     with_container_id,
 };
-use crate::blocknote::nesting::MAX_NESTING;
-use crate::blocknote::nodes::child_nodes;
-use crate::blocknote::schema::BLOCK_CONTAINER;
-use crate::blocknote::tree::{Block, BlockContent, Document};
+use super::schema::BLOCK_CONTAINER;
+use super::tree::{Block, BlockContent, Document};
 
 /// Reads the whole document again after some of its blocks changed: each outermost block
 /// that neither changed nor holds a changed block since `previous` (an earlier read of the
@@ -129,18 +129,11 @@ pub fn read_opening<T: ReadTxn>(
 /// show) or holds a block that changed or hides some.
 fn holds_change_below(block: &Block, changed: &impl Fn(&str) -> bool) -> bool {
     let hides = |b: &Block| matches!(b.content, BlockContent::Opaque { hidden_blocks, .. } if hidden_blocks > 0);
-    // Most blocks have no nested ones: no walk.
-    if hides(block) || block.children.is_empty() {
-        return hides(block);
-    }
-    let mut stack: Vec<&Block> = block.children.iter().collect();
-    while let Some(b) = stack.pop() {
-        if changed(&b.id) || hides(b) {
-            return true;
-        }
-        stack.extend(&b.children);
-    }
-    false
+    hides(block)
+        || block
+            .children
+            .iter()
+            .any(|child| child.any(|b| changed(&b.id) || hides(b)))
 }
 
 /// Reads only the blocks with these ids (each with its nested blocks), walking the document
@@ -315,19 +308,8 @@ impl Walked {
 /// document, for an edit's few ids: compared one by one (a UUID's first bytes tell most
 /// apart), which costs less than hashing each block's id.
 fn holds_any(block: &Block, ids: &FxHashSet<&str>) -> bool {
-    let has = |id: &str| match ids.len() {
-        0..=8 => ids.iter().any(|wanted| *wanted == id),
-        _ => ids.contains(id),
-    };
-    if block.children.is_empty() {
-        return has(&block.id);
-    }
-    let mut stack = vec![block];
-    while let Some(b) = stack.pop() {
-        if has(&b.id) {
-            return true;
-        }
-        stack.extend(&b.children);
-    }
-    false
+    block.any(|b| match ids.len() {
+        0..=8 => ids.iter().any(|wanted| *wanted == b.id),
+        _ => ids.contains(b.id.as_str()),
+    })
 }

@@ -1,13 +1,6 @@
-//! Reading the `document-store` fragment into the typed tree.
-//!
-//! The whole document (`read_document`), and how each block reads; `partial` the reads of part
-//! of it: again after some blocks changed, reading only those (`reread_document`); only some
-//! blocks (`read_blocks`, `read_outermost`); the first outermost blocks from one on, until the
-//! caller has enough (`read_opening`: a page of a large document read without the rest).
-
-mod partial;
-
-pub use partial::{Opening, Outermost, read_blocks, read_opening, read_outermost, reread_document};
+//! Reading the `document-store` fragment into the typed tree: the whole document
+//! (`read_document`), and how each block reads. The reads of part of it are in
+//! [`super::partial`].
 
 use yrs::branch::Branch;
 use yrs::{
@@ -45,7 +38,7 @@ pub fn read_document<T: ReadTxn>(txn: &T, frag: &XmlFragmentRef) -> Document {
 }
 
 /// The blocks of the root group, with their containers' items.
-fn read_root<T: ReadTxn>(txn: &T, root: &XmlElementRef) -> Document {
+pub(crate) fn read_root<T: ReadTxn>(txn: &T, root: &XmlElementRef) -> Document {
     let mut document = Document::default();
     for container in group_containers(txn, root) {
         document.containers.extend(item_of(&container));
@@ -58,7 +51,7 @@ fn read_root<T: ReadTxn>(txn: &T, root: &XmlElementRef) -> Document {
 /// past from any other without reading its id (a few cache misses per block, on the walks of
 /// every block of a large document). An item is never reused: a block moved, or written
 /// anew, is another item.
-fn item_of(node: &XmlElementRef) -> Option<ID> {
+pub(crate) fn item_of(node: &XmlElementRef) -> Option<ID> {
     match AsRef::<Branch>::as_ref(node).id() {
         BranchID::Nested(id) => Some(id),
         BranchID::Root(_) => None,
@@ -153,7 +146,7 @@ pub(crate) fn hidden_blocks<T: ReadTxn>(
 /// Reads one blockContainer at `depth` (1 for a top-level block) with its children. At
 /// [`MAX_NESTING`], a block with children is read as opaque: its content node's text, no
 /// children, and the number of blocks left unread.
-fn read_block<T: ReadTxn>(txn: &T, el: &XmlElementRef, depth: usize) -> Block {
+pub(crate) fn read_block<T: ReadTxn>(txn: &T, el: &XmlElementRef, depth: usize) -> Block {
     let id = container_id(txn, el);
     let (content, group) = container_parts(txn, el);
     let hidden_blocks = hidden_blocks(txn, group.as_ref(), depth);
