@@ -1650,7 +1650,7 @@ async fn an_instance_over_https_and_wss_is_read_and_edited_only_when_its_certifi
 }
 
 /// The binary allocates with jemalloc, built with its options (`.cargo/config.toml`): one
-/// arena, freed pages handed back within a second. jemalloc prints the options it runs with
+/// arena, freed pages handed back within a second, threads caching small blocks only. jemalloc prints the options it runs with
 /// when asked to print its statistics at exit.
 #[cfg(target_os = "linux")]
 #[test]
@@ -1672,9 +1672,15 @@ fn the_binary_allocates_with_jemalloc_in_one_arena() {
         [
             option("narenas"),
             option("dirty_decay_ms"),
-            option("muzzy_decay_ms")
+            option("muzzy_decay_ms"),
+            option("tcache_max"),
         ],
-        [Some("1".into()), Some("1000".into()), Some("0".into())],
+        [
+            Some("1".into()),
+            Some("1000".into()),
+            Some("0".into()),
+            Some("1024".into())
+        ],
         "{stats}"
     );
 }

@@ -537,16 +537,33 @@ async function rowReads(ctx, out) {
   await read(ours, docs.ours, 1_000);
   const wholeIn = await wholeCalls(ours, docs.ours, 1_000);
   const cached = { peer: [], ours: [], whole: [] };
+  // The servers' own share of a whole read: their CPU time over the calls (the rest of the
+  // wait is the pipe and the client's parsing of the answer).
+  const cpu = { peer: 0, whole: 0 };
+  const cpuOf = async (mcp, key, call) => {
+    const before = mcp.cpuMs();
+    const ms = await timed(call);
+    cpu[key] += mcp.cpuMs() - before;
+    return ms;
+  };
   for (let i = 0; i < CACHED_READS; i++) {
-    if (peer) cached.peer.push(await timed(() => read(peer, docs.peer, 1_000)));
+    if (peer) cached.peer.push(await cpuOf(peer, 'peer', () => read(peer, docs.peer, 1_000)));
     cached.ours.push(await timed(() => read(ours, docs.ours, 1_000)));
-    cached.whole.push(await timed(() => read(ours, docs.ours, 1_000, true)));
+    cached.whole.push(await cpuOf(ours, 'whole', () => read(ours, docs.ours, 1_000, true)));
   }
-  out.cached = { peer: median(cached.peer), ours: median(cached.ours), whole: median(cached.whole), wholeIn };
+  out.cached = {
+    peer: median(cached.peer),
+    ours: median(cached.ours),
+    whole: median(cached.whole),
+    wholeIn,
+    peerCpu: peer ? cpu.peer / CACHED_READS : undefined,
+    wholeCpu: cpu.whole / CACHED_READS,
+  };
   console.log(
     `read_again_1000_blocks_ms: peer ${f1(out.cached.peer)}, ours whole ${f1(out.cached.whole)} ` +
       `(${wholeIn} calls of max_chars ${ctx.maxChars}), ours first page ${f1(out.cached.ours)} ` +
-      `(p99 ${f1(p99(cached.peer))} / ${f1(p99(cached.whole))} / ${f1(p99(cached.ours))}), n=${CACHED_READS}`,
+      `(p99 ${f1(p99(cached.peer))} / ${f1(p99(cached.whole))} / ${f1(p99(cached.ours))}), n=${CACHED_READS}; ` +
+      `server CPU per whole read: peer ${f1(out.cached.peerCpu)}, ours ${f1(out.cached.wholeCpu)} ms`,
   );
   await peer?.stop();
   await ours.stop();
@@ -889,6 +906,12 @@ function table(runs) {
       cell((r) => f1(r.cached.peer)) + ' ms',
       `${cell((r) => f1(r.cached.whole))} ms (${cell((r) => r.cached.wholeIn)} calls; first page: ${cell((r) => f1(r.cached.ours))})`,
       `${cell((r) => f1(r.cached.peer / r.cached.whole))} (first page: ${cell((r) => f1(r.cached.peer / r.cached.ours))})`,
+    ]);
+    rows.push([
+      '… the server\'s CPU per whole read (its share of the wait)',
+      cell((r) => f1(r.cached.peerCpu)) + ' ms',
+      cell((r) => f1(r.cached.wholeCpu)) + ' ms',
+      cell((r) => f1(r.cached.peerCpu / r.cached.wholeCpu)),
     ]);
   }
   if (has('insert_ours')) {
