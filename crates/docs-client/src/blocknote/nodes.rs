@@ -12,7 +12,14 @@ pub(crate) fn child_nodes<'a, T: ReadTxn>(
     txn: &'a T,
     node: &impl XmlFragment,
 ) -> impl Iterator<Item = XmlOut> + 'a {
-    let first = node.first_child();
+    nodes_from(txn, node.first_child())
+}
+
+/// `first`, then the nodes after it among its siblings (see [`child_nodes`]).
+pub(crate) fn nodes_from<T: ReadTxn>(
+    txn: &T,
+    first: Option<XmlOut>,
+) -> impl Iterator<Item = XmlOut> + '_ {
     let rest = match &first {
         Some(XmlOut::Element(e)) => Some(e.siblings(txn)),
         Some(XmlOut::Text(t)) => Some(t.siblings(txn)),

@@ -3,10 +3,10 @@
 //! the outermost blocks holding some, with the blocks around them (`read_outermost`).
 
 use rustc_hash::FxHashSet;
-use yrs::{ReadTxn, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+use yrs::{BranchID, ID, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::nesting::MAX_NESTING;
-use super::nodes::child_nodes;
+use super::nodes::{child_nodes, nodes_from};
 use super::read::{
     container_id, container_parts, group_containers, item_of, read_block, read_root, root_group,
     with_container_id,
@@ -191,11 +191,17 @@ const KNOWN_LOOKAHEAD: usize = 64;
 /// outermost block it has (its container's item) that held none of the ids is walked past
 /// without a look inside, or at its id. The blocks the change added must be in blocks it
 /// names (added next to or inside one of them, or outermost): those are walked into.
+///
+/// With `known`, the walk starts at its outermost block `from` when that block is still an
+/// outermost one (else at the first): the caller knows that none of the ids is in or next to
+/// the blocks before it. An edit naming no block reads the blocks it added at the end of a
+/// large document without a walk of all the others; not found there, they are at its start.
 pub fn read_outermost<T: ReadTxn>(
     txn: &T,
     frag: &XmlFragmentRef,
     ids: &FxHashSet<&str>,
     known: Option<&Document>,
+    from: usize,
 ) -> Outermost {
     let mut blocks = Vec::new();
     let Some(root) = root_group(txn, frag) else {
@@ -206,12 +212,19 @@ pub fn read_outermost<T: ReadTxn>(
         };
     };
     let known = known.filter(|k| k.knows_containers());
-    let mut known_at = 0;
+    let start = known
+        .filter(|_| from > 0)
+        .and_then(|k| k.containers.get(from))
+        .and_then(|item| outermost_at(txn, &root, item));
+    let (first, mut known_at) = match start {
+        Some(container) => (Some(XmlOut::Element(container)), from),
+        None => (root.first_child(), 0),
+    };
     let (mut before, mut after) = (None, None);
     // The last container walked past, and whether the one after the last match is wanted.
     let mut previous: Option<Walked> = None;
     let mut after_wanted = false;
-    for node in child_nodes(txn, &root) {
+    for node in nodes_from(txn, first) {
         let XmlOut::Element(outermost) = node else {
             continue;
         };
@@ -273,6 +286,20 @@ pub fn read_outermost<T: ReadTxn>(
         document: Document::new(blocks),
         before: before.map(|walked| lone(walked.last_container(txn))),
         after: after.map(lone),
+    }
+}
+
+/// The outermost container whose item is `item`, when it still is one (not deleted, and a
+/// child of `root`).
+fn outermost_at<T: ReadTxn>(txn: &T, root: &XmlElementRef, item: &ID) -> Option<XmlElementRef> {
+    let branch = BranchID::get_nested(txn, item)?;
+    if branch.is_deleted() {
+        return None;
+    }
+    let container = XmlElementRef::from(branch);
+    match container.parent()? {
+        XmlOut::Element(parent) if item_of(&parent) == item_of(root) => Some(container),
+        _ => None,
     }
 }
 

@@ -4,8 +4,9 @@
 //!
 //! Of the document after the edit only the changed blocks are read (`read_outermost`), with the
 //! block before and after them found in the same walk, which passes the blocks of the read it
-//! was planned on that hold none of them by their containers, without a look inside. Also planned: the texts the edit rewrites,
-//! before and after.
+//! was planned on that hold none of them by their containers, without a look inside (and
+//! starts at the last of them for an edit naming no block: an insert at the end). Also
+//! planned: the texts the edit rewrites, before and after.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -170,7 +171,14 @@ fn plan_with(
         .collect();
     let outermost = {
         let txn = fork.transact();
-        let outermost = blocknote::read_outermost(&txn, &fragment, &changed, Some(&before));
+        // An edit that names no block added outermost blocks, at the end of the document
+        // (looked for from its last block) or at its start.
+        let from = if effects.depends.is_empty() {
+            before.blocks.len().saturating_sub(1)
+        } else {
+            0
+        };
+        let outermost = blocknote::read_outermost(&txn, &fragment, &changed, Some(&before), from);
         // Walking past the blocks read before that hold none of these relies on each new
         // block being next to or in one the edit names: read whole if one is not found.
         if effects
@@ -180,7 +188,7 @@ fn plan_with(
         {
             outermost
         } else {
-            blocknote::read_outermost(&txn, &fragment, &changed, None)
+            blocknote::read_outermost(&txn, &fragment, &changed, None, 0)
         }
     };
     let touched: Vec<String> = effects.depends.keys().cloned().collect();

@@ -47,7 +47,7 @@ fn the_outermost_of_some_blocks_read_as_the_whole_document_reads_them() {
         .collect();
     ids.extend(all.iter().step_by(2).map(|b| b.id.as_str()));
     ids.insert("no-such-block");
-    let some = read_outermost(&d.transact(), &f, &ids, None).document;
+    let some = read_outermost(&d.transact(), &f, &ids, None, 0).document;
     let inner: std::collections::HashSet<&str> = all
         .iter()
         .filter(|b| ids.contains(b.id.as_str()))
@@ -72,7 +72,7 @@ fn the_outermost_of_some_blocks_read_as_the_whole_document_reads_them() {
         .filter(|b| b.children.is_empty())
         .collect();
     let ids = leaves.iter().map(|b| b.id.as_str()).collect();
-    let some = read_outermost(&d.transact(), &f, &ids, None).document;
+    let some = read_outermost(&d.transact(), &f, &ids, None, 0).document;
     assert_eq!(some.blocks.iter().collect::<Vec<_>>(), leaves);
 }
 

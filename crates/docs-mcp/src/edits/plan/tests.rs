@@ -549,3 +549,51 @@ fn a_words_diff_shows_an_addition_as_an_addition_only() {
         Some("Attendees: Ada, Grace")
     );
 }
+
+/// An insert naming no block reads the blocks it adds from the document's last block (at
+/// the end) or, not finding them there, from its first (at the start): either way the person
+/// sees where they land, between the blocks around them.
+#[test]
+fn an_insert_naming_no_block_is_previewed_where_it_lands_at_either_end() {
+    let doc = live_doc("First\n\nSecond\n\nThird");
+    let ids = block_ids(&doc);
+    let insert_at = |at| {
+        EditOp::InsertBlocks(InsertBlocks {
+            position: Position { at, block_id: None },
+            markdown: Some("New".into()),
+            blocks: None,
+        })
+    };
+    let around = |planned: &Plan| {
+        (
+            planned
+                .preview
+                .context_before
+                .as_ref()
+                .map(|b| b.block_id.clone()),
+            planned
+                .preview
+                .after
+                .iter()
+                .map(|b| b.markdown.clone())
+                .collect::<Vec<_>>(),
+            planned
+                .preview
+                .context_after
+                .as_ref()
+                .map(|b| b.block_id.clone()),
+        )
+    };
+    let end = plan(&fork(&doc), &[insert_at(Anchor::End)], &TextBases::new()).unwrap();
+    assert_eq!(
+        around(&end),
+        (Some(ids[2].clone()), vec!["New".into()], None)
+    );
+    let start = plan(&fork(&doc), &[insert_at(Anchor::Start)], &TextBases::new()).unwrap();
+    assert_eq!(
+        around(&start),
+        (None, vec!["New".into()], Some(ids[0].clone()))
+    );
+    apply_plan(&doc, &start);
+    assert_eq!(texts(&doc), ["New", "First", "Second", "Third"]);
+}
