@@ -59,6 +59,9 @@ fn context(
 /// The blocks of `ids` in reading order, but for those whose parent is among them: they are
 /// shown with it. One walk, nothing built for the blocks not wanted (the whole document).
 fn preview_blocks(document: &Document, ids: &[String], schema: EditorSchema) -> Vec<PreviewBlock> {
+    if ids.is_empty() {
+        return vec![];
+    }
     let wanted: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
     let mut shown = vec![];
     // Blocks still to visit, last first, each with whether its parent is wanted.
@@ -141,16 +144,27 @@ fn where_it_lands(
 }
 
 /// The link targets and media URLs of the blocks `ids` in `after` (in its reading order) that
-/// the same block did not hold in `before`: all of a new block's, a changed one's new ones.
-fn added_links(before: &Document, after: &Document, ids: &[String]) -> Vec<PreviewLink> {
+/// the same block did not hold in `before`: all of a new block's, a changed one's (of
+/// `touched`, the only ones `before` has) new ones.
+fn added_links(
+    before: &Document,
+    after: &Document,
+    touched: &[String],
+    ids: &[String],
+) -> Vec<PreviewLink> {
+    let had: FxHashMap<&str, Vec<BlockUrl>> = if touched.is_empty() {
+        FxHashMap::default()
+    } else {
+        let touched: FxHashSet<&str> = touched.iter().map(String::as_str).collect();
+        before
+            .all_blocks()
+            .into_iter()
+            .filter(|block| touched.contains(block.id.as_str()))
+            .map(|block| (block.id.as_str(), blocknote::block_urls(block)))
+            .collect()
+    };
     let wanted: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
     let is_wanted = |block: &&Block| wanted.contains(block.id.as_str());
-    let had: FxHashMap<&str, Vec<BlockUrl>> = before
-        .all_blocks()
-        .into_iter()
-        .filter(is_wanted)
-        .map(|block| (block.id.as_str(), blocknote::block_urls(block)))
-        .collect();
     let mut links = vec![];
     for block in after.all_blocks().into_iter().filter(is_wanted) {
         let had = had.get(block.id.as_str()).map_or(&[][..], Vec::as_slice);
@@ -224,7 +238,8 @@ pub(super) fn preview(
 ) -> Preview {
     let mut ids: Vec<String> = touched.to_vec();
     ids.extend(new.iter().cloned());
-    let before_blocks = preview_blocks(before, &ids, schema);
+    // New blocks have ids the document did not hold: only the touched ones are in it.
+    let before_blocks = preview_blocks(before, touched, schema);
     let after_blocks = preview_blocks(&after.document, &ids, schema);
     let join = |blocks: &[PreviewBlock]| {
         blocks
@@ -282,7 +297,7 @@ pub(super) fn preview(
         diff: spans,
         words_added: added,
         words_removed: removed,
-        links: added_links(before, &after.document, &ids),
+        links: added_links(before, &after.document, touched, &ids),
     }
 }
 
