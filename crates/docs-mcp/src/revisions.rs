@@ -183,6 +183,10 @@ impl RevisionTracker {
             let mut rescan = false;
             let mut unattributed = false;
             let mut touched: Vec<(String, ChangeKind)> = vec![];
+            // The blocks added, told once for the whole change by its items when it can be
+            // (`None` until a list's children changed; then `Some(None)` when each list's
+            // delta tells them).
+            let mut added: Option<Option<Vec<String>>> = None;
             for event in events.iter() {
                 match event {
                     Event::XmlText(e) => match owning_block(txn, e.target().parent()) {
@@ -191,19 +195,16 @@ impl RevisionTracker {
                     },
                     Event::XmlFragment(e) => {
                         let target = e.target().clone();
-                        for change in e.delta(txn) {
-                            match change {
-                                Change::Added(values) => {
-                                    for value in values {
-                                        if let Out::YXmlElement(el) = value {
-                                            for id in block_ids_in(txn, el) {
-                                                touched.push((id, ChangeKind::Added));
-                                            }
-                                        }
-                                    }
+                        if e.children_changed() {
+                            let by_inserts = added.get_or_insert_with(|| {
+                                let ids = added::added_by_inserts(txn);
+                                for id in ids.iter().flatten() {
+                                    touched.push((id.clone(), ChangeKind::Added));
                                 }
-                                Change::Removed(_) => rescan = true,
-                                Change::Retain(_) => {}
+                                ids
+                            });
+                            if by_inserts.is_none() {
+                                rescan |= added_by_delta(txn, e, &mut touched);
                             }
                         }
                         let owner = match &target {
@@ -556,6 +557,32 @@ fn owning_block<T: ReadTxn>(txn: &T, mut node: Option<XmlOut>) -> Option<String>
     None
 }
 
+/// Keeps the blocks `event`'s delta added; true when it removed some (a walk of the block ids
+/// tells which).
+fn added_by_delta(
+    txn: &TransactionMut,
+    event: &yrs::types::xml::XmlEvent,
+    touched: &mut Vec<(String, ChangeKind)>,
+) -> bool {
+    let mut removed = false;
+    for change in event.delta(txn) {
+        match change {
+            Change::Added(values) => {
+                for value in values {
+                    if let Out::YXmlElement(el) = value {
+                        for id in block_ids_in(txn, el) {
+                            touched.push((id, ChangeKind::Added));
+                        }
+                    }
+                }
+            }
+            Change::Removed(_) => removed = true,
+            Change::Retain(_) => {}
+        }
+    }
+    removed
+}
+
 fn block_ids_in(txn: &TransactionMut, el: &XmlElementRef) -> Vec<String> {
     let mut ids = vec![];
     collect_ids(txn, el.clone(), &mut ids);
@@ -591,5 +618,6 @@ fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet
     ids.into_iter().collect()
 }
 
+mod added;
 #[cfg(test)]
 mod tests;

@@ -228,3 +228,59 @@ fn a_tracker_dropped_leaves_another_of_the_same_document_tracking() {
         blocknote::read_document(&live.transact(), &fragment)
     );
 }
+
+/// The blocks a change added, told by the items it inserted, are the ones the deltas of the
+/// lists it changed tell, for every change that deletes nothing (a person's, which come as
+/// updates, included).
+#[test]
+fn the_blocks_added_told_by_the_items_inserted_are_those_the_deltas_tell() {
+    let live = Doc::new();
+    let fragment = live.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let told = Arc::new(Mutex::new((0usize, 0usize)));
+    let counts = told.clone();
+    fragment.observe_deep("compare", move |txn, events| {
+        let Some(mut by_inserts) = added::added_by_inserts(txn) else {
+            return;
+        };
+        let mut by_delta = vec![];
+        for event in events.iter() {
+            if let Event::XmlFragment(e) = event
+                && e.children_changed()
+            {
+                assert!(!added_by_delta(txn, e, &mut by_delta), "nothing removed");
+            }
+        }
+        let mut by_delta: Vec<String> = by_delta.into_iter().map(|(id, _)| id).collect();
+        by_inserts.sort();
+        by_delta.sort();
+        assert_eq!(by_inserts, by_delta);
+        let mut counts = counts.lock().unwrap();
+        counts.0 += 1;
+        counts.1 += by_inserts.len();
+    });
+    let person = Doc::new();
+    let mut draw = Draw(29);
+    for step in 0..400 {
+        if draw.below(3) == 0 {
+            let before = person.transact().state_vector();
+            let state = live.transact().encode_state_as_update_v1(&before);
+            person
+                .transact_mut()
+                .apply_update(Update::decode_v1(&state).unwrap())
+                .unwrap();
+            let before = live.transact().state_vector();
+            change(&person, &mut draw, step);
+            let update = person.transact().encode_state_as_update_v1(&before);
+            live.transact_mut()
+                .apply_update(Update::decode_v1(&update).unwrap())
+                .unwrap();
+        } else {
+            change(&live, &mut draw, step);
+        }
+    }
+    let (changes, blocks) = *told.lock().unwrap();
+    assert!(
+        changes > 100 && blocks > 80,
+        "{changes} changes told by their items, {blocks} blocks added"
+    );
+}
