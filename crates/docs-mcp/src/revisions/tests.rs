@@ -86,30 +86,34 @@ fn change(doc: &Doc, draw: &mut Draw, step: usize) {
     };
 }
 
+/// One change of `live`, drawn: made in it, or (one in three) by a person whose copy of the
+/// document sends it as an update, as over the wire.
+fn change_here_or_by_a_person(live: &Doc, person: &Doc, draw: &mut Draw, step: usize) {
+    if draw.below(3) != 0 {
+        return change(live, draw, step);
+    }
+    let before = person.transact().state_vector();
+    let state = live.transact().encode_state_as_update_v1(&before);
+    person
+        .transact_mut()
+        .apply_update(Update::decode_v1(&state).unwrap())
+        .unwrap();
+    let before = live.transact().state_vector();
+    change(person, draw, step);
+    let update = person.transact().encode_state_as_update_v1(&before);
+    live.transact_mut()
+        .apply_update(Update::decode_v1(&update).unwrap())
+        .unwrap();
+}
+
 #[test]
 fn a_read_after_changes_reads_what_a_whole_read_reads() {
     let live = Doc::new();
     let tracker = RevisionTracker::of(live.clone(), Arc::new(RecentReads::default()));
-    // A person's copy of the document: their changes come as updates, as over the wire.
     let person = Doc::new();
     let mut draw = Draw(17);
     for step in 0..600 {
-        if draw.below(3) == 0 {
-            let before = person.transact().state_vector();
-            let state = live.transact().encode_state_as_update_v1(&before);
-            person
-                .transact_mut()
-                .apply_update(Update::decode_v1(&state).unwrap())
-                .unwrap();
-            let before = live.transact().state_vector();
-            change(&person, &mut draw, step);
-            let update = person.transact().encode_state_as_update_v1(&before);
-            live.transact_mut()
-                .apply_update(Update::decode_v1(&update).unwrap())
-                .unwrap();
-        } else {
-            change(&live, &mut draw, step);
-        }
+        change_here_or_by_a_person(&live, &person, &mut draw, step);
         // Several changes between reads now and then.
         if draw.below(2) == 0 {
             let (_, blocks) = tracker.read();
@@ -261,22 +265,7 @@ fn the_blocks_added_told_by_the_items_inserted_are_those_the_deltas_tell() {
     let person = Doc::new();
     let mut draw = Draw(29);
     for step in 0..400 {
-        if draw.below(3) == 0 {
-            let before = person.transact().state_vector();
-            let state = live.transact().encode_state_as_update_v1(&before);
-            person
-                .transact_mut()
-                .apply_update(Update::decode_v1(&state).unwrap())
-                .unwrap();
-            let before = live.transact().state_vector();
-            change(&person, &mut draw, step);
-            let update = person.transact().encode_state_as_update_v1(&before);
-            live.transact_mut()
-                .apply_update(Update::decode_v1(&update).unwrap())
-                .unwrap();
-        } else {
-            change(&live, &mut draw, step);
-        }
+        change_here_or_by_a_person(&live, &person, &mut draw, step);
     }
     let (changes, blocks) = *told.lock().unwrap();
     assert!(
