@@ -24,16 +24,16 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use docs_client::blocknote::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use docs_client::blocknote::{self, Block, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
-use yrs::types::xml::{XmlElementRef, XmlOut};
-use yrs::types::{Change, Event};
-use yrs::{DeepObservable, Doc, Out, ReadTxn, Transact, TransactionMut, Xml, XmlFragment};
+use yrs::types::Event;
+use yrs::types::xml::XmlOut;
+use yrs::{DeepObservable, Doc, Transact, Xml};
 
 use crate::error::{ServiceError, ServiceResult};
+use nodes::{all_block_ids, block_id, is_container, is_outermost_list, owning_block};
 
 /// Who made a change, as far as this service can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -183,10 +183,15 @@ impl RevisionTracker {
             let mut rescan = false;
             let mut unattributed = false;
             let mut touched: Vec<(String, ChangeKind)> = vec![];
-            // The blocks added, told once for the whole change by its items when it can be
-            // (`None` until a list's children changed; then `Some(None)` when each list's
-            // delta tells them).
-            let mut added: Option<Option<Vec<String>>> = None;
+            // The blocks added, told once for the whole change by the items it inserted when
+            // it can be, else by the delta of each list whose children changed.
+            let lists_changed = events
+                .iter()
+                .any(|e| matches!(e, Event::XmlFragment(e) if e.children_changed()));
+            let by_inserts = lists_changed.then(|| added::by_inserts(txn)).flatten();
+            for id in by_inserts.iter().flatten() {
+                touched.push((id.clone(), ChangeKind::Added));
+            }
             for event in events.iter() {
                 match event {
                     Event::XmlText(e) => match owning_block(txn, e.target().parent()) {
@@ -195,17 +200,10 @@ impl RevisionTracker {
                     },
                     Event::XmlFragment(e) => {
                         let target = e.target().clone();
-                        if e.children_changed() {
-                            let by_inserts = added.get_or_insert_with(|| {
-                                let ids = added::added_by_inserts(txn);
-                                for id in ids.iter().flatten() {
-                                    touched.push((id.clone(), ChangeKind::Added));
-                                }
-                                ids
-                            });
-                            if by_inserts.is_none() {
-                                rescan |= added_by_delta(txn, e, &mut touched);
-                            }
+                        if e.children_changed() && by_inserts.is_none() {
+                            let mut ids = vec![];
+                            rescan |= added::by_delta(txn, e, &mut ids);
+                            touched.extend(ids.into_iter().map(|id| (id, ChangeKind::Added)));
                         }
                         let owner = match &target {
                             // A block given another id: the read again knows blocks by
@@ -521,103 +519,7 @@ impl Drop for RevisionTracker {
     }
 }
 
-fn is_container(el: &XmlElementRef) -> bool {
-    el.tag().as_ref() == BLOCK_CONTAINER
-}
-
-fn block_id<T: ReadTxn>(txn: &T, el: &XmlElementRef) -> Option<String> {
-    match el.get_attribute(txn, "id")? {
-        Out::Any(yrs::Any::String(s)) => Some(s.to_string()),
-        other => Some(other.to_string(txn)),
-    }
-}
-
-/// Whether `node` is the fragment or a blockGroup right under it: the list of outermost
-/// blocks, which no block owns.
-fn is_outermost_list(node: &XmlOut) -> bool {
-    match node {
-        XmlOut::Fragment(_) => true,
-        XmlOut::Element(el) => {
-            el.tag().as_ref() == BLOCK_GROUP && matches!(el.parent(), Some(XmlOut::Fragment(_)))
-        }
-        XmlOut::Text(_) => false,
-    }
-}
-
-/// The id of the closest blockContainer at or above `node`.
-fn owning_block<T: ReadTxn>(txn: &T, mut node: Option<XmlOut>) -> Option<String> {
-    while let Some(current) = node {
-        match current {
-            XmlOut::Element(el) if is_container(&el) => return block_id(txn, &el),
-            XmlOut::Element(el) => node = el.parent(),
-            XmlOut::Text(text) => node = text.parent(),
-            XmlOut::Fragment(_) => return None,
-        }
-    }
-    None
-}
-
-/// Keeps the blocks `event`'s delta added; true when it removed some (a walk of the block ids
-/// tells which).
-fn added_by_delta(
-    txn: &TransactionMut,
-    event: &yrs::types::xml::XmlEvent,
-    touched: &mut Vec<(String, ChangeKind)>,
-) -> bool {
-    let mut removed = false;
-    for change in event.delta(txn) {
-        match change {
-            Change::Added(values) => {
-                for value in values {
-                    if let Out::YXmlElement(el) = value {
-                        for id in block_ids_in(txn, el) {
-                            touched.push((id, ChangeKind::Added));
-                        }
-                    }
-                }
-            }
-            Change::Removed(_) => removed = true,
-            Change::Retain(_) => {}
-        }
-    }
-    removed
-}
-
-fn block_ids_in(txn: &TransactionMut, el: &XmlElementRef) -> Vec<String> {
-    let mut ids = vec![];
-    collect_ids(txn, el.clone(), &mut ids);
-    ids
-}
-
-/// Ids of the blockContainers at or under `root`. Blocks sit only in blockGroups (the
-/// outermost one, and each block's children), so only blockGroups and blockContainers are
-/// walked, not what the blocks hold. With an explicit stack: documents come from other people
-/// and may nest deeper than a thread's stack allows.
-fn collect_ids<T: ReadTxn>(txn: &T, root: XmlElementRef, ids: &mut Vec<String>) {
-    let mut stack = vec![root];
-    while let Some(el) = stack.pop() {
-        if is_container(&el) {
-            ids.extend(block_id(txn, &el));
-        } else if el.tag().as_ref() != BLOCK_GROUP {
-            continue;
-        }
-        stack.extend(el.children(txn).filter_map(|child| match child {
-            XmlOut::Element(child) => Some(child),
-            _ => None,
-        }));
-    }
-}
-
-fn all_block_ids<T: ReadTxn>(txn: &T, fragment: &yrs::XmlFragmentRef) -> HashSet<String> {
-    let mut ids = vec![];
-    for child in fragment.children(txn) {
-        if let XmlOut::Element(el) = child {
-            collect_ids(txn, el, &mut ids);
-        }
-    }
-    ids.into_iter().collect()
-}
-
 mod added;
+mod nodes;
 #[cfg(test)]
 mod tests;

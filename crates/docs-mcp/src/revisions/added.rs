@@ -5,12 +5,12 @@
 //! blockContainers that the delta's walk would find, each added to a list that existed or
 //! reached from such a list through new blockGroups and blockContainers only.
 
-use yrs::types::TypeRef;
-use yrs::types::xml::{XmlElementRef, XmlOut};
-use yrs::{BranchID, ID, TransactionMut, Xml};
-
-use super::{block_id, is_container};
 use docs_client::blocknote::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
+use yrs::types::xml::{XmlElementRef, XmlEvent, XmlOut};
+use yrs::types::{Change, TypeRef};
+use yrs::{BranchID, ID, Out, TransactionMut, Xml};
+
+use super::nodes::{block_id, block_ids_in, is_container};
 
 /// Most clocks a change may insert to be looked at by its items (a lookup per clock); past
 /// them, a paste of many blocks, the delta's walk costs no more.
@@ -19,7 +19,7 @@ const MAX_INSERTED_CLOCKS: u32 = 4096;
 /// The ids of the blocks `txn` added, in the order of their items, when it deleted nothing
 /// and inserted at most [`MAX_INSERTED_CLOCKS`] clocks; `None` otherwise (the caller reads
 /// the deltas, which also tell what was removed).
-pub(super) fn added_by_inserts(txn: &TransactionMut) -> Option<Vec<String>> {
+pub(super) fn by_inserts(txn: &TransactionMut) -> Option<Vec<String>> {
     if !txn.delete_set().is_empty() {
         return None;
     }
@@ -48,6 +48,26 @@ pub(super) fn added_by_inserts(txn: &TransactionMut) -> Option<Vec<String>> {
         }
     }
     Some(ids)
+}
+
+/// Keeps the ids of the blocks `event`'s delta added, walking every item of its list; true
+/// when it removed some (a walk of the block ids tells which).
+pub(super) fn by_delta(txn: &TransactionMut, event: &XmlEvent, ids: &mut Vec<String>) -> bool {
+    let mut removed = false;
+    for change in event.delta(txn) {
+        match change {
+            Change::Added(values) => {
+                for value in values {
+                    if let Out::YXmlElement(el) = value {
+                        ids.extend(block_ids_in(txn, el));
+                    }
+                }
+            }
+            Change::Removed(_) => removed = true,
+            Change::Retain(_) => {}
+        }
+    }
+    removed
 }
 
 /// Whether the walk of a delta's added elements reaches `container`: up from it, each new

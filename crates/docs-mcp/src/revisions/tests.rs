@@ -1,8 +1,9 @@
 //! The tracker: reads after changes, and which changes it can attribute.
 
+use docs_client::blocknote::schema::BLOCK_CONTAINER;
 use docs_client::blocknote::{ChildrenMode, NewBlock, Position};
 use yrs::updates::decoder::Decode;
-use yrs::{Text, Update};
+use yrs::{ReadTxn, Text, Update, XmlFragment};
 
 use super::*;
 
@@ -243,7 +244,7 @@ fn the_blocks_added_told_by_the_items_inserted_are_those_the_deltas_tell() {
     let told = Arc::new(Mutex::new((0usize, 0usize)));
     let counts = told.clone();
     fragment.observe_deep("compare", move |txn, events| {
-        let Some(mut by_inserts) = added::added_by_inserts(txn) else {
+        let Some(mut by_inserts) = added::by_inserts(txn) else {
             return;
         };
         let mut by_delta = vec![];
@@ -251,10 +252,9 @@ fn the_blocks_added_told_by_the_items_inserted_are_those_the_deltas_tell() {
             if let Event::XmlFragment(e) = event
                 && e.children_changed()
             {
-                assert!(!added_by_delta(txn, e, &mut by_delta), "nothing removed");
+                assert!(!added::by_delta(txn, e, &mut by_delta), "nothing removed");
             }
         }
-        let mut by_delta: Vec<String> = by_delta.into_iter().map(|(id, _)| id).collect();
         by_inserts.sort();
         by_delta.sort();
         assert_eq!(by_inserts, by_delta);
