@@ -1,7 +1,8 @@
 //! What an agent's insert costs the service on a large document, apart from any network: the
-//! read again after the document changed (one block added), then the plan on a fork (the
-//! write, the blocks it changed read back, the preview a person decides on). 10 000 and
-//! 50 000 blocks, the insert at the end and in the middle. No assertions.
+//! read again after the document changed (one block added: by a walk, and told by its
+//! container), then the plan on a fork (the write, the blocks it changed read back, the
+//! preview a person decides on). 10 000 and 50 000 blocks, the insert at the end and in the
+//! middle. No assertions.
 //!
 //! `cargo bench -p docs-mcp --bench plan` — prints `name: value` lines (medians of 11).
 
@@ -93,12 +94,10 @@ fn bench(n: usize) {
         blocknote::insert_blocks(&mut txn, &fragment, &Position::End, &new).expect("insert");
     }
     let grown_fragment = grown.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
-    let added = blocknote::read_document(&grown.transact(), &grown_fragment)
-        .blocks
-        .last()
-        .expect("a block")
-        .id
-        .clone();
+    let grown_read = blocknote::read_document(&grown.transact(), &grown_fragment);
+    let added = grown_read.blocks.last().expect("a block").id.clone();
+    let added_container = *grown_read.containers.last().expect("a block");
+    drop(grown_read);
     let changed: FxHashSet<String> = [added].into_iter().collect();
     let reread = median_ms(
         || read.clone(),
@@ -112,6 +111,23 @@ fn bench(n: usize) {
         },
     );
     println!("reread_after_one_insert_{n}_blocks_median_ms: {reread:.2}");
+    // The same, told by the container of the block added (what the tracker knows of an
+    // insert): no walk of the document.
+    let by_container = median_ms(
+        || read.clone(),
+        |previous| {
+            let again = blocknote::reread_containers(
+                &grown.transact(),
+                &grown_fragment,
+                previous,
+                &[added_container],
+            )
+            .expect("told by its container");
+            assert_eq!(again.blocks.len(), n + 1);
+            again
+        },
+    );
+    println!("reread_by_container_after_one_insert_{n}_blocks_median_ms: {by_container:.3}");
     drop(grown);
 
     let blocks = Arc::new(read);

@@ -13,10 +13,12 @@
 //! as its read), then reads the whole document off the answer's path for the calls that follow.
 //!
 //! `RecentReads` keeps the blocks of the last four documents read, each at its exact revision:
-//! reads of an unchanged document, and plans on it, reuse them. A read after changes reads only the
-//! outermost blocks holding a change and moves the others from the last read, matched in order
-//! (`blocknote::reread_document`: a block out of place makes it read the whole document); a change
-//! no block owns makes it read the whole document. One read at a time per document, so a read that
+//! reads of an unchanged document, and plans on it, reuse them. A read after changes that stayed
+//! inside some outermost blocks, or added some, reads those alone, found by their containers'
+//! items, which the tracker keeps (`blocknote::reread_containers`, no walk of the document);
+//! after other changes it reads the outermost blocks holding a change and moves the others from
+//! the last read, matched in order (`blocknote::reread_document`: a block out of place makes it
+//! read the whole document); a change no block owns makes it read the whole document. One read at a time per document, so a read that
 //! comes while another is under way takes what it read. `read` blocks; async code calls
 //! `read_async`. A plan reads before it takes its fork, so the fork's blocks come from that read.
 
@@ -26,14 +28,16 @@ use std::sync::{Arc, Mutex};
 
 use docs_client::blocknote::{self, Block, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use yrs::types::Event;
 use yrs::types::xml::XmlOut;
-use yrs::{DeepObservable, Doc, Transact, Xml};
+use yrs::{DeepObservable, Doc, ID, Transact, Xml};
 
 use crate::error::{ServiceError, ServiceResult};
-use nodes::{all_block_ids, block_id, is_container, is_outermost_list, owning_block};
+use nodes::{
+    all_block_ids, block_id, is_container, is_outermost_list, outermost_container, owning_block,
+};
 
 /// Who made a change, as far as this service can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -72,7 +76,18 @@ struct State {
     /// The last revision with a change not told apart as some block's: a read of the blocks
     /// made before it is not reused (see [`RevisionTracker::read`]).
     unattributed_at: u64,
+    /// The items of the outermost blocks' containers changed (inside, or added), each with
+    /// the revision of its last change: a read after changes told this way only reads
+    /// those blocks (`blocknote::reread_containers`).
+    containers: FxHashMap<ID, u64>,
+    /// The last revision with a change not told apart this way (an outermost block deleted
+    /// or moved, a change outside the blocks, too many blocks).
+    uncontained_at: u64,
 }
+
+/// Most outermost blocks [`State::containers`] holds; past them, the next read walks the
+/// document (each is looked up in the last read, then read).
+const MAX_CONTAINERS_CHANGED: usize = 64;
 
 /// How many documents' blocks [`RecentReads`] keeps.
 const RECENT_DOCUMENTS: usize = 4;
@@ -124,6 +139,14 @@ pub enum OpeningRead {
     Part(blocknote::Opening),
 }
 
+/// Adds the outermost container holding `node` to `containers`; none when there is none.
+fn contain(containers: &mut Option<Vec<ID>>, node: XmlOut) {
+    match (outermost_container(node), containers.as_mut()) {
+        (Some(item), Some(items)) => items.push(item),
+        _ => *containers = None,
+    }
+}
+
 /// Tracks the changes of one live session's document.
 pub struct RevisionTracker {
     /// Tells this tracker's entries apart in [`RecentReads`].
@@ -141,6 +164,9 @@ pub struct RevisionTracker {
     /// The count of the last change made by others (people, other clients): a UI showing
     /// cards of this document checks them again when it moves.
     others: tokio::sync::watch::Sender<u64>,
+    /// How many reads took only the outermost blocks changed.
+    #[cfg(test)]
+    spliced: std::sync::atomic::AtomicUsize,
 }
 
 const OBSERVER_KEY: &str = "lasuite-docs-mcp/revisions";
@@ -183,23 +209,39 @@ impl RevisionTracker {
             let mut rescan = false;
             let mut unattributed = false;
             let mut touched: Vec<(String, ChangeKind)> = vec![];
+            // The outermost blocks' containers it changed; `None` once one of its changes is
+            // not told apart this way.
+            let mut containers: Option<Vec<ID>> = Some(vec![]);
             // The blocks added, told once for the whole change by the items it inserted when
             // it can be, else by the delta of each list whose children changed.
             let lists_changed = events
                 .iter()
                 .any(|e| matches!(e, Event::XmlFragment(e) if e.children_changed()));
             let by_inserts = lists_changed.then(|| added::by_inserts(txn)).flatten();
-            for id in by_inserts.iter().flatten() {
-                touched.push((id.clone(), ChangeKind::Added));
+            for container in by_inserts.iter().flatten() {
+                touched.extend(block_id(txn, container).map(|id| (id, ChangeKind::Added)));
+                contain(&mut containers, XmlOut::Element(container.clone()));
             }
             for event in events.iter() {
                 match event {
-                    Event::XmlText(e) => match owning_block(txn, e.target().parent()) {
-                        Some(id) => touched.push((id, ChangeKind::Modified)),
-                        None => unattributed = true,
-                    },
+                    Event::XmlText(e) => {
+                        contain(&mut containers, XmlOut::Text(e.target().clone()));
+                        match owning_block(txn, e.target().parent()) {
+                            Some(id) => touched.push((id, ChangeKind::Modified)),
+                            None => unattributed = true,
+                        }
+                    }
                     Event::XmlFragment(e) => {
                         let target = e.target().clone();
+                        match &target {
+                            // The outermost blocks' list: blocks added to it are told by
+                            // their items, when they can be.
+                            XmlOut::Element(_)
+                                if is_outermost_list(&target)
+                                    && by_inserts.is_some()
+                                    && e.keys(txn).is_empty() => {}
+                            other => contain(&mut containers, other.clone()),
+                        }
                         if e.children_changed() && by_inserts.is_none() {
                             let mut ids = vec![];
                             rescan |= added::by_delta(txn, e, &mut ids);
@@ -224,11 +266,25 @@ impl RevisionTracker {
                             None => unattributed = true,
                         }
                     }
-                    _ => unattributed = true,
+                    _ => {
+                        unattributed = true;
+                        containers = None;
+                    }
                 }
             }
             if unattributed {
                 state.unattributed_at = at;
+            }
+            match containers {
+                Some(items) if state.containers.len() + items.len() <= MAX_CONTAINERS_CHANGED => {
+                    state
+                        .containers
+                        .extend(items.into_iter().map(|item| (item, at)));
+                }
+                _ => {
+                    state.containers.clear();
+                    state.uncontained_at = at;
+                }
             }
             for (id, kind) in touched {
                 let kind = match state.changes.get(&id) {
@@ -279,6 +335,8 @@ impl RevisionTracker {
             recent,
             reading: Mutex::new(()),
             others,
+            #[cfg(test)]
+            spliced: Default::default(),
         }
     }
 
@@ -312,15 +370,8 @@ impl RevisionTracker {
         }
         let counter = self.counter();
         let revision = self.revision_at(counter);
-        let blocks = Arc::new(match self.changed_since_read() {
-            Some((previous, changed)) => {
-                // Its blocks are moved when no one else holds it (the usual case: it was
-                // taken out of the recent reads, to be replaced by this read), else copied.
-                let previous = Arc::unwrap_or_clone(previous);
-                blocknote::reread_document(&txn, &self.fragment, previous, |id| {
-                    changed.contains(id)
-                })
-            }
+        let blocks = Arc::new(match self.recent.take_latest(self.key) {
+            Some((at, previous)) => self.reread(&txn, at, previous),
             None => blocknote::read_document(&txn, &self.fragment),
         });
         self.recent.put(self.key, counter, blocks.clone());
@@ -402,23 +453,68 @@ impl RevisionTracker {
         Some((self.revision_at(counter), blocks))
     }
 
-    /// The latest read of the blocks still at hand, taken out of the recent reads, and the
-    /// ids of the blocks changed since, when every change since is some block's. Call it
-    /// inside a read transaction: the changes are those up to the transaction's state. The
-    /// ids are hashed fast: a read again asks the set of every block.
-    fn changed_since_read(&self) -> Option<(Arc<Document>, FxHashSet<String>)> {
-        let (at, previous) = self.recent.take_latest(self.key)?;
-        let state = self.state.lock().expect("revision state");
-        if state.unattributed_at > at {
-            return None;
+    /// The document read again at the state of `txn`, after `previous`, its read at the
+    /// revision counter `at`: only the outermost blocks changed since when every change
+    /// since is told by them, else only the blocks changed when every change since is some
+    /// block's (the others moved from `previous`), else whole.
+    fn reread(&self, txn: &yrs::Transaction, at: u64, previous: Arc<Document>) -> Document {
+        let previous = match self.containers_changed_since(at) {
+            Some(items) => {
+                let previous = Arc::unwrap_or_clone(previous);
+                match blocknote::reread_containers(txn, &self.fragment, previous, &items) {
+                    Ok(document) => {
+                        #[cfg(test)]
+                        self.spliced.fetch_add(1, Ordering::Relaxed);
+                        return document;
+                    }
+                    Err(previous) => Arc::new(previous),
+                }
+            }
+            None => previous,
+        };
+        match self.blocks_changed_since(at) {
+            // Its blocks are moved when no one else holds it (the usual case: it was taken
+            // out of the recent reads, to be replaced by this read), else copied.
+            Some(changed) => blocknote::reread_document(
+                txn,
+                &self.fragment,
+                Arc::unwrap_or_clone(previous),
+                |id| changed.contains(id),
+            ),
+            None => blocknote::read_document(txn, &self.fragment),
         }
-        let changed = state
-            .changes
-            .values()
-            .filter(|c| c.at > at)
-            .map(|c| c.block_id.clone())
-            .collect();
-        Some((previous, changed))
+    }
+
+    /// The outermost blocks' containers changed since the revision counter `at`, when every
+    /// change since is told by them. Call it inside a read transaction, for the read that
+    /// follows: what it needs is taken, and no later read needs what came before it.
+    fn containers_changed_since(&self, at: u64) -> Option<Vec<ID>> {
+        let mut state = self.state.lock().expect("revision state");
+        let items = (state.uncontained_at <= at).then(|| {
+            state
+                .containers
+                .iter()
+                .filter(|(_, changed)| **changed > at)
+                .map(|(item, _)| *item)
+                .collect()
+        });
+        state.containers.clear();
+        items
+    }
+
+    /// The ids of the blocks changed since the revision counter `at`, when every change
+    /// since is some block's. Call it inside a read transaction: the changes are those up to
+    /// its state. The ids are hashed fast: a read again asks the set of every block.
+    fn blocks_changed_since(&self, at: u64) -> Option<FxHashSet<String>> {
+        let state = self.state.lock().expect("revision state");
+        (state.unattributed_at <= at).then(|| {
+            state
+                .changes
+                .values()
+                .filter(|c| c.at > at)
+                .map(|c| c.block_id.clone())
+                .collect()
+        })
     }
 
     /// The blocks as last read at `counter`, if they are still at hand.

@@ -72,7 +72,10 @@ pub use outline::{
     Outline, OutlineNode, SectionSelector, Slice, StartAt, outline, read_budget, read_range,
     read_section,
 };
-pub use partial::{Opening, Outermost, read_blocks, read_opening, read_outermost, reread_document};
+pub use partial::{
+    Opening, Outermost, read_blocks, read_opening, read_outermost, reread_containers,
+    reread_document,
+};
 pub use read::{read_document, root_group};
 pub use schema::{EditorSchema, FRAGMENT_NAME};
 pub use tree::{

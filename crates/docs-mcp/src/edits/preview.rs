@@ -85,23 +85,30 @@ fn heading_level(block: &Block) -> f64 {
 }
 
 /// The headings above `id` in `document`, with their levels (reading order, each under the
-/// last heading of a lower level).
+/// last heading of a lower level). One walk of the blocks in reading order, which copies
+/// nothing but the texts of the headings found above.
 fn levelled(document: &Document, id: &str) -> Vec<(f64, String)> {
-    let mut path: Vec<(f64, String)> = vec![];
-    for block in document.all_blocks() {
-        if block.id == id {
-            // A heading is under the headings of lower levels only, not its siblings.
-            if block.kind == "heading" {
-                let level = heading_level(block);
-                path.retain(|(above, _)| *above < level);
-            }
-            return path;
-        }
-        if block.kind == "heading" {
-            let level = heading_level(block);
+    let mut path: Vec<(f64, &Block)> = vec![];
+    let mut walk = vec![document.blocks.iter()];
+    while let Some(blocks) = walk.last_mut() {
+        let Some(block) = blocks.next() else {
+            walk.pop();
+            continue;
+        };
+        let heading = (block.kind == "heading").then(|| heading_level(block));
+        if let Some(level) = heading {
             path.retain(|(above, _)| *above < level);
-            path.push((level, block.plain_text()));
         }
+        if block.id == id {
+            return path
+                .into_iter()
+                .map(|(level, heading)| (level, heading.plain_text()))
+                .collect();
+        }
+        if let Some(level) = heading {
+            path.push((level, block));
+        }
+        walk.push(block.children.iter());
     }
     vec![]
 }

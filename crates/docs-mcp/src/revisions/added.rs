@@ -10,16 +10,16 @@ use yrs::types::xml::{XmlElementRef, XmlEvent, XmlOut};
 use yrs::types::{Change, TypeRef};
 use yrs::{BranchID, ID, Out, TransactionMut, Xml};
 
-use super::nodes::{block_id, block_ids_in, is_container};
+use super::nodes::{block_ids_in, is_container};
 
 /// Most clocks a change may insert to be looked at by its items (a lookup per clock); past
 /// them, a paste of many blocks, the delta's walk costs no more.
 const MAX_INSERTED_CLOCKS: u32 = 4096;
 
-/// The ids of the blocks `txn` added, in the order of their items, when it deleted nothing
-/// and inserted at most [`MAX_INSERTED_CLOCKS`] clocks; `None` otherwise (the caller reads
-/// the deltas, which also tell what was removed).
-pub(super) fn by_inserts(txn: &TransactionMut) -> Option<Vec<String>> {
+/// The containers of the blocks `txn` added, in the order of their items, when it deleted
+/// nothing and inserted at most [`MAX_INSERTED_CLOCKS`] clocks; `None` otherwise (the caller
+/// reads the deltas, which also tell what was removed).
+pub(super) fn by_inserts(txn: &TransactionMut) -> Option<Vec<XmlElementRef>> {
     if !txn.delete_set().is_empty() {
         return None;
     }
@@ -31,7 +31,7 @@ pub(super) fn by_inserts(txn: &TransactionMut) -> Option<Vec<String>> {
     if clocks > MAX_INSERTED_CLOCKS {
         return None;
     }
-    let mut ids = vec![];
+    let mut added = vec![];
     for (client, ranges) in inserted.iter() {
         for clock in ranges.into_iter().flat_map(Clone::clone) {
             let Some(branch) = BranchID::get_nested(txn, &ID::new(*client, clock)) else {
@@ -43,11 +43,11 @@ pub(super) fn by_inserts(txn: &TransactionMut) -> Option<Vec<String>> {
             }
             let container = XmlElementRef::from(branch);
             if reached_by_a_walk(txn, &container) {
-                ids.extend(block_id(txn, &container));
+                added.push(container);
             }
         }
     }
-    Some(ids)
+    Some(added)
 }
 
 /// Keeps the ids of the blocks `event`'s delta added, walking every item of its list; true

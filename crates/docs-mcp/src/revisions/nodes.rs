@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use docs_client::blocknote::schema::{BLOCK_CONTAINER, BLOCK_GROUP};
 use yrs::types::xml::{XmlElementRef, XmlOut};
-use yrs::{Out, ReadTxn, TransactionMut, Xml, XmlFragment};
+use yrs::{BranchID, ID, Out, ReadTxn, TransactionMut, Xml, XmlFragment};
 
 pub(super) fn is_container(el: &XmlElementRef) -> bool {
     el.tag().as_ref() == BLOCK_CONTAINER
@@ -41,6 +41,30 @@ pub(super) fn owning_block<T: ReadTxn>(txn: &T, mut node: Option<XmlOut>) -> Opt
         }
     }
     None
+}
+
+/// The item of the outermost blockContainer at or above `node` (a child of the blockGroup
+/// right under the fragment); `None` for that list itself, the fragment, or a node not in a
+/// block of that list.
+pub(super) fn outermost_container(mut node: XmlOut) -> Option<ID> {
+    loop {
+        let parent = match &node {
+            XmlOut::Element(el) => el.parent()?,
+            XmlOut::Text(text) => text.parent()?,
+            XmlOut::Fragment(_) => return None,
+        };
+        match (&node, &parent) {
+            (_, XmlOut::Fragment(_)) => return None,
+            (XmlOut::Element(el), XmlOut::Element(_)) if is_outermost_list(&parent) => {
+                return match AsRef::<yrs::branch::Branch>::as_ref(el).id() {
+                    BranchID::Nested(id) if is_container(el) => Some(id),
+                    _ => None,
+                };
+            }
+            (_, XmlOut::Element(_)) if is_outermost_list(&parent) => return None,
+            _ => node = parent,
+        }
+    }
 }
 
 pub(super) fn block_ids_in(txn: &TransactionMut, el: &XmlElementRef) -> Vec<String> {

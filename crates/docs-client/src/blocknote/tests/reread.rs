@@ -152,3 +152,53 @@ fn blocks_without_an_id_are_read() {
     assert_eq!(again, read(&d, &f));
     assert_eq!(again.blocks[0].plain_text(), "new");
 }
+
+/// The containers of the outermost blocks with these ids, as a read of `d` has them.
+fn containers_of(d: &Doc, f: &XmlFragmentRef, ids: &[&String]) -> Vec<yrs::ID> {
+    let now = read(d, f);
+    ids.iter()
+        .map(|id| now.containers[now.blocks.iter().position(|b| &&b.id == id).unwrap()])
+        .collect()
+}
+
+#[test]
+fn blocks_added_and_changed_are_read_by_their_containers_alone() {
+    let (d, f, ids) = three_blocks();
+    let previous = read(&d, &f);
+    let paragraph = |text: &str| NewBlock::new("paragraph").text(text);
+    let (first, middle, last) = {
+        let mut txn = d.transact_mut();
+        let first = insert_blocks(&mut txn, &f, &Position::Start, &[paragraph("first")]).unwrap();
+        let at = Position::After { id: ids[0].clone() };
+        let middle = insert_blocks(&mut txn, &f, &at, &[paragraph("a"), paragraph("b")]).unwrap();
+        let last = insert_blocks(&mut txn, &f, &Position::End, &[paragraph("last")]).unwrap();
+        (first, middle, last)
+    };
+    set_block_text(&mut d.transact_mut(), &f, &ids[2], "nested, edited").unwrap();
+    // Told in any order; the nested block by its outermost one's container.
+    let changed = containers_of(
+        &d,
+        &f,
+        &[&last[0], &middle[1], &ids[1], &first[0], &middle[0]],
+    );
+    let again = reread_containers(&d.transact(), &f, previous.clone(), &changed).unwrap();
+    assert_eq!(again, read(&d, &f));
+    assert_eq!(again.containers, read(&d, &f).containers);
+    let texts: Vec<String> = again.blocks.iter().map(|b| b.plain_text()).collect();
+    assert_eq!(texts, ["first", "one", "a", "b", "two", "three", "last"]);
+
+    // A block added that is not told: the count tells it, and the read is given back.
+    let told = containers_of(&d, &f, &[&last[0], &middle[1], &ids[1], &first[0]]);
+    let back = reread_containers(&d.transact(), &f, previous.clone(), &told).unwrap_err();
+    assert!(back.knows_containers());
+    // A block deleted since: its container is not an outermost block any more.
+    let deleted = containers_of(&d, &f, &[&ids[3]]);
+    delete_blocks(
+        &mut d.transact_mut(),
+        &f,
+        &[ids[3].clone()],
+        ChildrenMode::Delete,
+    )
+    .unwrap();
+    assert!(reread_containers(&d.transact(), &f, previous, &deleted).is_err());
+}
