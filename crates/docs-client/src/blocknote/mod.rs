@@ -42,6 +42,7 @@ pub mod nesting;
 mod nodes;
 pub mod outline;
 pub mod partial;
+mod place;
 pub mod read;
 pub mod schema;
 mod snapshot;
@@ -85,8 +86,9 @@ pub use tree::{
 pub use urls::{BlockUrl, UrlUse, block_urls, host_of};
 pub use validate::{validate_block, validate_block_in};
 pub use write::{
-    ChildrenMode, delete_blocks, ensure_root, insert_blocks, insert_blocks_in, move_block,
-    set_block_content, set_block_content_in, set_block_text, update_block, update_block_in,
+    ChildrenMode, delete_blocks, ensure_root, insert_blocks, insert_blocks_in, insert_blocks_known,
+    move_block, set_block_content, set_block_content_in, set_block_text, update_block,
+    update_block_in,
 };
 pub use writing::{ContentOrigin, Writing};
 pub(crate) use yjs_depth::{DoorPass, check_update_depth_with};

@@ -4,9 +4,10 @@
 //!
 //! Of the document after the edit only the changed blocks are read (`read_outermost`), with the
 //! block before and after them found in the same walk, which passes the blocks of the read it
-//! was planned on that hold none of them by their containers, without a look inside (and
-//! starts at the last of them for an edit naming no block: an insert at the end). Also
-//! planned: the texts the edit rewrites, before and after.
+//! was planned on that hold none of them by their containers, without a look inside, from the
+//! block before the first that holds a block the edit names (from the last block for an edit
+//! naming none: an insert at the end; from the first for one that moves a block). Also planned: the texts the edit rewrites, before and
+//! after.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -64,6 +65,8 @@ struct Effects {
     new_blocks: Vec<String>,
     /// Inverse operations, in the order they must run (the reverse of the edit's).
     inverse: Option<Vec<UndoOp>>,
+    /// A block was moved: it may be anywhere now, before the blocks it depended on too.
+    moved: bool,
 }
 
 impl Effects {
@@ -171,12 +174,19 @@ fn plan_with(
         .collect();
     let outermost = {
         let txn = fork.transact();
-        // An edit that names no block added outermost blocks, at the end of the document
-        // (looked for from its last block) or at its start.
-        let from = if effects.depends.is_empty() {
-            before.blocks.len().saturating_sub(1)
-        } else {
+        // From the block before the first that holds a block the edit names; an edit that
+        // names none added outermost blocks, at the end of the document (looked for from its
+        // last block) or at its start.
+        let named = |b: &docs_client::blocknote::Block| {
+            b.any(|b| effects.depends.contains_key(b.id.as_str()))
+        };
+        let from = if effects.moved {
             0
+        } else {
+            match before.blocks.iter().position(named) {
+                Some(first) => first.saturating_sub(1),
+                None => before.blocks.len().saturating_sub(1),
+            }
         };
         let outermost = blocknote::read_outermost(&txn, &fragment, &changed, Some(&before), from);
         // Walking past the blocks read before that hold none of these relies on each new
@@ -328,7 +338,15 @@ fn apply(
                 ));
             }
             let position = insert.position.to_model()?;
-            let ids = blocknote::insert_blocks_in(txn, fragment, &position, &blocks, writing)?;
+            let after = container_before(before, &position);
+            let ids = blocknote::insert_blocks_known(
+                txn,
+                fragment,
+                &position,
+                after.as_ref(),
+                &blocks,
+                writing,
+            )?;
             effects.undo_first(vec![UndoOp::DeleteBlocks {
                 block_ids: top_level_ids(&ids, &blocks),
             }]);
@@ -423,6 +441,7 @@ fn apply(
         EditOp::MoveBlock(mv) => {
             let position = mv.position.to_model()?;
             blocknote::move_block(txn, fragment, &mv.block_id, &position)?;
+            effects.moved = true;
             effects.undo_first(vec![UndoOp::MoveBlock {
                 block_id: mv.block_id.clone(),
                 position: position_of(before, &mv.block_id),
@@ -484,6 +503,7 @@ fn apply_undo(
         }
         UndoOp::MoveBlock { block_id, position } => {
             blocknote::move_block(txn, fragment, block_id, &position.to_model()?)?;
+            effects.moved = true;
             effects.depend(block_id, Scope::Subtree);
             if let Some(anchor) = position.anchor_block() {
                 effects.depend(anchor, Scope::Exists);
@@ -491,6 +511,23 @@ fn apply_undo(
         }
     }
     Ok(())
+}
+
+/// The container of the outermost block an insert at `position` lands right after, as
+/// `before` has it: the last one for the end; for after a block, the block named when the
+/// first of that id in reading order (the one the write finds) is an outermost one.
+fn container_before(before: &Document, position: &blocknote::Position) -> Option<yrs::ID> {
+    if !before.knows_containers() {
+        return None;
+    }
+    match position {
+        blocknote::Position::End => before.containers.last().copied(),
+        blocknote::Position::After { id } => {
+            let at = before.blocks.iter().position(|b| b.any(|b| b.id == *id))?;
+            (before.blocks[at].id == *id).then(|| before.containers[at])
+        }
+        _ => None,
+    }
 }
 
 fn props_from_json(map: &serde_json::Map<String, serde_json::Value>) -> ServiceResult<Props> {

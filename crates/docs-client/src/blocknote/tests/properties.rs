@@ -241,6 +241,71 @@ proptest! {
         prop_assert_eq!(again.containers, whole.containers);
     }
 
+    /// Blocks inserted at the end or after an outermost block, told its container's item,
+    /// land where an insert by index puts them, with the same content; the update that
+    /// says so integrates the same elsewhere, and converges with a person's concurrent
+    /// insert at the same place, in either order.
+    #[test]
+    fn inserts_told_the_container_before_them_land_where_inserts_by_index_do(
+        setup in proptest::collection::vec(op(), 4..30),
+        at in any::<usize>(),
+        end in any::<bool>(),
+        n in 1usize..4,
+    ) {
+        let (d, f) = doc();
+        insert_blocks(&mut d.transact_mut(), &f, &Position::End, &(0..6).map(|i| NewBlock::new("paragraph").text(format!("b{i}"))).collect::<Vec<_>>()).unwrap();
+        for op in &setup {
+            let all: Vec<Block> = read(&d, &f).all_blocks().into_iter().cloned().collect();
+            apply_op(&mut d.transact_mut(), &f, &all, op);
+        }
+        let known = read(&d, &f);
+        let i = at % known.blocks.len();
+        let (position, after) = if end {
+            (Position::End, known.containers[known.blocks.len() - 1])
+        } else {
+            (Position::After { id: known.blocks[i].id.clone() }, known.containers[i])
+        };
+        let copy = |client: u64| {
+            let copy = Doc::with_client_id(client);
+            let state = d.transact().encode_state_as_update_v1(&yrs::StateVector::default());
+            copy.transact_mut().apply_update(yrs::Update::decode_v1(&state).unwrap()).unwrap();
+            (copy.clone(), document_fragment(&copy))
+        };
+        let blocks: Vec<NewBlock> = (0..n).map(|i| NewBlock::new("paragraph").text(format!("new {i}"))).collect();
+        let writing = Writing::new_content(EditorSchema::BASE);
+        let insert = |known_item: Option<&yrs::ID>| {
+            let (fork, f) = copy(1 << 40);
+            let mut txn = fork.transact_mut();
+            let ids = insert_blocks_known(&mut txn, &f, &position, known_item, &blocks, writing).unwrap();
+            let update = txn.encode_update_v1();
+            drop(txn);
+            (fork, f, ids, update)
+        };
+        let (by_index, fi, index_ids, _) = insert(None);
+        let (by_item, fk, item_ids, update) = insert(Some(&after));
+        // The same blocks in the same places (the new ones' ids are drawn anew).
+        let mut told = serde_json::to_string(&read(&by_item, &fk)).unwrap();
+        for (mine, theirs) in item_ids.iter().zip(&index_ids) {
+            told = told.replace(mine.as_str(), theirs);
+        }
+        prop_assert_eq!(told, serde_json::to_string(&read(&by_index, &fi)).unwrap());
+        // Its update, applied to another copy, and beside a person's insert at the same place.
+        let (person, fp) = copy(7);
+        let mine = read(&by_item, &fk);
+        let (elsewhere, fe) = copy(9);
+        elsewhere.transact_mut().apply_update(yrs::Update::decode_v1(&update).unwrap()).unwrap();
+        prop_assert_eq!(&read(&elsewhere, &fe), &mine);
+        let theirs = {
+            let mut txn = person.transact_mut();
+            insert_blocks(&mut txn, &fp, &position, &[NewBlock::new("paragraph").text("theirs")]).unwrap();
+            txn.encode_update_v1()
+        };
+        person.transact_mut().apply_update(yrs::Update::decode_v1(&update).unwrap()).unwrap();
+        elsewhere.transact_mut().apply_update(yrs::Update::decode_v1(&theirs).unwrap()).unwrap();
+        prop_assert_eq!(read(&person, &fp), read(&elsewhere, &fe));
+        prop_assert_eq!(read(&person, &fp).all_blocks().len(), mine.all_blocks().len() + 1);
+    }
+
     #[test]
     fn random_operations_keep_a_well_formed_tree(ops in proptest::collection::vec(op(), 1..25)) {
         let (d, f) = doc();

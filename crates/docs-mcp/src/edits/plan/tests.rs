@@ -597,3 +597,114 @@ fn an_insert_naming_no_block_is_previewed_where_it_lands_at_either_end() {
     apply_plan(&doc, &start);
     assert_eq!(texts(&doc), ["New", "First", "Second", "Third"]);
 }
+
+/// A small seeded generator (the same sequence every run).
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) as usize % n
+    }
+}
+
+/// One operation, drawn, on the blocks of `doc` (nested ones included).
+fn drawn_op(doc: &Doc, draw: &mut Draw, step: usize) -> EditOp {
+    let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+    let read = blocknote::read_document(&doc.transact(), &fragment);
+    let ids: Vec<String> = read.all_blocks().iter().map(|b| b.id.clone()).collect();
+    let some = ids[draw.below(ids.len())].clone();
+    let anchors = [
+        Anchor::Start,
+        Anchor::End,
+        Anchor::Before,
+        Anchor::After,
+        Anchor::FirstChildOf,
+        Anchor::LastChildOf,
+    ];
+    let at = anchors[draw.below(anchors.len())];
+    let position = Position {
+        at,
+        block_id: (!matches!(at, Anchor::Start | Anchor::End)).then(|| some.clone()),
+    };
+    match draw.below(5) {
+        0 | 1 => EditOp::InsertBlocks(InsertBlocks {
+            position,
+            markdown: Some(format!("New {step}\n\n- item {step}\n  - nested {step}")),
+            blocks: None,
+        }),
+        2 => update_text(&some, &format!("rewritten {step}")),
+        3 => EditOp::DeleteBlocks(DeleteBlocks {
+            block_ids: vec![some],
+            keep_children: draw.below(2) == 0,
+        }),
+        _ => EditOp::MoveBlock(crate::edits::MoveBlock {
+            block_id: ids[draw.below(ids.len())].clone(),
+            position,
+        }),
+    }
+}
+
+/// What a plan says its edit leaves (the blocks it changes and creates, read from the part of
+/// the document it walks) is what a whole read of the document with the edit applied shows:
+/// edits anywhere in the document, inserts told the block before them, reads from the first
+/// block they name.
+#[test]
+fn what_a_plan_leaves_is_what_the_document_shows_once_it_is_applied() {
+    let mut markdown = String::new();
+    for i in 0..30 {
+        markdown.push_str(&match i % 7 {
+            0 => format!("## Section {i}\n\n"),
+            3 => format!("- item {i}\n  - nested {i}\n\n"),
+            _ => format!("Paragraph {i}\n\n"),
+        });
+    }
+    let live = live_doc(&markdown);
+    let mut draw = Draw(41);
+    let (mut planned, mut checked) = (0, 0);
+    for step in 0..300 {
+        let op = drawn_op(&live, &mut draw, step);
+        let Ok(plan) = plan(&fork(&live), std::slice::from_ref(&op), &TextBases::new()) else {
+            continue;
+        };
+        planned += 1;
+        apply_plan(&live, &plan);
+        let fragment = live.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);
+        let whole = blocknote::read_document(&live.transact(), &fragment);
+        let shown = fingerprint::index(&whole);
+        for left in &plan.leaves {
+            let block = shown.get(left.block_id.as_str());
+            let block = block.unwrap_or_else(|| panic!("step {step}: {op:?} left {left:?}"));
+            let seen = match &left.seen {
+                Seen::Exists => Seen::Exists,
+                Seen::Content(_) => Seen::Content(fingerprint::of_content(block)),
+                Seen::Subtree(_) => Seen::Subtree(fingerprint::of_subtree(block)),
+            };
+            assert_eq!(seen, left.seen, "step {step}: {op:?}");
+            checked += 1;
+        }
+        // Every block it changed that the document still shows, and every block it made.
+        for state in &plan.depends_on {
+            if state.seen != Seen::Exists && shown.contains_key(state.block_id.as_str()) {
+                assert!(
+                    plan.leaves.iter().any(|l| l.block_id == state.block_id),
+                    "step {step}: {op:?} leaves out {}",
+                    state.block_id
+                );
+            }
+        }
+        for id in &plan.new_blocks {
+            assert!(
+                shown.contains_key(id.as_str()),
+                "step {step}: {op:?} made {id}"
+            );
+        }
+    }
+    assert!(
+        planned > 200 && checked > 300,
+        "{planned} plans, {checked} blocks checked"
+    );
+}
