@@ -30,6 +30,8 @@ mod peer;
 pub mod record;
 mod restart;
 mod revisions;
+#[cfg(test)]
+mod seeded;
 mod service;
 mod stdio;
 mod store;

@@ -159,6 +159,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
+    use crate::seeded::Draw;
 
     /// A text of up to 6 words drawn from a few, so that texts share and change words.
     fn random_text(rng: &mut StdRng) -> String {
@@ -283,15 +284,11 @@ mod tests {
     }
 
     /// Texts of words from small alphabets, so that they share letters and words.
-    struct Random(u64);
+    struct Random(Draw);
 
     impl Random {
         fn below(&mut self, n: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 33) as usize % n
+            self.0.below(n)
         }
 
         fn word(&mut self, alphabet: &[char]) -> String {
@@ -344,7 +341,7 @@ mod tests {
         let person_letters: Vec<char> = "αβγ".chars().collect();
         let (mut merged, mut refusals) = (0, 0);
         for seed in 0..3000 {
-            let mut random = Random(seed);
+            let mut random = Random(Draw(seed));
             let mut base = vec![];
             for _ in 0..2 + random.below(8) {
                 base.push(random.word(&base_letters));

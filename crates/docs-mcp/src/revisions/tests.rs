@@ -6,19 +6,7 @@ use yrs::updates::decoder::Decode;
 use yrs::{ReadTxn, Text, Update, XmlFragment};
 
 use super::*;
-
-/// A small seeded generator (the same sequence every run).
-struct Draw(u64);
-
-impl Draw {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) as usize % n
-    }
-}
+use crate::seeded::Draw;
 
 fn all_ids(doc: &Doc) -> Vec<String> {
     let fragment = doc.get_or_insert_xml_fragment(DOCUMENT_FRAGMENT);

@@ -155,6 +155,20 @@ fn apply_op(
     }
 }
 
+/// A document of six paragraphs, then `ops` applied one by one.
+fn after_ops(ops: &[Op]) -> (Doc, XmlFragmentRef) {
+    let (d, f) = doc();
+    let six: Vec<NewBlock> = (0..6)
+        .map(|i| NewBlock::new("paragraph").text(format!("b{i}")))
+        .collect();
+    insert_blocks(&mut d.transact_mut(), &f, &Position::End, &six).unwrap();
+    for op in ops {
+        let all: Vec<Block> = read(&d, &f).all_blocks().into_iter().cloned().collect();
+        apply_op(&mut d.transact_mut(), &f, &all, op);
+    }
+    (d, f)
+}
+
 /// The ids of the blocks that differ between two reads (their own content, or the ids of
 /// their children), or that one of them lacks: what a tracker of the changes says.
 fn changed_between(before: &Document, after: &Document) -> std::collections::HashSet<String> {
@@ -199,12 +213,7 @@ proptest! {
         setup in proptest::collection::vec(op(), 4..30),
         change in proptest::collection::vec(op(), 1..3),
     ) {
-        let (d, f) = doc();
-        insert_blocks(&mut d.transact_mut(), &f, &Position::End, &(0..6).map(|i| NewBlock::new("paragraph").text(format!("b{i}"))).collect::<Vec<_>>()).unwrap();
-        for op in &setup {
-            let all: Vec<Block> = read(&d, &f).all_blocks().into_iter().cloned().collect();
-            apply_op(&mut d.transact_mut(), &f, &all, op);
-        }
+        let (d, f) = after_ops(&setup);
         let known = read(&d, &f);
         prop_assert!(known.knows_containers());
         let named: Vec<String> = {
@@ -252,12 +261,7 @@ proptest! {
         end in any::<bool>(),
         n in 1usize..4,
     ) {
-        let (d, f) = doc();
-        insert_blocks(&mut d.transact_mut(), &f, &Position::End, &(0..6).map(|i| NewBlock::new("paragraph").text(format!("b{i}"))).collect::<Vec<_>>()).unwrap();
-        for op in &setup {
-            let all: Vec<Block> = read(&d, &f).all_blocks().into_iter().cloned().collect();
-            apply_op(&mut d.transact_mut(), &f, &all, op);
-        }
+        let (d, f) = after_ops(&setup);
         let known = read(&d, &f);
         let i = at % known.blocks.len();
         let (position, after) = if end {

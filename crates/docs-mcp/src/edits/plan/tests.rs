@@ -5,6 +5,7 @@ use crate::edits::{
     Anchor, DeleteBlocks, InsertBlocks, MAX_INPUT_BYTES, Position, ReplaceText, UpdateBlock,
 };
 use crate::record::{LinkKind, PreviewLink};
+use crate::seeded::Draw;
 use docs_client::blocknote::tree::{BlockContent, Inline, Styles, TextRun};
 use docs_client::blocknote::write::Position as ModelPosition;
 use yrs::updates::decoder::Decode;
@@ -596,19 +597,6 @@ fn an_insert_naming_no_block_is_previewed_where_it_lands_at_either_end() {
     );
     apply_plan(&doc, &start);
     assert_eq!(texts(&doc), ["New", "First", "Second", "Third"]);
-}
-
-/// A small seeded generator (the same sequence every run).
-struct Draw(u64);
-
-impl Draw {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) as usize % n
-    }
 }
 
 /// One operation, drawn, on the blocks of `doc` (nested ones included).
