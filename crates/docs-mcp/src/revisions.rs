@@ -18,9 +18,10 @@
 //! items, which the tracker keeps (`blocknote::reread_containers`, no walk of the document);
 //! after other changes it reads the outermost blocks holding a change and moves the others from
 //! the last read, matched in order (`blocknote::reread_document`: a block out of place makes it
-//! read the whole document); a change no block owns makes it read the whole document. One read at a time per document, so a read that
-//! comes while another is under way takes what it read. `read` blocks; async code calls
-//! `read_async`. A plan reads before it takes its fork, so the fork's blocks come from that read.
+//! read the whole document); a change no block owns makes it read the whole document. One read
+//! at a time per document, so a read that comes while another is under way takes what it read.
+//! `read` blocks; async code calls `read_async`. A plan reads before it takes its fork, so the
+//! fork's blocks come from that read.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,14 +31,10 @@ use docs_client::blocknote::{self, Block, Document};
 use docs_client::{DOCUMENT_FRAGMENT, DocumentSession, LOCAL_ORIGIN};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use yrs::types::Event;
-use yrs::types::xml::XmlOut;
-use yrs::{DeepObservable, Doc, ID, Transact, Xml};
+use yrs::{DeepObservable, Doc, ID, Transact};
 
 use crate::error::{ServiceError, ServiceResult};
-use nodes::{
-    all_block_ids, block_id, is_container, is_outermost_list, outermost_container, owning_block,
-};
+use nodes::all_block_ids;
 
 /// Who made a change, as far as this service can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -84,10 +81,6 @@ struct State {
     /// or moved, a change outside the blocks, too many blocks).
     uncontained_at: u64,
 }
-
-/// Most outermost blocks [`State::containers`] holds; past them, the next read walks the
-/// document (each is looked up in the last read, then read).
-const MAX_CONTAINERS_CHANGED: usize = 64;
 
 /// How many documents' blocks [`RecentReads`] keeps.
 const RECENT_DOCUMENTS: usize = 4;
@@ -137,14 +130,6 @@ pub enum OpeningRead {
     Whole(Arc<Document>),
     /// The blocks asked for, and whether more follow them.
     Part(blocknote::Opening),
-}
-
-/// Adds the outermost container holding `node` to `containers`; none when there is none.
-fn contain(containers: &mut Option<Vec<ID>>, node: XmlOut) {
-    match (outermost_container(node), containers.as_mut()) {
-        (Some(item), Some(items)) => items.push(item),
-        _ => *containers = None,
-    }
 }
 
 /// Tracks the changes of one live session's document.
@@ -206,123 +191,7 @@ impl RevisionTracker {
             if by == ChangeAuthor::Others {
                 told.send_replace(at);
             }
-            let mut rescan = false;
-            let mut unattributed = false;
-            let mut touched: Vec<(String, ChangeKind)> = vec![];
-            // The outermost blocks' containers it changed; `None` once one of its changes is
-            // not told apart this way.
-            let mut containers: Option<Vec<ID>> = Some(vec![]);
-            // The blocks added, told once for the whole change by the items it inserted when
-            // it can be, else by the delta of each list whose children changed.
-            let lists_changed = events
-                .iter()
-                .any(|e| matches!(e, Event::XmlFragment(e) if e.children_changed()));
-            let by_inserts = lists_changed.then(|| added::by_inserts(txn)).flatten();
-            for container in by_inserts.iter().flatten() {
-                touched.extend(block_id(txn, container).map(|id| (id, ChangeKind::Added)));
-                contain(&mut containers, XmlOut::Element(container.clone()));
-            }
-            for event in events.iter() {
-                match event {
-                    Event::XmlText(e) => {
-                        contain(&mut containers, XmlOut::Text(e.target().clone()));
-                        match owning_block(txn, e.target().parent()) {
-                            Some(id) => touched.push((id, ChangeKind::Modified)),
-                            None => unattributed = true,
-                        }
-                    }
-                    Event::XmlFragment(e) => {
-                        let target = e.target().clone();
-                        match &target {
-                            // The outermost blocks' list: blocks added to it are told by
-                            // their items, when they can be.
-                            XmlOut::Element(_)
-                                if is_outermost_list(&target)
-                                    && by_inserts.is_some()
-                                    && e.keys(txn).is_empty() => {}
-                            other => contain(&mut containers, other.clone()),
-                        }
-                        if e.children_changed() && by_inserts.is_none() {
-                            let mut ids = vec![];
-                            rescan |= added::by_delta(txn, e, &mut ids);
-                            touched.extend(ids.into_iter().map(|id| (id, ChangeKind::Added)));
-                        }
-                        let owner = match &target {
-                            // A block given another id: the read again knows blocks by
-                            // their containers, and would keep the old one's.
-                            XmlOut::Element(el)
-                                if is_container(el) && e.keys(txn).contains_key("id") =>
-                            {
-                                unattributed = true;
-                                block_id(txn, el)
-                            }
-                            XmlOut::Element(el) if is_container(el) => block_id(txn, el),
-                            other => owning_block(txn, Some(other.clone())),
-                        };
-                        match owner {
-                            Some(id) => touched.push((id, ChangeKind::Modified)),
-                            // The blocks' list itself: a read walks it again anyway.
-                            None if is_outermost_list(&target) => {}
-                            None => unattributed = true,
-                        }
-                    }
-                    _ => {
-                        unattributed = true;
-                        containers = None;
-                    }
-                }
-            }
-            if unattributed {
-                state.unattributed_at = at;
-            }
-            match containers {
-                Some(items) if state.containers.len() + items.len() <= MAX_CONTAINERS_CHANGED => {
-                    state
-                        .containers
-                        .extend(items.into_iter().map(|item| (item, at)));
-                }
-                _ => {
-                    state.containers.clear();
-                    state.uncontained_at = at;
-                }
-            }
-            for (id, kind) in touched {
-                let kind = match state.changes.get(&id) {
-                    // A block added and edited in the same revision stays "added".
-                    Some(previous) if previous.at == at && previous.kind == ChangeKind::Added => {
-                        ChangeKind::Added
-                    }
-                    _ => kind,
-                };
-                if kind == ChangeKind::Added {
-                    state.known.insert(id.clone());
-                }
-                state.changes.insert(
-                    id.clone(),
-                    BlockChange {
-                        block_id: id,
-                        kind,
-                        by,
-                        at,
-                    },
-                );
-            }
-            if rescan {
-                let now = all_block_ids(txn, &root);
-                let gone: Vec<String> = state.known.difference(&now).cloned().collect();
-                for id in gone {
-                    state.changes.insert(
-                        id.clone(),
-                        BlockChange {
-                            block_id: id,
-                            kind: ChangeKind::Deleted,
-                            by,
-                            at,
-                        },
-                    );
-                }
-                state.known = now;
-            }
+            changes::record(&mut state, txn, events, &root, by, at);
         });
         drop(txn);
         RevisionTracker {
@@ -616,6 +485,7 @@ impl Drop for RevisionTracker {
 }
 
 mod added;
+mod changes;
 mod nodes;
 #[cfg(test)]
 mod tests;

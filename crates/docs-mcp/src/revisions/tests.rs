@@ -2,8 +2,10 @@
 
 use docs_client::blocknote::schema::BLOCK_CONTAINER;
 use docs_client::blocknote::{ChildrenMode, NewBlock, Position};
+use yrs::types::Event;
+use yrs::types::xml::XmlOut;
 use yrs::updates::decoder::Decode;
-use yrs::{ReadTxn, Text, Update, XmlFragment};
+use yrs::{ReadTxn, Text, Update, Xml, XmlFragment};
 
 use super::*;
 use crate::seeded::Draw;
