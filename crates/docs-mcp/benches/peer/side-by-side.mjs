@@ -601,7 +601,8 @@ function largestBudget(ctx, ours) {
 // 8. a 50 000-block document a person holds in the room, a fresh process of each: the first
 // read, whole (as row 2); ours' outline and one section; then inserts one after the other
 // (as row 4, without the observer's wait): the CPU time each costs the server (its utime +
-// stime over all of them), and its RSS once read and after the inserts.
+// stime over all of them; the first apart from each one after it), and its RSS once read and
+// after the inserts.
 async function rowHuge(ctx, out) {
   const huge = { oursIn: 0 };
   for (const kind of ctx.kinds) {
