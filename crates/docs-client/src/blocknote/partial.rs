@@ -5,13 +5,13 @@
 //! (`reread_containers`).
 
 use rustc_hash::FxHashSet;
-use yrs::{BranchID, ID, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
+use yrs::{ID, ReadTxn, Xml, XmlElementRef, XmlFragment, XmlFragmentRef, XmlOut};
 
 use super::nesting::MAX_NESTING;
 use super::nodes::{child_nodes, nodes_from};
 use super::read::{
-    container_id, container_parts, group_containers, item_of, read_block, read_root, root_group,
-    with_container_id,
+    container_id, container_parts, group_containers, item_of, outermost_at, read_block, read_root,
+    root_group, with_container_id,
 };
 use super::schema::BLOCK_CONTAINER;
 use super::tree::{Block, BlockContent, Document};
@@ -110,9 +110,6 @@ pub fn reread_containers<T: ReadTxn>(
         let Some(container) = outermost_at(txn, &root, item) else {
             return Err(document);
         };
-        if container.tag().as_ref() != BLOCK_CONTAINER {
-            return Err(document);
-        }
         // From the end: an agent's blocks are mostly added there.
         match document.containers.iter().rposition(|c| c == item) {
             Some(at) => document.blocks[at] = read_block(txn, &container, 1),
@@ -364,20 +361,6 @@ pub fn read_outermost<T: ReadTxn>(
         document: Document::new(blocks),
         before: before.map(|walked| lone(walked.last_container(txn))),
         after: after.map(lone),
-    }
-}
-
-/// The outermost container whose item is `item`, when it still is one (not deleted, and a
-/// child of `root`).
-fn outermost_at<T: ReadTxn>(txn: &T, root: &XmlElementRef, item: &ID) -> Option<XmlElementRef> {
-    let branch = BranchID::get_nested(txn, item)?;
-    if branch.is_deleted() {
-        return None;
-    }
-    let container = XmlElementRef::from(branch);
-    match container.parent()? {
-        XmlOut::Element(parent) if item_of(&parent) == item_of(root) => Some(container),
-        _ => None,
     }
 }
 

@@ -10,10 +10,10 @@ use yrs::encoding::write::Write;
 use yrs::types::TYPE_REFS_XML_ELEMENT;
 use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::{Encoder, EncoderV1};
-use yrs::{BranchID, ID, ReadTxn, TransactionMut, Update, Xml, XmlElementRef, XmlOut};
+use yrs::{BranchID, ID, ReadTxn, TransactionMut, Update, Xml, XmlElementRef};
 
 use super::error::{ModelError, ModelResult};
-use super::read::{item_of, with_container_id};
+use super::read::{item_of, outermost_at, with_container_id};
 use super::schema::BLOCK_CONTAINER;
 
 /// Where new outermost blocks go, as the caller's read of the document tells it.
@@ -25,26 +25,16 @@ pub(crate) enum Known {
 }
 
 /// The outermost container whose item is `item`, when it is the block `known` says the new
-/// blocks go after: a child of `root` (not deleted), the last of them for [`Known::End`], or
-/// with that id for [`Known::After`]. `None` otherwise: the caller places them by index.
+/// blocks go after: an outermost one still ([`outermost_at`]), the last of them for
+/// [`Known::End`], or with that id for [`Known::After`]. `None` otherwise: the caller places
+/// them by index.
 pub(crate) fn known_container<T: ReadTxn>(
     txn: &T,
     root: &XmlElementRef,
     item: &ID,
     known: &Known,
 ) -> Option<XmlElementRef> {
-    let branch = BranchID::get_nested(txn, item)?;
-    if branch.is_deleted() {
-        return None;
-    }
-    let container = XmlElementRef::from(branch);
-    if container.tag().as_ref() != BLOCK_CONTAINER {
-        return None;
-    }
-    match container.parent()? {
-        XmlOut::Element(parent) if item_of(&parent) == item_of(root) => {}
-        _ => return None,
-    }
+    let container = outermost_at(txn, root, item)?;
     let is_it = match known {
         Known::End => container.siblings(txn).next().is_none(),
         Known::After(id) => with_container_id(txn, &container, |own| own == id),
@@ -64,15 +54,10 @@ pub(crate) fn container_after(
         problem: problem.to_owned(),
     };
     let origin = item_of(left).ok_or_else(|| malformed("a block without an item"))?;
-    let right = match left.siblings(txn).next() {
-        None => None,
-        Some(XmlOut::Element(next)) => item_of(&next),
-        Some(XmlOut::Text(next)) => match AsRef::<yrs::branch::Branch>::as_ref(&next).id() {
-            BranchID::Nested(id) => Some(id),
-            BranchID::Root(_) => None,
-        },
-        Some(XmlOut::Fragment(_)) => None,
-    };
+    let right = left.siblings(txn).next().and_then(|next| match next.id() {
+        BranchID::Nested(id) => Some(id),
+        BranchID::Root(_) => None,
+    });
     let client = txn.doc().client_id();
     let at = ID::new(client, txn.state_vector().get(&client));
 

@@ -58,6 +58,27 @@ pub(crate) fn item_of(node: &XmlElementRef) -> Option<ID> {
     }
 }
 
+/// The outermost blockContainer whose item is `item`, when it still is one: not deleted, and
+/// a child of `root`.
+pub(crate) fn outermost_at<T: ReadTxn>(
+    txn: &T,
+    root: &XmlElementRef,
+    item: &ID,
+) -> Option<XmlElementRef> {
+    let branch = BranchID::get_nested(txn, item)?;
+    if branch.is_deleted() {
+        return None;
+    }
+    let container = XmlElementRef::from(branch);
+    if container.tag().as_ref() != BLOCK_CONTAINER {
+        return None;
+    }
+    match container.parent()? {
+        XmlOut::Element(parent) if item_of(&parent) == item_of(root) => Some(container),
+        _ => None,
+    }
+}
+
 /// Reads the blocks of a blockGroup whose blocks are at `depth` (1 for the root group). The
 /// recursion through [`read_block`] is bounded by [`MAX_NESTING`].
 fn read_group<T: ReadTxn>(txn: &T, group: &XmlElementRef, depth: usize) -> Vec<Block> {

@@ -6,8 +6,8 @@
 //! block before and after them found in the same walk, which passes the blocks of the read it
 //! was planned on that hold none of them by their containers, without a look inside, from the
 //! block before the first that holds a block the edit names (from the last block for an edit
-//! naming none: an insert at the end; from the first for one that moves a block). Also planned: the texts the edit rewrites, before and
-//! after.
+//! naming none: an insert at the end; from the first for one that moves a block). Also
+//! planned: the texts the edit rewrites, before and after.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
